@@ -1,0 +1,619 @@
+"""The reference parser, step by step: `serde_json::from_str::<MetricLine>` in Python.
+
+This is the exact path. It mirrors serde_json's reader (strict RFC 8259, its
+number grammar, its recursion limit, the order in which it meets errors) and
+serde's internally tagged enums (the tag read first and checked at once, the
+rest of the entries buffered, the variant built from the buffer with
+`visit_map` or `visit_seq`). `parse_exact` answers what the reference answers
+for any line, error category included; `parse_line` calls it for every line
+its fast path cannot vouch for.
+
+Values are correctly rounded (serde_json with `float_roundtrip`): without that
+feature serde_json may differ in the last bit on long mantissas.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeAlias
+
+from overbrainer_contract_models.job_stage_schema import JobStage
+from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
+
+from .errors import Category, ParseError
+
+MetricLine: TypeAlias = Begin | Log | Stage | Eval | End
+
+U64_MAX = 18446744073709551615
+I64_MIN = -9223372036854775808
+RECURSION_LIMIT = 128  # serde_json's remaining_depth: 127 nested levels pass
+WHITESPACE = " \t\n\r"
+DIGITS = "0123456789"
+HEX = "0123456789abcdefABCDEF"
+
+VARIANTS: dict[str, type[MetricLine]] = {
+    "begin": Begin,
+    "log": Log,
+    "stage": Stage,
+    "eval": Eval,
+    "end": End,
+}
+STAGES = {stage.value: stage for stage in JobStage}
+
+# Field kinds, in declaration order (the order `visit_seq` reads them).
+F64, U64, OPT_F64, OPT_U64, STAGE = "f64", "u64", "Option<f64>", "Option<u64>", "JobStage"
+FIELDS: dict[type[MetricLine], tuple[tuple[str, str], ...]] = {
+    Begin: (("time", F64), ("max_steps", OPT_U64)),
+    Log: (
+        ("time", F64),
+        ("step", U64),
+        ("epoch", OPT_F64),
+        ("max_steps", OPT_U64),
+        ("loss", OPT_F64),
+        ("eval_loss", OPT_F64),
+        ("learning_rate", OPT_F64),
+        ("grad_norm", OPT_F64),
+    ),
+    Stage: (("time", F64), ("name", STAGE)),
+    Eval: (("time", F64), ("step", U64), ("total", OPT_U64)),
+    End: (("time", F64), ("step", U64)),
+}
+EXPECTING = {
+    Begin: "struct variant MetricLine::Begin",
+    Log: "struct TrainMetric",
+    Stage: "struct variant MetricLine::Stage",
+    Eval: "struct variant MetricLine::Eval",
+    End: "struct variant MetricLine::End",
+}
+
+
+class Number:
+    """A JSON number as serde_json reads it: `u64`, `i64` or `f64`."""
+
+    __slots__ = ("kind", "value")
+
+    def __init__(self, kind: str, value: int | float) -> None:
+        self.kind = kind
+        self.value = value
+
+    def unexpected(self) -> str:
+        if self.kind == "u64":
+            return f"integer `{self.value}`"
+        if self.kind == "i64":
+            return f"integer `{self.value}`"
+        return f"floating point `{_float_text(float(self.value))}`"
+
+
+class Object:
+    """A buffered JSON object: its entries in order, duplicates kept."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: list[tuple[str, Any]]) -> None:
+        self.entries = entries
+
+
+def _float_text(value: float) -> str:
+    text = repr(value)
+    return text if ("." in text or "e" in text or "n" in text) else text + ".0"
+
+
+def _unexpected(value: Any) -> str:
+    """What serde's `Unexpected` says of a buffered value."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return f"boolean `{'true' if value else 'false'}`"
+    if isinstance(value, Number):
+        return value.unexpected()
+    if isinstance(value, str):
+        return f"string {_quote(value)}"
+    if isinstance(value, list):
+        return "sequence"
+    return "map"
+
+
+def _quote(text: str) -> str:
+    out = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{out}"'
+
+
+class Reader:
+    """serde_json's `Deserializer<StrRead>`, reduced to what a metrics line meets."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.depth = RECURSION_LIMIT
+
+    # -- errors ----------------------------------------------------------------
+    def fail(self, category: Category, message: str, path: str | None = None) -> NoReturn:
+        raise ParseError(category, message, path, self.pos + 1)
+
+    def syntax(self, message: str, path: str | None = None) -> NoReturn:
+        self.fail("syntax", message, path)
+
+    def eof(self, message: str, path: str | None = None) -> NoReturn:
+        self.fail("eof", message, path)
+
+    # -- characters ------------------------------------------------------------
+    def peek(self) -> str | None:
+        return self.text[self.pos] if self.pos < len(self.text) else None
+
+    def skip_ws(self) -> str | None:
+        text, pos = self.text, self.pos
+        while pos < len(text) and text[pos] in WHITESPACE:
+            pos += 1
+        self.pos = pos
+        return text[pos] if pos < len(text) else None
+
+    def next_or_null(self) -> str:
+        char = self.peek()
+        if char is None:
+            return "\0"
+        self.pos += 1
+        return char
+
+    def ident(self, rest: str, path: str) -> None:
+        for expected in rest:
+            char = self.peek()
+            if char is None:
+                self.eof("EOF while parsing a value", path)
+            if char != expected:
+                self.syntax("expected ident", path)
+            self.pos += 1
+
+    # -- numbers ---------------------------------------------------------------
+    def number(self, path: str) -> Number:
+        """`parse_any_number` / `parse_integer`: the sign is at `pos` when negative."""
+        start = self.pos
+        negative = self.peek() == "-"
+        if negative:
+            self.pos += 1
+        first = self.next_or_null()
+        if first == "0":
+            if _is_digit(self.peek()):
+                self.syntax("invalid number", path)
+        elif not _is_digit(first):
+            self.syntax("invalid number", path)
+        else:
+            while _is_digit(self.peek()):
+                self.pos += 1
+        is_float = False
+        if self.peek() == ".":
+            is_float = True
+            self.pos += 1
+            if not _is_digit(self.peek()):
+                if self.peek() is None:
+                    self.eof("EOF while parsing a value", path)
+                self.syntax("invalid number", path)
+            while _is_digit(self.peek()):
+                self.pos += 1
+        if self.peek() in ("e", "E"):
+            is_float = True
+            self.pos += 1
+            if self.peek() in ("+", "-"):
+                self.pos += 1
+            if not _is_digit(self.next_or_null()):
+                self.syntax("invalid number", path)
+            while _is_digit(self.peek()):
+                self.pos += 1
+        literal = self.text[start : self.pos]
+        # An integer of more than 20 digits is beyond u64 and i64: serde reads it as f64.
+        if not is_float and len(literal) <= 21:
+            value = int(literal)
+            if not negative and value <= U64_MAX:
+                return Number("u64", value)
+            if negative and value != 0 and value >= I64_MIN:
+                return Number("i64", value)
+        number = float(literal)
+        if math.isinf(number):
+            self.syntax("number out of range", path)
+        return Number("f64", number)
+
+    # -- strings ---------------------------------------------------------------
+    def string(self, path: str) -> str:
+        """`parse_str`, the opening quote already eaten."""
+        text, out = self.text, []
+        while True:
+            start = self.pos
+            while self.pos < len(text) and text[self.pos] not in '"\\' and text[self.pos] >= " ":
+                self.pos += 1
+            out.append(text[start : self.pos])
+            char = self.peek()
+            if char is None:
+                self.eof("EOF while parsing a string", path)
+            self.pos += 1
+            if char == '"':
+                return "".join(out)
+            if char != "\\":
+                self.pos -= 1
+                self.syntax("control character (\\u0000-\\u001F) found while parsing a string", path)
+            out.append(self.escape(path))
+
+    def hex4(self, path: str) -> int:
+        if self.pos + 4 > len(self.text):
+            self.pos = len(self.text)
+            self.eof("EOF while parsing a string", path)
+        digits = self.text[self.pos : self.pos + 4]
+        for i, char in enumerate(digits):
+            if char not in HEX:
+                self.pos += i
+                self.syntax("invalid escape", path)
+        self.pos += 4
+        return int(digits, 16)
+
+    def escape(self, path: str) -> str:
+        char = self.peek()
+        if char is None:
+            self.eof("EOF while parsing a string", path)
+        self.pos += 1
+        simple = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+        if char in simple:
+            return simple[char]
+        if char != "u":
+            self.syntax("invalid escape", path)
+        code = self.hex4(path)
+        if 0xDC00 <= code <= 0xDFFF:
+            self.syntax("lone leading surrogate in hex escape", path)
+        if not 0xD800 <= code <= 0xDBFF:
+            return chr(code)
+        for expected in "\\u":
+            char = self.peek()
+            if char is None:
+                self.eof("EOF while parsing a string", path)
+            self.pos += 1
+            if char != expected:
+                self.syntax("unexpected end of hex escape", path)
+        low = self.hex4(path)
+        if not 0xDC00 <= low <= 0xDFFF:
+            self.syntax("lone leading surrogate in hex escape", path)
+        return chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
+
+    # -- values ----------------------------------------------------------------
+    def enter(self, path: str) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            self.syntax("recursion limit exceeded", path)
+
+    def value(self, path: str) -> Any:
+        """`deserialize_any` into serde's buffered `Content`."""
+        char = self.skip_ws()
+        if char is None:
+            self.eof("EOF while parsing a value", path)
+        if char == "n":
+            self.pos += 1
+            self.ident("ull", path)
+            return None
+        if char == "t":
+            self.pos += 1
+            self.ident("rue", path)
+            return True
+        if char == "f":
+            self.pos += 1
+            self.ident("alse", path)
+            return False
+        if char == "-" or char in DIGITS:
+            return self.number(path)
+        if char == '"':
+            self.pos += 1
+            return self.string(path)
+        if char == "[":
+            self.pos += 1
+            self.enter(path)
+            items = []
+            while self.next_element(not items, path):
+                items.append(self.value(f"{path}[{len(items)}]"))
+            self.pos += 1  # the `]` next_element stopped at
+            self.depth += 1
+            return items
+        if char == "{":
+            self.pos += 1
+            self.enter(path)
+            entries = []
+            while True:
+                key = self.next_key(not entries, path)
+                if key is None:
+                    break
+                self.colon(path)
+                entries.append((key, self.value(_member(path, key))))
+            self.pos += 1  # the `}` next_key stopped at
+            self.depth += 1
+            return Object(entries)
+        self.syntax("expected value", path)
+
+    def next_element(self, first: bool, path: str) -> bool:
+        """`SeqAccess::next_element_seed`: true when a value follows."""
+        char = self.skip_ws()
+        if char == "]":
+            return False
+        if char == "," and not first:
+            self.pos += 1
+            char = self.skip_ws()
+        elif char is None:
+            self.eof("EOF while parsing a list", path)
+        elif not first:
+            self.syntax("expected `,` or `]`", path)
+        if char == "]":
+            self.syntax("trailing comma", path)
+        if char is None:
+            self.eof("EOF while parsing a value", path)
+        return True
+
+    def next_key(self, first: bool, path: str) -> str | None:
+        """`MapAccess::next_key_seed`: the next key, or None at `}`."""
+        char = self.skip_ws()
+        if char == "}":
+            return None
+        if char == "," and not first:
+            self.pos += 1
+            char = self.skip_ws()
+        elif char is None:
+            self.eof("EOF while parsing an object", path)
+        elif not first:
+            self.syntax("expected `,` or `}`", path)
+        if char == '"':
+            self.pos += 1
+            return self.string(path)
+        if char == "}":
+            self.syntax("trailing comma", path)
+        if char is None:
+            self.eof("EOF while parsing a value", path)
+        self.syntax("key must be a string", path)
+
+    def colon(self, path: str) -> None:
+        char = self.skip_ws()
+        if char == ":":
+            self.pos += 1
+            return
+        if char is None:
+            self.eof("EOF while parsing an object", path)
+        self.syntax("expected `:`", path)
+
+    # -- the tag -----------------------------------------------------------------
+    def tag(self, path: str) -> type[MetricLine]:
+        """The tag's value, read as serde's variant identifier (`deserialize_str`)."""
+        char = self.skip_ws()
+        if char is None:
+            self.eof("EOF while parsing a value", path)
+        if char == '"':
+            self.pos += 1
+            name = self.string(path)
+            variant = VARIANTS.get(name)
+            if variant is None:
+                self.fail("data", f"unknown variant `{name}`, {_EXPECTED_VARIANTS}", path)
+            return variant
+        # `peek_invalid_type`: serde_json reads a scalar to name it, not a container.
+        if char in "ntf":
+            self.pos += 1
+            word = {"n": "ull", "t": "rue", "f": "alse"}[char]
+            self.ident(word, path)
+            found = {"n": "null", "t": "boolean `true`", "f": "boolean `false`"}[char]
+        elif char == "-" or char in DIGITS:
+            found = self.number(path).unexpected()
+        elif char == "[":
+            found = "sequence"
+        elif char == "{":
+            found = "map"
+        else:
+            self.syntax("expected value", path)
+        self.fail("data", f"invalid type: {found}, expected variant identifier", path)
+
+
+_EXPECTED_VARIANTS = "expected one of `begin`, `log`, `stage`, `eval`, `end`"
+
+
+def _is_digit(char: str | None) -> bool:
+    return char is not None and "0" <= char <= "9"
+
+
+def _member(path: str, key: str) -> str:
+    if key.isidentifier():
+        return f"{path}.{key}"
+    return f"{path}[{_quote(key)}]"
+
+
+# -- building the variant from the buffer (serde's Content deserializers) --------
+
+
+class DataError(Exception):
+    """A data error met while building the variant; `parse_exact` places it."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+def _as_f64(value: Any, path: str) -> float:
+    if isinstance(value, Number):
+        return float(value.value)
+    raise DataError(f"invalid type: {_unexpected(value)}, expected f64", path)
+
+
+def _as_u64(value: Any, path: str) -> int:
+    if isinstance(value, Number):
+        if value.kind == "u64":
+            return int(value.value)
+        if value.kind == "i64":
+            raise DataError(f"invalid value: {value.unexpected()}, expected u64", path)
+    raise DataError(f"invalid type: {_unexpected(value)}, expected u64", path)
+
+
+def _as_stage(value: Any, path: str) -> JobStage:
+    """`JobStage` from buffered content: a name, or a one-key map holding unit."""
+    if isinstance(value, str):
+        return _stage_named(value, path)
+    if isinstance(value, Object):
+        if len(value.entries) != 1:
+            raise DataError("invalid value: map, expected map with a single key", path)
+        name, inner = value.entries[0]
+        stage = _stage_named(name, path)
+        if inner is None or (isinstance(inner, Object) and not inner.entries):
+            return stage
+        raise DataError(f"invalid type: {_unexpected(inner)}, expected unit", path)
+    raise DataError(f"invalid type: {_unexpected(value)}, expected string or map", path)
+
+
+def _stage_named(name: str, path: str) -> JobStage:
+    stage = STAGES.get(name)
+    if stage is None:
+        raise DataError(
+            f"unknown variant `{name}`, expected one of "
+            "`train`, `merge`, `export`, `compare`",
+            path,
+        )
+    return stage
+
+
+def _optional(convert: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+    def read(value: Any, path: str) -> Any:
+        return None if value is None else convert(value, path)
+
+    return read
+
+
+CONVERT: dict[str, Callable[[Any, str], Any]] = {
+    F64: _as_f64,
+    U64: _as_u64,
+    OPT_F64: _optional(_as_f64),
+    OPT_U64: _optional(_as_u64),
+    STAGE: _as_stage,
+}
+
+
+def _from_object(variant: type[MetricLine], entries: list[tuple[str, Any]]) -> MetricLine:
+    """The derived `visit_map`: entries in order, unknown ones ignored."""
+    fields = dict(FIELDS[variant])
+    values: dict[str, Any] = {}
+    for key, value in entries:
+        kind = fields.get(key)
+        if kind is None:
+            continue
+        path = f"$.{key}"
+        if key in values:
+            raise DataError(f"duplicate field `{key}`", path)
+        values[key] = CONVERT[kind](value, path)
+    for name, kind in FIELDS[variant]:
+        if name not in values:
+            if not kind.startswith("Option"):
+                raise DataError(f"missing field `{name}`", "$")
+            values[name] = None
+    return variant(**values)
+
+
+def _from_array(variant: type[MetricLine], items: list[Any]) -> MetricLine:
+    """The derived `visit_seq`: fields in declaration order, the tag at index 0."""
+    fields = FIELDS[variant]
+    values: dict[str, Any] = {}
+    for index, (name, kind) in enumerate(fields):
+        if index < len(items):
+            values[name] = CONVERT[kind](items[index], f"$[{index + 1}]")
+        elif kind.startswith("Option"):
+            values[name] = None
+        else:
+            raise DataError(
+                f"invalid length {index}, expected {EXPECTING[variant]} "
+                f"with {len(fields)} elements",
+                f"$[{index + 1}]",
+            )
+    if len(items) > len(fields):
+        raise DataError(
+            f"invalid length {len(items)}, expected {len(fields)} elements in sequence",
+            f"$[{len(fields) + 1}]",
+        )
+    return variant(**values)
+
+
+# -- the whole line ------------------------------------------------------------------
+
+
+def parse_exact(line: str | bytes) -> MetricLine:
+    """What `serde_json::from_str::<MetricLine>(line)` answers, for any input.
+
+    Raises `ParseError` (and nothing else) for a line the reference rejects.
+    Bytes must be UTF-8 (the reference takes `&str`); a str must be encodable
+    as UTF-8 (no lone surrogate code points). Both are syntax errors.
+    """
+    text = _text(line)
+    reader = Reader(text)
+    char = reader.skip_ws()
+    if char is None:
+        reader.eof("EOF while parsing a value", "$")
+    if char == "{":
+        reader.pos += 1
+        reader.enter("$")
+        variant, build = _tagged_object(reader)
+    elif char == "[":
+        reader.pos += 1
+        reader.enter("$")
+        variant, build = _tagged_array(reader)
+    else:
+        found = _unexpected(reader.value("$"))
+        reader.fail("data", f"invalid type: {found}, expected internally tagged enum MetricLine", "$")
+    try:
+        result = build(variant)
+    except DataError as error:
+        raise ParseError("data", error.message, error.path, reader.pos) from None
+    if reader.skip_ws() is not None:
+        reader.syntax("trailing characters")
+    return result
+
+
+def _text(line: str | bytes) -> str:
+    if isinstance(line, str):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ParseError(
+                "syntax", "not UTF-8: a lone surrogate code point", None, error.start + 1
+            ) from None
+        return line
+    if isinstance(line, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(line).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ParseError("syntax", "invalid UTF-8", None, error.start + 1) from None
+    raise TypeError(f"parse_line takes str or bytes, not {type(line).__name__}")
+
+
+Builder = Callable[[type[MetricLine]], MetricLine]
+
+
+def _tagged_object(reader: Reader) -> tuple[type[MetricLine], Builder]:
+    """serde's `TaggedContentVisitor::visit_map`."""
+    variant: type[MetricLine] | None = None
+    entries: list[tuple[str, Any]] = []
+    first = True
+    while True:
+        key = reader.next_key(first, "$")
+        if key is None:
+            break
+        first = False
+        if key == "event":
+            if variant is not None:
+                reader.fail("data", "duplicate field `event`", "$.event")
+            reader.colon("$")
+            variant = reader.tag("$.event")
+        else:
+            reader.colon("$")
+            entries.append((key, reader.value(_member("$", key))))
+    reader.pos += 1
+    reader.depth += 1
+    if variant is None:
+        reader.fail("data", "missing field `event`", "$")
+    return variant, lambda found: _from_object(found, entries)
+
+
+def _tagged_array(reader: Reader) -> tuple[type[MetricLine], Builder]:
+    """serde's `TaggedContentVisitor::visit_seq`: the tag first, the rest buffered."""
+    if not reader.next_element(True, "$"):
+        reader.fail("data", "missing field `event`", "$")
+    variant = reader.tag("$[0]")
+    items: list[Any] = []
+    while reader.next_element(False, "$"):
+        items.append(reader.value(f"$[{len(items) + 1}]"))
+    reader.pos += 1
+    reader.depth += 1
+    return variant, lambda found: _from_array(found, items)

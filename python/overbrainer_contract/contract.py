@@ -1,0 +1,40 @@
+"""The contract's constants, read from `schema/contract.json` — their one source."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import msgspec
+from overbrainer_contract_models.contract_schema import Contract
+
+
+def schema_dir() -> Path:
+    """The folder holding the schemas and `contract.json`.
+
+    Inside an installed package they ship as `overbrainer_contract/schema`;
+    in a source checkout they are the repository's `schema/`.
+    """
+    packaged = resources.files("overbrainer_contract") / "schema"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / "schema"
+
+
+@cache
+def load_contract() -> Contract:
+    """The contract document, decoded and checked against its generated model."""
+    data = (schema_dir() / "contract.json").read_bytes()
+    return msgspec.json.decode(data, type=Contract)
+
+
+CONTRACT = load_contract()
+VERSION: str = CONTRACT.version
+PLUGIN_FILE: str = CONTRACT.plugin.file
+PLUGIN_CLASS: str = CONTRACT.plugin.qualified_name
+METRICS_ENV: str = CONTRACT.env.metrics
+SNAPSHOT_ENV: str = CONTRACT.env.snapshot
+METRICS_FILE: str = CONTRACT.files.metrics
+SNAPSHOT_REQUEST: str = CONTRACT.files.snapshot_request
+SNAPSHOT_FILE: str = CONTRACT.files.snapshot
