@@ -171,6 +171,8 @@ class Reader:
         negative = self.peek() == "-"
         if negative:
             self.pos += 1
+        if self.peek() is None:  # serde_json's `next_char`: a cut sign is EOF
+            self.eof("EOF while parsing a value", path)
         first = self.next_or_null()
         if first == "0":
             if _is_digit(self.peek()):
@@ -195,6 +197,8 @@ class Reader:
             self.pos += 1
             if self.peek() in ("+", "-"):
                 self.pos += 1
+            if self.peek() is None:  # a cut exponent is EOF too
+                self.eof("EOF while parsing a value", path)
             if not _is_digit(self.next_or_null()):
                 self.syntax("invalid number", path)
             while _is_digit(self.peek()):

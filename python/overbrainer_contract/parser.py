@@ -52,11 +52,12 @@ def _members(kind: Type) -> tuple[Type, ...]:
     return kind.types if isinstance(kind, UnionType) else (kind,)
 
 
-def _fast_check(variant: type[Any]) -> tuple[int, Callable[[Any], bool]]:
-    """The quote count and the value check that vouch for a decoded `variant`.
+def _vouch(variant: type[Any], quote: str | bytes) -> Callable[[Any, Any], bool]:
+    """The check that vouches for a line decoded as `variant` (see the module's doc).
 
-    The check is compiled from the generated model's fields, so it follows the
-    schema: one boolean expression, no loop, on the hot path.
+    Compiled from the generated model's fields, so it follows the schema: one
+    boolean expression, no loop, on the hot path. `quote` is `'"'` for str input,
+    `b'"'` for bytes.
     """
     info = type_info(variant)
     quotes = 2 * (len(info.fields) + 2)  # each key, plus the `event` key and its value
@@ -77,12 +78,17 @@ def _fast_check(variant: type[Any]) -> tuple[int, Callable[[Any], bool]]:
         else:  # pragma: no cover - the schema has no other kind of field
             raise TypeError(f"no fast check for {variant.__name__}.{field.name}")
         terms.append(term)
-    source = f"lambda o: bool({' and '.join(terms)})"
-    check: Callable[[Any], bool] = eval(source, {"UNSET": UNSET})  # noqa: S307
-    return quotes, check
+    source = f"lambda line, o: bool(line.count(QUOTE) == {quotes} and {' and '.join(terms)})"
+    vouch: Callable[[Any, Any], bool] = eval(source, {"UNSET": UNSET, "QUOTE": quote})  # noqa: S307
+    return vouch
 
 
-_FAST = {variant: _fast_check(variant) for variant in VARIANTS.values()}
+_VOUCH: dict[type[Any], dict[type[Any], Callable[[Any, Any], bool]]] = {
+    kind: {variant: _vouch(variant, quote) for variant in VARIANTS.values()}
+    for kind, quote in ((bytes, b'"'), (str, '"'))
+}
+_VOUCH_BYTES = _VOUCH[bytes]
+_VOUCH_STR = _VOUCH[str]
 
 
 def parse_line(line: str | bytes) -> MetricLine:
@@ -92,14 +98,13 @@ def parse_line(line: str | bytes) -> MetricLine:
     `End`); a missing optional field is `None`, as in the reference. Raises
     `ParseError` — and nothing else — for any line the reference rejects, with
     the reference's error category. White space around the value (a trailing
-    newline included) is accepted.
+    newline included) is accepted. Bytes must be UTF-8.
     """
     try:
         decoded = _DECODE(line)
-    except Exception:  # msgspec's errors, and a str it cannot encode
-        return parse_exact(line)
-    quotes, check = _FAST[decoded.__class__]
-    count = line.count(b'"') if line.__class__ is bytes else line.count('"')  # type: ignore[arg-type]
-    if count == quotes and check(decoded):
-        return decoded
+        vouch = (_VOUCH_BYTES if line.__class__ is bytes else _VOUCH_STR)[decoded.__class__]
+        if vouch(line, decoded):
+            return decoded
+    except Exception:  # msgspec's errors, a str it cannot encode, another input type
+        pass
     return parse_exact(line)

@@ -14,7 +14,14 @@ from typing import Final
 
 from overbrainer_contract.contract import CONTRACT
 
-__all__ = ["JOB_STAGES", "METRICS_PLUGIN", "PLUGIN_CLASS", "PLUGIN_FILE", "PLUGIN_PATH", "stage_command"]
+__all__ = [
+    "JOB_STAGES",
+    "METRICS_PLUGIN",
+    "PLUGIN_CLASS",
+    "PLUGIN_FILE",
+    "PLUGIN_PATH",
+    "stage_command",
+]
 
 PLUGIN_FILE: Final[str] = CONTRACT.plugin.file
 """File name of the plugin module, inside the run's plugin folder (on `PYTHONPATH`)."""
@@ -46,6 +53,4 @@ def stage_command(name: str) -> str:
         raise ValueError(f"not a job stage: {name!r} (one of {', '.join(JOB_STAGES)})")
     env = CONTRACT.env.metrics
     line = f'{{"event":"stage","name":"{name}","time":%s}}\\n'
-    return (
-        f'[ -z "${{{env}:-}}" ] || printf \'{line}\' "$(date +%s)" >> "${env}" || true'
-    )
+    return f'[ -z "${{{env}:-}}" ] || printf \'{line}\' "$(date +%s)" >> "${env}" || true'

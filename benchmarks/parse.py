@@ -1,0 +1,165 @@
+"""Benchmark of parse_line, side by side with orjson, json and python-jsonschema.
+
+Writes a realistic `metrics.jsonl` (default 1M lines: a `log` every step with
+loss, learning rate, grad norm and epoch; every 50 steps an evaluation — three
+`eval` progress lines and a `log` with eval_loss —; `stage`, `begin`, `end`),
+then measures lines per second over the same lines in one run, interleaving the
+contenders and keeping each one's best of several rounds, so a noisy machine
+hurts them alike. python-jsonschema runs on a sample (it is ~1000x slower).
+
+    nox -s bench                 # 1M lines
+    nox -s bench -- --lines 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import random
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import jsonschema
+import orjson
+import referencing
+from overbrainer_contract import parse_line
+from overbrainer_contract.schemas import load_schema, schema_paths
+
+EVAL_EVERY = 50
+
+
+def realistic_lines(count: int, seed: int = 7) -> Iterable[str]:
+    """The lines a real run writes, in the plugin's format, `count` of them."""
+    rng = random.Random(seed)
+    per_cycle = EVAL_EVERY + 4
+    max_steps = count * EVAL_EVERY // per_cycle
+    now = 1764467476.0
+    dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+    yield dumps({"event": "stage", "name": "train", "time": int(now)})
+    yield dumps({"event": "begin", "time": now, "max_steps": max_steps})
+    written, step, loss = 2, 0, 3.2
+    while written < count - 4:
+        step += 1
+        now += 0.35 + rng.random() * 0.01
+        loss = max(0.05, loss * 0.9999 + rng.gauss(0, 0.02))
+        lr = 2e-05 * 0.5 * (1 + math.cos(math.pi * step / max_steps))
+        yield dumps({
+            "event": "log", "time": now, "step": step, "epoch": step / 3000,
+            "max_steps": max_steps, "loss": loss, "eval_loss": None,
+            "learning_rate": lr, "grad_norm": rng.random() * 2,
+        })
+        written += 1
+        if step % EVAL_EVERY == 0:
+            for k in (1, 2, 3):
+                yield dumps({"event": "eval", "time": now + 2 * k, "step": k * 20, "total": 60})
+            now += 7
+            yield dumps({
+                "event": "log", "time": now, "step": step, "epoch": step / 3000,
+                "max_steps": max_steps, "loss": None, "eval_loss": loss * 1.1,
+                "learning_rate": None, "grad_norm": None,
+            })
+            written += 4
+    yield dumps({"event": "end", "time": now, "step": step})
+    yield dumps({"event": "stage", "name": "merge", "time": int(now) + 5})
+    yield dumps({"event": "stage", "name": "export", "time": int(now) + 60})
+
+
+def schema_validator() -> Callable[[object], None]:
+    resources = []
+    for path in schema_paths().values():
+        contents = json.loads(path.read_text())
+        resources.append((contents["$id"], referencing.Resource.from_contents(contents)))
+    registry = referencing.Registry().with_resources(resources)
+    validator = jsonschema.Draft202012Validator(load_schema("metrics-line"), registry=registry)
+    return validator.validate
+
+
+def rate(run: Callable[[list[bytes]], None], lines: list[bytes], rounds: int) -> float:
+    """Best lines per second of `rounds` runs over `lines`."""
+    best = math.inf
+    for _ in range(rounds):
+        gc.collect()
+        start = time.perf_counter()
+        run(lines)
+        best = min(best, time.perf_counter() - start)
+    return len(lines) / best
+
+
+def run_parse_line(lines: list[bytes]) -> None:
+    for line in lines:
+        parse_line(line)
+
+
+def run_orjson(lines: list[bytes]) -> None:
+    loads = orjson.loads
+    for line in lines:
+        loads(line)
+
+
+def run_json(lines: list[bytes]) -> None:
+    loads = json.loads
+    for line in lines:
+        loads(line)
+
+
+def streaming_peak(path: Path) -> int:
+    """Peak bytes allocated while streaming the file through parse_line."""
+    tracemalloc.start()
+    with path.open("rb") as handle:
+        for line in handle:
+            parse_line(line)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--schema-sample", type=int, default=3000)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "metrics.jsonl"
+        with path.open("w") as handle:
+            for text in realistic_lines(args.lines):
+                handle.write(text + "\n")
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            lines = handle.readlines()
+        print(f"{len(lines):,} lines, {size / 2**20:.1f} MiB: {path.name}")
+
+        rates: dict[str, float] = {}
+        for _ in range(args.rounds):  # interleaved: A B C, A B C, ...
+            for name, run in (("parse_line", run_parse_line), ("orjson.loads", run_orjson),
+                              ("json.loads", run_json)):
+                rates[name] = max(rates.get(name, 0.0), rate(run, lines, 1))
+        validate = schema_validator()
+        sample = [json.loads(line) for line in lines[: args.schema_sample]]
+        start = time.perf_counter()
+        for value in sample:
+            validate(value)
+        rates["jsonschema (sample)"] = len(sample) / (time.perf_counter() - start)
+        peak = streaming_peak(path)
+
+    base = rates["parse_line"]
+    print(f"\n{'contender':<22}{'lines/s':>14}{'parse_line is':>16}")
+    for name, value in rates.items():
+        ratio = "" if name == "parse_line" else f"{base / value:.2f}x"
+        print(f"{name:<22}{value:>14,.0f}{ratio:>16}")
+    print(f"\nparse_line / orjson.loads = {base / rates['orjson.loads']:.2f} (goal >= 1.0)")
+    print(f"parse_line / jsonschema  = {base / rates['jsonschema (sample)']:.0f} (goal >= 300)")
+    print(f"streaming the file through parse_line: peak {peak / 1024:.0f} KiB "
+          f"allocated for a {size / 2**20:.0f} MiB file (flat: it does not grow with the file)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

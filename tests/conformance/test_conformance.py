@@ -1,0 +1,183 @@
+"""The golden conformance suite, run in Python: every line through the parser (the
+reference verdicts), the schemas (the JSON Schema verdicts), `mark`, `dump_line`
+and `Pace`. The files need only a JSON parser; README.md here says how other
+languages run them."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from overbrainer_contract import Log, Pace, ParseError, dump_line, mark, parse_line
+from overbrainer_contract._serde import parse_exact
+from schema_registry import validator
+
+HERE = Path(__file__).parent
+MANIFEST = json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Case:
+    suite: str
+    index: int
+    line: str
+    expect: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return f"{self.suite}:{self.index + 1}"
+
+
+def _suites() -> Iterator[tuple[dict[str, Any], list[str], dict[str, Any]]]:
+    for suite in MANIFEST["suites"]:
+        text = (HERE / suite["input"]).read_bytes().decode("utf-8")
+        assert text.endswith("\n"), f"{suite['input']} must end with a newline"
+        lines = text[:-1].split("\n")
+        expect = json.loads((HERE / suite["expect"]).read_text(encoding="utf-8"))
+        yield suite, lines, expect
+
+
+CASES = [
+    Case(suite["name"], index, line, entry)
+    for suite, lines, expect in _suites()
+    for index, (line, entry) in enumerate(zip(lines, expect["lines"], strict=True))
+]
+PACE_SUITES = [(suite, lines, expect) for suite, lines, expect in _suites() if "pace" in expect]
+
+
+def test_manifest_and_expectations_follow_their_schemas() -> None:
+    manifest_schema = json.loads((HERE / "manifest.schema.json").read_text(encoding="utf-8"))
+    expect_schema = json.loads((HERE / "expect.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(manifest_schema)
+    jsonschema.Draft202012Validator.check_schema(expect_schema)
+    jsonschema.Draft202012Validator(manifest_schema).validate(MANIFEST)
+    listed = set()
+    for suite in MANIFEST["suites"]:
+        expect = json.loads((HERE / suite["expect"]).read_text(encoding="utf-8"))
+        jsonschema.Draft202012Validator(expect_schema).validate(expect)
+        descriptions = [line["description"] for line in expect["lines"]]
+        assert len(set(descriptions)) == len(descriptions), f"{suite['name']}: duplicate descriptions"
+        listed |= {suite["input"], suite["expect"]}
+    on_disk = {str(p.relative_to(HERE)) for p in (HERE / "cases").iterdir()}
+    assert on_disk == listed, "every case file is listed in the manifest, and only those"
+
+
+def test_every_rust_test_is_a_suite() -> None:
+    rust = {s["origin"] for s in MANIFEST["suites"] if s["origin"].startswith("rust:")}
+    assert rust == {
+        "rust:the_pace_follows_the_training_logs_only",
+        "rust:the_pace_has_no_eta_without_a_step_count",
+        "rust:log_lines_parse_with_missing_values",
+        "rust:begin_lines_parse",
+        "rust:stage_eval_and_end_lines_parse_to_marks",
+        "rust:other_lines_are_errors",
+    }
+    derived = [case for case in CASES if not case.suite.startswith("rust-")]
+    assert len(derived) >= 60
+
+
+def _mark_json(line: Any) -> dict[str, Any] | None:
+    found = mark(line)
+    if found is None:
+        return None
+    if found.kind == "stage":
+        return {"kind": "stage", "stage": found.stage.value}
+    if found.kind == "eval":
+        return {"kind": "eval", "step": found.step, "total": found.total}
+    return {"kind": "end", "step": found.step}
+
+
+def _same_json(actual: Any, expected: Any) -> bool:
+    """Equal as JSON values, floats to the bit (the sign of zero included)."""
+    if isinstance(expected, float) or isinstance(actual, float):
+        return (
+            isinstance(actual, (int, float))
+            and float(actual) == float(expected)
+            and math.copysign(1, float(actual)) == math.copysign(1, float(expected))
+        )
+    if isinstance(expected, dict):
+        return (
+            isinstance(actual, dict)
+            and actual.keys() == expected.keys()
+            and all(_same_json(actual[k], expected[k]) for k in expected)
+        )
+    return bool(actual == expected) and type(actual) is type(expected)
+
+
+@pytest.mark.parametrize("parse", [parse_line, parse_exact], ids=["parse_line", "parse_exact"])
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_reference_verdict(case: Case, parse: Any) -> None:
+    """The parser answers what the Rust reference answers."""
+    reference = case.expect["reference"]
+    for text in (case.line, case.line.encode("utf-8")):
+        if reference["ok"]:
+            line = parse(text)
+            assert dump_line(line) == reference["dump"]
+            assert _same_json(json.loads(dump_line(line)), reference["value"])
+            assert _mark_json(line) == reference["mark"]
+            assert parse_line(dump_line(line)) == line  # the canonical form reads back
+        else:
+            with pytest.raises(ParseError) as caught:
+                parse(text)
+            assert caught.value.category == reference["category"], caught.value
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_schema_verdict(case: Case) -> None:
+    """The JSON Schema answers what the fixture records for it."""
+    expected = case.expect["schema"]
+    try:
+        value = json.loads(case.line, parse_constant=_reject)
+    except ValueError:
+        assert expected is None, "the line is not JSON: no schema verdict"
+        return
+    if expected is None:
+        # JSON to Python's reader, but not interoperable: a number beyond f64
+        assert _has_non_finite(value)
+        return
+    assert validator("metrics-line").is_valid(value) is expected
+
+
+def _reject(literal: str) -> float:
+    raise ValueError(f"{literal} is not JSON")
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_non_finite(v) for v in value)
+    return False
+
+
+@pytest.mark.parametrize(
+    ("suite", "lines", "expect"), PACE_SUITES, ids=[s["name"] for s, _, _ in PACE_SUITES]
+)
+def test_pace(suite: dict[str, Any], lines: list[str], expect: dict[str, Any]) -> None:
+    """Pace after each line, fed with the log lines the reference accepts."""
+    pace = Pace()
+    for index, (text, state) in enumerate(zip(lines, expect["pace"], strict=True)):
+        try:
+            line = parse_line(text)
+        except ParseError:
+            line = None
+        if isinstance(line, Log):
+            pace.add(line)
+        eta = pace.eta_duration()
+        assert (pace.step, pace.max_steps) == (state["step"], state["max_steps"]), index + 1
+        expected_eta = state["eta"]
+        if expected_eta is None:
+            assert eta is None, index + 1
+            assert pace.eta_seconds() is None
+            assert pace.eta() is None
+        else:
+            assert eta == (expected_eta["secs"], expected_eta["nanos"]), index + 1
+            assert pace.eta_seconds() == expected_eta["secs"] + expected_eta["nanos"] / 1e9
