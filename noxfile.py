@@ -19,9 +19,11 @@ nox.options.sessions = [
     "lint",
     "typecheck",
     "schema",
-    "generate_check",
+    "generated",
     "conformance",
     "tests",
+    "plugin",
+    "axolotl",
 ]
 
 ROOT = Path(__file__).parent
@@ -68,52 +70,55 @@ def _generate(session: nox.Session, out: Path) -> None:
         src.mkdir()
         for path in sorted(SCHEMA.glob("*.schema.json")):
             shutil.copy(path, src / path.name)
-        session.run(
-            "datamodel-codegen", "--input", str(src), "--output", str(out),
-            silent=True,
+        session.run("datamodel-codegen", "--input", str(src), "--output", str(out), silent=True)
+    (out / "py.typed").write_text("")  # the models are typed: PEP 561
+
+
+def _check_generated(session: nox.Session, fresh: Path) -> None:
+    stale = _diff_trees(fresh, GENERATED)
+    if stale:
+        session.error(
+            f"generated/ is out of date with schema/ ({', '.join(stale)} differ). "
+            "Run 'nox -s generate' and commit the result."
         )
+    session.log("generated/ matches schema/")
 
 
 @nox.session(python=PYTHON)
 def generate(session: nox.Session) -> None:
-    """Regenerate generated/ from schema/; `-- --check` fails when they differ."""
+    """Regenerate generated/ from schema/ (`-- --check`: fail if they differ instead)."""
     session.install("--group", "generate")
-    check = "--check" in session.posargs
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "models"
-        _generate(session, out)
-        if check:
-            stale = _diff_trees(out, GENERATED)
-            if stale:
-                session.error(
-                    "generated/ is out of date with schema/ ("
-                    + ", ".join(stale)
-                    + "). Run 'nox -s generate' and commit the result."
-                )
-            session.log("generated/ matches schema/")
+        fresh = Path(tmp) / "models"
+        _generate(session, fresh)
+        if "--check" in session.posargs:
+            _check_generated(session, fresh)
             return
         if GENERATED.exists():
             shutil.rmtree(GENERATED)
-        shutil.copytree(out, GENERATED)
-        (GENERATED / "py.typed").write_text("")
+        shutil.copytree(fresh, GENERATED)
         session.log(f"wrote {GENERATED.relative_to(ROOT)}")
 
 
 def _diff_trees(fresh: Path, committed: Path) -> list[str]:
     """Names of the files that differ between a fresh generation and generated/."""
-    names = {p.name for p in fresh.glob("*.py")} | {p.name for p in committed.glob("*.py")}
+    names = {p.name for p in fresh.iterdir()} | {p.name for p in committed.iterdir()}
     stale = []
-    for name in sorted(names):
+    for name in sorted(names - {"__pycache__"}):
         a, b = fresh / name, committed / name
-        if not a.exists() or not b.exists() or a.read_bytes() != b.read_bytes():
+        if not a.is_file() or not b.is_file() or a.read_bytes() != b.read_bytes():
             stale.append(name)
     return stale
 
 
-@nox.session(name="generate_check", python=PYTHON)
-def generate_check(session: nox.Session) -> None:
-    """The generate check CI runs: generated/ must match a fresh generation."""
-    session.notify("generate", ["--check"])
+@nox.session(name="generated", python=PYTHON)
+def generated(session: nox.Session) -> None:
+    """generated/ matches a fresh generation from schema/ (what `generate -- --check` checks)."""
+    session.install("--group", "generate")
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp) / "models"
+        _generate(session, fresh)
+        _check_generated(session, fresh)
 
 
 @nox.session(python=PYTHON)
@@ -140,9 +145,39 @@ def bench(session: nox.Session) -> None:
     python-jsonschema on a realistic 1M-line metrics.jsonl (not run by default)."""
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
+    # The plugin's callback against a no-op callback (its own script: it needs transformers).
+    session.install(TORCH)
+    session.install("transformers")
+    session.run("python", "benchmarks/plugin_callback.py")
 
 
 # --- sessions of the plugin (issue: the Axolotl plugin) are added below ---
+
+# torch comes from pip, pinned, in its own install call before anything that depends on it:
+# torch==2.13.0 is the CPU wheel this workplace serves; any other version (or uv) would pull
+# a CUDA build of several GB.
+TORCH = "torch==2.13.0"
+
+
+@nox.session(python=PYTHON)
+def plugin(session: nox.Session) -> None:
+    """The Axolotl plugin with transformers alone: scripted callback events, faults, stage
+    lines in bash and dash, a real Trainer on a tiny Llama (snapshot from a thread) and two
+    ranks under torchrun (gloo, CPU)."""
+    session.install(TORCH)
+    session.install("transformers", "accelerate", "tokenizers")
+    install_project(session, "test")
+    session.run("python", "-m", "pytest", "tests/plugin", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def axolotl(session: nox.Session) -> None:
+    """A real `axolotl train` (pip gives 0.19 on Python 3.11) with the plugin on PYTHONPATH
+    and a snapshot request: metrics validated, checkpoint and proof present."""
+    session.install(TORCH)
+    session.install("axolotl")
+    install_project(session, "test")
+    session.run("python", "-m", "pytest", "tests/axolotl", *session.posargs)
 
 
 if __name__ == "__main__":

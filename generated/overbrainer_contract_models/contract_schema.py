@@ -26,7 +26,9 @@ class Plugin(Struct):
     """
     The module that `file` defines.
     """
-    class_: Annotated[str, Meta(description='The plugin class in `module`.')] = field(name='class')
+    class_: Annotated[str, Meta(description='The plugin class in `module`.')] = field(
+        name='class'
+    )
     """
     The plugin class in `module`.
     """
@@ -47,7 +49,10 @@ class Env(Struct):
     """
 
     metrics: Annotated[
-        str, Meta(description='Env variable naming the file the plugin appends to (`METRICS_ENV`).')
+        str,
+        Meta(
+            description='Env variable naming the file the plugin appends to (`METRICS_ENV`).'
+        ),
     ]
     """
     Env variable naming the file the plugin appends to (`METRICS_ENV`).
@@ -113,12 +118,15 @@ class Contract(Struct):
     Version of the contract (semantic versioning); the schemas' `$id`s carry it.
     """
     reference: Annotated[
-        str, Meta(description='The Rust module whose behaviour this contract describes.')
+        str,
+        Meta(description='The Rust module whose behaviour this contract describes.'),
     ]
     """
     The Rust module whose behaviour this contract describes.
     """
-    plugin: Annotated[Plugin, Meta(description='The Axolotl plugin that writes `metrics.jsonl`.')]
+    plugin: Annotated[
+        Plugin, Meta(description='The Axolotl plugin that writes `metrics.jsonl`.')
+    ]
     """
     The Axolotl plugin that writes `metrics.jsonl`.
     """
@@ -140,9 +148,9 @@ class Contract(Struct):
     """
     An evaluation under way writes at most one `eval` line per this many seconds.
     """
-    field_schema: Annotated[str, Meta(description="This schema's `$id`.")] | UnsetType = field(
-        name='$schema', default=UNSET
-    )
+    field_schema: (
+        Annotated[str, Meta(description="This schema's `$id`.")] | UnsetType
+    ) = field(name='$schema', default=UNSET)
     """
     This schema's `$id`.
     """

@@ -9,13 +9,17 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from .job_stage_schema import JobStage
 
-U64: TypeAlias = Annotated[int, Meta(description='An unsigned 64-bit count.', ge=0, title='U64')]
+U64: TypeAlias = Annotated[
+    int, Meta(description='An unsigned 64-bit count.', ge=0, title='U64')
+]
 """
 An unsigned 64-bit count.
 """
 
 
-UnixTime: TypeAlias = Annotated[float, Meta(description='Unix time, in seconds.', title='UnixTime')]
+UnixTime: TypeAlias = Annotated[
+    float, Meta(description='Unix time, in seconds.', title='UnixTime')
+]
 """
 Unix time, in seconds.
 """
@@ -31,7 +35,9 @@ class Begin(Struct, tag_field='event', tag='begin'):
     Unix time, in seconds.
     """
     max_steps: (
-        Annotated[U64, Meta(description='Total steps of the run, when known.')] | None | UnsetType
+        Annotated[U64, Meta(description='Total steps of the run, when known.')]
+        | None
+        | UnsetType
     ) = UNSET
     """
     Total steps of the run, when known.
@@ -52,34 +58,47 @@ class Log(Struct, tag_field='event', tag='log'):
     Optimizer steps done.
     """
     epoch: (
-        Annotated[float, Meta(description='Fractional epoch, when known.')] | None | UnsetType
+        Annotated[float, Meta(description='Fractional epoch, when known.')]
+        | None
+        | UnsetType
     ) = UNSET
     """
     Fractional epoch, when known.
     """
     max_steps: (
-        Annotated[U64, Meta(description='Total steps of the run, when known.')] | None | UnsetType
+        Annotated[U64, Meta(description='Total steps of the run, when known.')]
+        | None
+        | UnsetType
     ) = UNSET
     """
     Total steps of the run, when known.
     """
-    loss: Annotated[float, Meta(description='Training loss.')] | None | UnsetType = UNSET
+    loss: Annotated[float, Meta(description='Training loss.')] | None | UnsetType = (
+        UNSET
+    )
     """
     Training loss.
     """
     eval_loss: (
-        Annotated[float, Meta(description='Loss on `data/eval.jsonl`, on evaluation lines.')]
+        Annotated[
+            float,
+            Meta(description='Loss on `data/eval.jsonl`, on evaluation lines.'),
+        ]
         | None
         | UnsetType
     ) = UNSET
     """
     Loss on `data/eval.jsonl`, on evaluation lines.
     """
-    learning_rate: Annotated[float, Meta(description='Learning rate.')] | None | UnsetType = UNSET
+    learning_rate: (
+        Annotated[float, Meta(description='Learning rate.')] | None | UnsetType
+    ) = UNSET
     """
     Learning rate.
     """
-    grad_norm: Annotated[float, Meta(description='Gradient norm.')] | None | UnsetType = UNSET
+    grad_norm: (
+        Annotated[float, Meta(description='Gradient norm.')] | None | UnsetType
+    ) = UNSET
     """
     Gradient norm.
     """
@@ -109,12 +128,17 @@ class Eval(Struct, tag_field='event', tag='eval'):
     """
     Unix time, in seconds.
     """
-    step: Annotated[U64, Meta(description='Prediction steps done in this evaluation, from 1.')]
+    step: Annotated[
+        U64, Meta(description='Prediction steps done in this evaluation, from 1.')
+    ]
     """
     Prediction steps done in this evaluation, from 1.
     """
     total: (
-        Annotated[U64, Meta(description='Prediction steps of the whole evaluation, when known.')]
+        Annotated[
+            U64,
+            Meta(description='Prediction steps of the whole evaluation, when known.'),
+        ]
         | None
         | UnsetType
     ) = UNSET

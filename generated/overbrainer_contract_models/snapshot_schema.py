@@ -26,11 +26,15 @@ class Snapshot(Struct):
     """
     The checkpoint folder, relative to the run folder (the request's folder), with `/` separators, e.g. `out/checkpoint-12`.
     """
-    step: Annotated[U64, Meta(description='Optimizer steps done when the checkpoint was saved.')]
+    step: Annotated[
+        U64, Meta(description='Optimizer steps done when the checkpoint was saved.')
+    ]
     """
     Optimizer steps done when the checkpoint was saved.
     """
-    time: Annotated[float, Meta(description='Unix time the proof was written, in seconds.')]
+    time: Annotated[
+        float, Meta(description='Unix time the proof was written, in seconds.')
+    ]
     """
     Unix time the proof was written, in seconds.
     """
