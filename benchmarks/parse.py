@@ -49,21 +49,37 @@ def realistic_lines(count: int, seed: int = 7) -> Iterable[str]:
         now += 0.35 + rng.random() * 0.01
         loss = max(0.05, loss * 0.9999 + rng.gauss(0, 0.02))
         lr = 2e-05 * 0.5 * (1 + math.cos(math.pi * step / max_steps))
-        yield dumps({
-            "event": "log", "time": now, "step": step, "epoch": step / 3000,
-            "max_steps": max_steps, "loss": loss, "eval_loss": None,
-            "learning_rate": lr, "grad_norm": rng.random() * 2,
-        })
+        yield dumps(
+            {
+                "event": "log",
+                "time": now,
+                "step": step,
+                "epoch": step / 3000,
+                "max_steps": max_steps,
+                "loss": loss,
+                "eval_loss": None,
+                "learning_rate": lr,
+                "grad_norm": rng.random() * 2,
+            }
+        )
         written += 1
         if step % EVAL_EVERY == 0:
             for k in (1, 2, 3):
                 yield dumps({"event": "eval", "time": now + 2 * k, "step": k * 20, "total": 60})
             now += 7
-            yield dumps({
-                "event": "log", "time": now, "step": step, "epoch": step / 3000,
-                "max_steps": max_steps, "loss": None, "eval_loss": loss * 1.1,
-                "learning_rate": None, "grad_norm": None,
-            })
+            yield dumps(
+                {
+                    "event": "log",
+                    "time": now,
+                    "step": step,
+                    "epoch": step / 3000,
+                    "max_steps": max_steps,
+                    "loss": None,
+                    "eval_loss": loss * 1.1,
+                    "learning_rate": None,
+                    "grad_norm": None,
+                }
+            )
             written += 4
     yield dumps({"event": "end", "time": now, "step": step})
     yield dumps({"event": "stage", "name": "merge", "time": int(now) + 5})
@@ -138,8 +154,11 @@ def main() -> int:
 
         rates: dict[str, float] = {}
         for _ in range(args.rounds):  # interleaved: A B C, A B C, ...
-            for name, run in (("parse_line", run_parse_line), ("orjson.loads", run_orjson),
-                              ("json.loads", run_json)):
+            for name, run in (
+                ("parse_line", run_parse_line),
+                ("orjson.loads", run_orjson),
+                ("json.loads", run_json),
+            ):
                 rates[name] = max(rates.get(name, 0.0), rate(run, lines, 1))
         validate = schema_validator()
         sample = [json.loads(line) for line in lines[: args.schema_sample]]
@@ -156,8 +175,10 @@ def main() -> int:
         print(f"{name:<22}{value:>14,.0f}{ratio:>16}")
     print(f"\nparse_line / orjson.loads = {base / rates['orjson.loads']:.2f} (goal >= 1.0)")
     print(f"parse_line / jsonschema  = {base / rates['jsonschema (sample)']:.0f} (goal >= 300)")
-    print(f"streaming the file through parse_line: peak {peak / 1024:.0f} KiB "
-          f"allocated for a {size / 2**20:.0f} MiB file (flat: it does not grow with the file)")
+    print(
+        f"streaming the file through parse_line: peak {peak / 1024:.0f} KiB "
+        f"allocated for a {size / 2**20:.0f} MiB file (flat: it does not grow with the file)"
+    )
     return 0
 
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 from overbrainer_contract import Begin, End, JobStage, Log, ParseError, Stage, parse_line
 
-LOG = '{"event":"log","time":1.5,"step":3,"epoch":0.25,"max_steps":12,"loss":1.2,"eval_loss":null,"learning_rate":2e-05,"grad_norm":0.5}'
+LOG = (
+    '{"event":"log","time":1.5,"step":3,"epoch":0.25,"max_steps":12,"loss":1.2,'
+    '"eval_loss":null,"learning_rate":2e-05,"grad_norm":0.5}'
+)
 
 
 def test_str_and_bytes_give_the_same_line() -> None:
@@ -20,12 +23,15 @@ def test_the_values_are_the_generated_models() -> None:
     assert (line.step, line.max_steps, line.eval_loss, line.learning_rate) == (3, 12, None, 2e-05)
     assert type(parse_line('{"event":"begin","time":1}')) is Begin
     stage = parse_line('{"event":"stage","name":"merge","time":1}')
-    assert isinstance(stage, Stage) and stage.name is JobStage.merge
+    assert isinstance(stage, Stage)
+    assert stage.name is JobStage.merge
 
 
 def test_a_missing_optional_is_none_as_in_the_reference() -> None:
     assert parse_line('{"event":"begin","time":1}') == Begin(time=1.0, max_steps=None)
-    assert parse_line('{"event":"begin","time":1,"max_steps":null}') == Begin(time=1.0, max_steps=None)
+    assert parse_line('{"event":"begin","time":1,"max_steps":null}') == Begin(
+        time=1.0, max_steps=None
+    )
 
 
 def test_error_has_category_message_path_and_column() -> None:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
@@ -16,13 +17,27 @@ from overbrainer_contract import ParseError, dump_line, parse_line
 from overbrainer_contract._serde import parse_exact
 
 U64_MAX = 18446744073709551615
-FIELDS = ["time", "step", "epoch", "max_steps", "loss", "eval_loss", "learning_rate",
-          "grad_norm", "total", "name"]
+FIELDS = [
+    "time",
+    "step",
+    "epoch",
+    "max_steps",
+    "loss",
+    "eval_loss",
+    "learning_rate",
+    "grad_norm",
+    "total",
+    "name",
+]
 TAGS = ["begin", "log", "stage", "eval", "end"]
 STAGES = ["train", "merge", "export", "compare"]
 
-settings.register_profile("ci", max_examples=int(__import__("os").environ.get("HYPOTHESIS_EXAMPLES", "400")), deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci",
+    max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "400")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("ci")
 
 
@@ -38,10 +53,35 @@ def verdict(parse: Any, line: str | bytes) -> tuple[str, str]:
 
 numbers = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70).map(str),
-    st.sampled_from([str(U64_MAX), str(U64_MAX + 1), "-0", "0", "-0.0", "1E2", "1e+2", "1e-2",
-                     "3.0", "1e400", "-1e400", "1e-400", "01", "1.", ".5", "+1", "-", "1e",
-                     "NaN", "Infinity", "9223372036854775808", "-9223372036854775808",
-                     "-9223372036854775809", "2e-05", "0.1"]),
+    st.sampled_from(
+        [
+            str(U64_MAX),
+            str(U64_MAX + 1),
+            "-0",
+            "0",
+            "-0.0",
+            "1E2",
+            "1e+2",
+            "1e-2",
+            "3.0",
+            "1e400",
+            "-1e400",
+            "1e-400",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "-",
+            "1e",
+            "NaN",
+            "Infinity",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "2e-05",
+            "0.1",
+        ]
+    ),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.17e}"),
 )
@@ -55,16 +95,17 @@ values = st.recursive(
     scalars,
     lambda inner: st.one_of(
         st.lists(inner, max_size=3).map(lambda xs: "[" + ",".join(xs) + "]"),
-        st.lists(st.tuples(st.sampled_from(STAGES + ["x"]).map(json.dumps), inner), max_size=2)
-        .map(lambda kv: "{" + ",".join(f"{k}:{v}" for k, v in kv) + "}"),
+        st.lists(st.tuples(st.sampled_from([*STAGES, "x"]).map(json.dumps), inner), max_size=2).map(
+            lambda kv: "{" + ",".join(f"{k}:{v}" for k, v in kv) + "}"
+        ),
     ),
     max_leaves=6,
 )
 keys = st.one_of(
-    st.sampled_from(FIELDS + ["event", "extra"]).map(json.dumps),
+    st.sampled_from([*FIELDS, "event", "extra"]).map(json.dumps),
     st.sampled_from(['"ev\\u0065nt"', '"ti\\u006de"', '"EVENT"', '"st\\u0065p"']),
 )
-space = st.sampled_from(["", " ", "\t", "\n", "\r", "\x0c", "\u00a0"]).filter(lambda s: s != "\u00a0") | st.just("")
+space = st.sampled_from(["", "", "", " ", "\t", "\n", "\r", "\x0c", "\u00a0"])
 
 
 @st.composite
@@ -80,7 +121,7 @@ def objects(draw: st.DrawFn) -> str:
 
 @st.composite
 def arrays(draw: st.DrawFn) -> str:
-    items = [json.dumps(draw(st.sampled_from(TAGS)))] + draw(st.lists(values, max_size=9))
+    items = [json.dumps(draw(st.sampled_from(TAGS))), *draw(st.lists(values, max_size=9))]
     return "[" + ",".join(items) + "]"
 
 
@@ -115,7 +156,11 @@ def mutate(text: str, data: st.DataObject) -> str:
         if action == "delete" and text:
             text = text[: max(at - 1, 0)] + text[at:]
         elif action == "insert":
-            text = text[:at] + data.draw(st.sampled_from(list('{}[]",:-.0123456789eE nulltrue\\'))) + text[at:]
+            text = (
+                text[:at]
+                + data.draw(st.sampled_from(list('{}[]",:-.0123456789eE nulltrue\\')))
+                + text[at:]
+            )
         elif action == "truncate":
             text = text[:at]
         else:
@@ -175,4 +220,5 @@ def test_lines_as_the_plugin_writes_them_are_accepted_with_their_values(line: st
             continue
         got = getattr(parsed, name)
         got = got.value if name == "name" else got
-        assert got == value and type(got) is type(value), name
+        assert got == value, name
+        assert type(got) is type(value), name

@@ -74,7 +74,8 @@ def test_metrics_line_is_a_tagged_union_on_event() -> None:
         assert "event" in variant["required"]
         tags.append(variant["properties"]["event"]["const"])
     assert tags == ["begin", "log", "stage", "eval", "end"]
-    assert len(set(tags)) == len(tags)  # a duplicated tag makes generators fall back to a plain union
+    # a duplicated tag makes generators fall back to a plain union
+    assert len(set(tags)) == len(tags)
 
 
 def test_what_json_schema_cannot_say_is_in_comments() -> None:

@@ -22,6 +22,7 @@ from overbrainer_contract_models.job_stage_schema import JobStage
 from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
 
 from .errors import Category, ParseError
+from .floats import format_f64
 
 MetricLine: TypeAlias = Begin | Log | Stage | Eval | End
 
@@ -82,7 +83,7 @@ class Number:
             return f"integer `{self.value}`"
         if self.kind == "i64":
             return f"integer `{self.value}`"
-        return f"floating point `{_float_text(float(self.value))}`"
+        return f"floating point `{format_f64(float(self.value))}`"
 
 
 class Object:
@@ -92,11 +93,6 @@ class Object:
 
     def __init__(self, entries: list[tuple[str, Any]]) -> None:
         self.entries = entries
-
-
-def _float_text(value: float) -> str:
-    text = repr(value)
-    return text if ("." in text or "e" in text or "n" in text) else text + ".0"
 
 
 def _unexpected(value: Any) -> str:
@@ -233,7 +229,9 @@ class Reader:
                 return "".join(out)
             if char != "\\":
                 self.pos -= 1
-                self.syntax("control character (\\u0000-\\u001F) found while parsing a string", path)
+                self.syntax(
+                    "control character (\\u0000-\\u001F) found while parsing a string", path
+                )
             out.append(self.escape(path))
 
     def hex4(self, path: str) -> int:
@@ -253,7 +251,16 @@ class Reader:
         if char is None:
             self.eof("EOF while parsing a string", path)
         self.pos += 1
-        simple = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+        simple = {
+            '"': '"',
+            "\\": "\\",
+            "/": "/",
+            "b": "\b",
+            "f": "\f",
+            "n": "\n",
+            "r": "\r",
+            "t": "\t",
+        }
         if char in simple:
             return simple[char]
         if char != "u":
@@ -306,7 +313,7 @@ class Reader:
         if char == "[":
             self.pos += 1
             self.enter(path)
-            items = []
+            items: list[Any] = []
             while self.next_element(not items, path):
                 items.append(self.value(f"{path}[{len(items)}]"))
             self.pos += 1  # the `]` next_element stopped at
@@ -315,7 +322,7 @@ class Reader:
         if char == "{":
             self.pos += 1
             self.enter(path)
-            entries = []
+            entries: list[tuple[str, Any]] = []
             while True:
                 key = self.next_key(not entries, path)
                 if key is None:
@@ -464,8 +471,7 @@ def _stage_named(name: str, path: str) -> JobStage:
     stage = STAGES.get(name)
     if stage is None:
         raise DataError(
-            f"unknown variant `{name}`, expected one of "
-            "`train`, `merge`, `export`, `compare`",
+            f"unknown variant `{name}`, expected one of `train`, `merge`, `export`, `compare`",
             path,
         )
     return stage
@@ -555,7 +561,9 @@ def parse_exact(line: str | bytes) -> MetricLine:
         variant, build = _tagged_array(reader)
     else:
         found = _unexpected(reader.value("$"))
-        reader.fail("data", f"invalid type: {found}, expected internally tagged enum MetricLine", "$")
+        reader.fail(
+            "data", f"invalid type: {found}, expected internally tagged enum MetricLine", "$"
+        )
     try:
         result = build(variant)
     except DataError as error:

@@ -2,43 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 from msgspec import UNSET
 from msgspec.structs import fields
+from overbrainer_contract_models.job_stage_schema import JobStage
 
 from ._serde import MetricLine
-
-
-def format_f64(value: float) -> str:
-    """An f64 as serde_json writes it (ryu's `format64`); non-finite is `null`.
-
-    The digits are the shortest that read back as `value` — the digits Python's
-    `repr` chooses — placed by ryu's rules: `100.0`, `0.00001`, `1e16`, `1.5e-7`.
-    """
-    if not math.isfinite(value):
-        return "null"
-    if value == 0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    sign = "-" if value < 0 else ""
-    mantissa, _, exponent = repr(abs(value)).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    k = int(exponent or 0) - len(fraction)  # the decimal exponent of the last digit
-    stripped = digits.rstrip("0")
-    k += len(digits) - len(stripped)
-    digits = stripped
-    length = len(digits)
-    kk = length + k
-    if 0 <= k and kk <= 16:
-        return f"{sign}{digits}{'0' * k}.0"
-    if 0 < kk <= 16:
-        return f"{sign}{digits[:kk]}.{digits[kk:]}"
-    if -5 < kk <= 0:
-        return f"{sign}0.{'0' * -kk}{digits}"
-    if length == 1:
-        return f"{sign}{digits}e{kk - 1}"
-    return f"{sign}{digits[0]}.{digits[1:]}e{kk - 1}"
+from .floats import format_f64
 
 
 def _value(value: object) -> str:
@@ -50,7 +19,9 @@ def _value(value: object) -> str:
         return str(value)
     if isinstance(value, float):
         return format_f64(value)
-    return f'"{value.value}"'  # JobStage: its name, one plain word
+    if isinstance(value, JobStage):
+        return f'"{value.value}"'  # a plain word: nothing to escape
+    raise TypeError(f"no JSON form for {value!r}")  # pragma: no cover
 
 
 def dump_line(line: MetricLine) -> str:

@@ -18,4 +18,14 @@ MetricLine: TypeAlias = Begin | Log | Stage | Eval | End
 TrainMetric: TypeAlias = Log
 """The reference's name for the values of a `log` line."""
 
-__all__ = ["Begin", "End", "Eval", "JobStage", "Log", "MetricLine", "Snapshot", "Stage", "TrainMetric"]
+__all__ = [
+    "Begin",
+    "End",
+    "Eval",
+    "JobStage",
+    "Log",
+    "MetricLine",
+    "Snapshot",
+    "Stage",
+    "TrainMetric",
+]

@@ -62,7 +62,9 @@ def test_manifest_and_expectations_follow_their_schemas() -> None:
         expect = json.loads((HERE / suite["expect"]).read_text(encoding="utf-8"))
         jsonschema.Draft202012Validator(expect_schema).validate(expect)
         descriptions = [line["description"] for line in expect["lines"]]
-        assert len(set(descriptions)) == len(descriptions), f"{suite['name']}: duplicate descriptions"
+        assert len(set(descriptions)) == len(descriptions), (
+            f"{suite['name']}: duplicate descriptions"
+        )
         listed |= {suite["input"], suite["expect"]}
     on_disk = {str(p.relative_to(HERE)) for p in (HERE / "cases").iterdir()}
     assert on_disk == listed, "every case file is listed in the manifest, and only those"
@@ -159,9 +161,11 @@ def _has_non_finite(value: Any) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("suite", "lines", "expect"), PACE_SUITES, ids=[s["name"] for s, _, _ in PACE_SUITES]
+    ("lines", "expect"),
+    [(lines, expect) for _, lines, expect in PACE_SUITES],
+    ids=[suite["name"] for suite, _, _ in PACE_SUITES],
 )
-def test_pace(suite: dict[str, Any], lines: list[str], expect: dict[str, Any]) -> None:
+def test_pace(lines: list[str], expect: dict[str, Any]) -> None:
     """Pace after each line, fed with the log lines the reference accepts."""
     pace = Pace()
     for index, (text, state) in enumerate(zip(lines, expect["pace"], strict=True)):

@@ -1,0 +1,83 @@
+"""Pace and mark beyond the fixtures: the Python-side forms of the reference's values."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from overbrainer_contract import (
+    Begin,
+    End,
+    EndMark,
+    Eval,
+    EvalMark,
+    JobStage,
+    Log,
+    Pace,
+    Stage,
+    StageMark,
+    mark,
+)
+from overbrainer_contract.pace import duration_from_secs
+
+
+def log(time: float, step: int, loss: float | None, max_steps: int | None = 400) -> Log:
+    return Log(time=time, step=step, max_steps=max_steps, loss=loss)
+
+
+def test_eta_in_its_three_forms() -> None:
+    pace = Pace()
+    pace.add(log(100.0, 10, 2.0))
+    pace.add(log(150.0, 60, None))
+    pace.add(log(200.0, 110, 1.5))
+    assert pace.eta_duration() == (290, 0)
+    assert pace.eta_seconds() == 290.0
+    assert pace.eta() == timedelta(seconds=290)
+    assert repr(pace) == "Pace(step=110, max_steps=400, eta=290.0)"
+
+
+def test_eta_keeps_nanoseconds_and_rounds_to_the_microsecond_in_a_timedelta() -> None:
+    pace = Pace()
+    pace.add(log(0.0, 0, 1.0, max_steps=10))
+    pace.add(log(3.0, 9, 1.0, max_steps=10))  # rate 3 steps/s, one step left: 1/3 s
+    assert pace.eta_duration() == (0, 333333333)
+    assert pace.eta_seconds() == 0.333333333
+    assert pace.eta() == timedelta(microseconds=333333)
+
+
+def test_a_duration_beyond_timedelta_is_clamped_there() -> None:
+    pace = Pace()
+    pace.add(log(0.0, 1, 1.0, max_steps=2**40))
+    pace.add(log(1e6, 2, 1.0, max_steps=2**40))  # one step per 10^6 s, 4e9 steps left
+    duration = pace.eta_duration()
+    assert duration is not None
+    assert duration[0] > timedelta.max.total_seconds()
+    assert pace.eta() == timedelta.max
+
+
+def test_duration_from_secs_follows_try_from_secs_f64() -> None:
+    assert duration_from_secs(2.7) == (2, 700000000)
+    assert duration_from_secs(0.999e-9) == (0, 1)
+    assert duration_from_secs(0.999_999_999_501) == (1, 0)
+    assert duration_from_secs(42.999_999_999_499) == (42, 999999999)
+    assert duration_from_secs(2.0**-10) == (0, 976562)  # a tie: to even
+    assert duration_from_secs(3 * 2.0**-10) == (0, 2929688)  # a tie: to even
+    assert duration_from_secs(-0.0) == (0, 0)
+    assert duration_from_secs(-5.0) is None
+    assert duration_from_secs(float("nan")) is None
+    assert duration_from_secs(float("inf")) is None
+    assert duration_from_secs(2e19) is None
+    assert duration_from_secs(2.0**64 - 2048) == (2**64 - 2048, 0)
+
+
+def test_marks() -> None:
+    assert mark(Stage(time=1.0, name=JobStage.train)) == StageMark(JobStage.train)
+    assert mark(Eval(time=1.0, step=3, total=None)) == EvalMark(3, None)
+    assert mark(Eval(time=1.0, step=340, total=1200)) == EvalMark(340, 1200)
+    assert mark(End(time=2.0, step=7206)) == EndMark(7206)
+    assert mark(Begin(time=1.0)) is None
+    assert mark(log(1.0, 1, 1.0)) is None
+    assert [m.kind for m in (StageMark(JobStage.merge), EvalMark(1, 2), EndMark(3))] == [
+        "stage",
+        "eval",
+        "end",
+    ]
