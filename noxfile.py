@@ -24,6 +24,9 @@ nox.options.sessions = [
     "tests",
     "plugin",
     "axolotl",
+    "cli",
+    "js",
+    "compat",
 ]
 
 ROOT = Path(__file__).parent
@@ -52,7 +55,9 @@ def lint(session: nox.Session) -> None:
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on python/ and generated/."""
     session.install("msgspec", "--group", "typecheck")
-    session.run("mypy", "--strict", "python/overbrainer_contract", "generated/overbrainer_contract_models")
+    session.run(
+        "mypy", "--strict", "python/overbrainer_contract", "generated/overbrainer_contract_models"
+    )
 
 
 @nox.session(python=PYTHON)
@@ -134,8 +139,14 @@ def tests(session: nox.Session) -> None:
     """Unit and property tests of the package (hypothesis, syrupy snapshots)."""
     install_project(session, "test")
     session.run(
-        "python", "-m", "pytest", "tests", "--ignore=tests/conformance",
-        "--ignore=tests/test_schemas.py", *session.posargs,
+        "python",
+        "-m",
+        "pytest",
+        "tests",
+        "--ignore=tests/conformance",
+        "--ignore=tests/test_schemas.py",
+        "--ignore=tests/cli",
+        *session.posargs,
     )
 
 
@@ -145,6 +156,7 @@ def bench(session: nox.Session) -> None:
     python-jsonschema on a realistic 1M-line metrics.jsonl (not run by default)."""
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
+    session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")
@@ -178,6 +190,48 @@ def axolotl(session: nox.Session) -> None:
     session.install("axolotl")
     install_project(session, "test")
     session.run("python", "-m", "pytest", "tests/axolotl", *session.posargs)
+
+
+# --- the command line (issue: the command line) ---
+
+
+@nox.session(python=PYTHON)
+def cli(session: nox.Session) -> None:
+    """The command line with its extra (rich, matplotlib): check and status outputs
+    (syrupy), exit codes, watch against a writer in another process, plot, snapshot."""
+    session.install(".[cli]", "--group", "test")
+    session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
+
+
+# --- other languages and schema evolution (issue: other languages consume the contract) ---
+
+JS = ROOT / "js"
+
+
+@nox.session(python=PYTHON)
+def js(session: nox.Session) -> None:
+    """A second consumer, in JavaScript (node and npm from the machine): `npm ci` from
+    js/package-lock.json, every golden line's schema verdict through Ajv (2020-12, strict,
+    discriminator; bignum lines skipped), the TypeScript types' drift check, `tsc --noEmit`
+    of the typed reader, and that reader run on the fixtures."""
+    with session.chdir(JS):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("node", "run-conformance.mjs", *session.posargs, external=True)
+        session.run("node", "generate-types.mjs", "--check", external=True)
+        session.run("npx", "--no-install", "tsc", "--noEmit", external=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "package.json").write_text('{"type": "module"}\n')
+            session.run("npx", "--no-install", "tsc", "--outDir", tmp, external=True)
+            reader = str(Path(tmp) / "reader.js")
+            session.run("node", reader, str(ROOT / "tests" / "conformance"), external=True)
+
+
+@nox.session(python=PYTHON)
+def compat(session: nox.Session) -> None:
+    """schema/ against its newest release in schema-releases/: fails on a change that breaks
+    a reader or a writer, listing each change with its path and rule id (`-- --baseline DIR`)."""
+    session.install(".")
+    session.run("python", "-m", "overbrainer_contract.compat", *session.posargs)
 
 
 if __name__ == "__main__":

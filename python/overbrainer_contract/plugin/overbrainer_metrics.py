@@ -325,7 +325,14 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         """An evaluation ended: the next one counts from 1 again."""
         self._eval_step = 0
 
-    def on_predict(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:  # noqa: ARG002
+    def on_predict(
+        self,
+        args: Any,  # noqa: ARG002
+        state: Any,  # noqa: ARG002
+        control: Any,  # noqa: ARG002
+        metrics: Any = None,  # noqa: ARG002
+        **kwargs: Any,  # noqa: ARG002
+    ) -> None:
         """A prediction ended: the next one counts from 1 again."""
         self._eval_step = 0
 

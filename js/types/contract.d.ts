@@ -1,0 +1,74 @@
+/* Generated from schema/contract.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `cd js && npm ci && node generate-types.mjs`. */
+
+/**
+ * The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, and the files of a run folder.
+ */
+export interface Contract {
+  /**
+   * This schema's `$id`.
+   */
+  $schema?: string;
+  /**
+   * Version of the contract (semantic versioning); the schemas' `$id`s carry it.
+   */
+  version: string;
+  /**
+   * The Rust module whose behaviour this contract describes.
+   */
+  reference: string;
+  /**
+   * The Axolotl plugin that writes `metrics.jsonl`.
+   */
+  plugin: {
+    /**
+     * File name of the plugin module, inside the run's `plugin/` directory (`PLUGIN_FILE`). It is uploaded alone and found through `PYTHONPATH`.
+     */
+    file: string;
+    /**
+     * The module that `file` defines.
+     */
+    module: string;
+    /**
+     * The plugin class in `module`.
+     */
+    class: string;
+    /**
+     * The plugin as Axolotl's `plugins` list names it: module, then class (`PLUGIN_CLASS`).
+     */
+    qualified_name: string;
+  };
+  /**
+   * Environment variables the plugin reads.
+   */
+  env: {
+    /**
+     * Env variable naming the file the plugin appends to (`METRICS_ENV`).
+     */
+    metrics: string;
+    /**
+     * Env variable naming the snapshot request the plugin watches for (`SNAPSHOT_ENV`).
+     */
+    snapshot: string;
+  };
+  /**
+   * Files of a run folder, relative to it.
+   */
+  files: {
+    /**
+     * The metrics log: one JSON line per event (see `metrics-line.schema.json`).
+     */
+    metrics: string;
+    /**
+     * The snapshot request (`SNAPSHOT_REQUEST`). Once it exists, the plugin saves a checkpoint at the end of the current step and stops training. It holds the reason, one word, or nothing (see `snapshot-request.schema.json`).
+     */
+    snapshot_request: string;
+    /**
+     * The proof of a snapshot (`SNAPSHOT_FILE`), written by the plugin once the checkpoint is saved (see `snapshot.schema.json`).
+     */
+    snapshot: string;
+  };
+  /**
+   * An evaluation under way writes at most one `eval` line per this many seconds.
+   */
+  eval_progress_interval_seconds: number;
+}

@@ -1,0 +1,635 @@
+"""Breaking-change check of the contract's JSON Schemas against their last release.
+
+Every released version of `schema/` is kept in `schema-releases/<version>/`. This module compares
+the working schemas with the newest release, keyword by keyword, and names each change with a
+rule id and the JSON path where it happens, as buf's breaking-change rules do. A change that
+breaks a reader or a writer of the contract fails the check:
+
+=================================  ==========================================================
+rule                               breaking change
+=================================  ==========================================================
+``FILE_NO_DELETE``                 a schema file removed
+``DEF_NO_DELETE``                  a `$defs` entry removed (others `$ref` it)
+``PROPERTY_NO_DELETE``             a property removed or renamed
+``REQUIRED_NO_ADD``                a property made required
+``TYPE_NO_NARROW``                 a type dropped from `type` (or `integer` from `number`)
+``ENUM_VALUE_NO_DELETE``           an `enum` value removed
+``ENUM_NO_ADD``                    an `enum` added where any value was allowed
+``CONST_NO_CHANGE``                a `const` changed or added
+``BOUND_NO_TIGHTEN``               a bound tightened: minimum up, maximum down, an exclusive
+                                   bound, minLength/maxLength, minItems/maxItems,
+                                   minProperties/maxProperties, multipleOf, uniqueItems
+``PATTERN_NO_CHANGE``              a `pattern` changed or added
+``ONE_OF_VARIANT_NO_DELETE``       a `oneOf`/`anyOf` variant removed
+``ADDITIONAL_PROPERTIES_NO_CLOSE`` `additionalProperties` (or `unevaluatedProperties`) closed
+``REF_NO_CHANGE``                  a `$ref` pointing elsewhere
+``DEFAULT_NO_CHANGE``              a `default` changed (a reader fills in another value)
+``KEYWORD_NO_CHANGE``              any other assertion keyword changed (`format`,
+                                   `discriminator`, `allOf`...): not proven compatible
+=================================  ==========================================================
+
+Everything else is a compatible change, listed with its kind and not failing: a property or a
+`$defs` entry or a schema file added, an annotation changed (`title`, `description`,
+`$comment`, `examples`), `$id`/`$schema` changed (the `$id`s carry the version), a bound or a
+type widened, an enum value or a variant added, a property no longer required.
+
+    python -m overbrainer_contract.compat [--baseline DIR] [--current DIR]
+
+Exit status 0 when no change is breaking, 1 when one is, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+SUFFIX: Final = ".schema.json"
+
+# Rule ids of breaking changes.
+FILE_NO_DELETE: Final = "FILE_NO_DELETE"
+DEF_NO_DELETE: Final = "DEF_NO_DELETE"
+PROPERTY_NO_DELETE: Final = "PROPERTY_NO_DELETE"
+REQUIRED_NO_ADD: Final = "REQUIRED_NO_ADD"
+TYPE_NO_NARROW: Final = "TYPE_NO_NARROW"
+ENUM_VALUE_NO_DELETE: Final = "ENUM_VALUE_NO_DELETE"
+ENUM_NO_ADD: Final = "ENUM_NO_ADD"
+CONST_NO_CHANGE: Final = "CONST_NO_CHANGE"
+BOUND_NO_TIGHTEN: Final = "BOUND_NO_TIGHTEN"
+PATTERN_NO_CHANGE: Final = "PATTERN_NO_CHANGE"
+ONE_OF_VARIANT_NO_DELETE: Final = "ONE_OF_VARIANT_NO_DELETE"
+ADDITIONAL_PROPERTIES_NO_CLOSE: Final = "ADDITIONAL_PROPERTIES_NO_CLOSE"
+REF_NO_CHANGE: Final = "REF_NO_CHANGE"
+DEFAULT_NO_CHANGE: Final = "DEFAULT_NO_CHANGE"
+KEYWORD_NO_CHANGE: Final = "KEYWORD_NO_CHANGE"
+
+BREAKING_RULES: Final = (
+    FILE_NO_DELETE,
+    DEF_NO_DELETE,
+    PROPERTY_NO_DELETE,
+    REQUIRED_NO_ADD,
+    TYPE_NO_NARROW,
+    ENUM_VALUE_NO_DELETE,
+    ENUM_NO_ADD,
+    CONST_NO_CHANGE,
+    BOUND_NO_TIGHTEN,
+    PATTERN_NO_CHANGE,
+    ONE_OF_VARIANT_NO_DELETE,
+    ADDITIONAL_PROPERTIES_NO_CLOSE,
+    REF_NO_CHANGE,
+    DEFAULT_NO_CHANGE,
+    KEYWORD_NO_CHANGE,
+)
+
+# Kinds of compatible changes.
+FILE_ADD: Final = "FILE_ADD"
+DEF_ADD: Final = "DEF_ADD"
+PROPERTY_ADD: Final = "PROPERTY_ADD"
+REQUIRED_DELETE: Final = "REQUIRED_DELETE"
+TYPE_WIDEN: Final = "TYPE_WIDEN"
+ENUM_VALUE_ADD: Final = "ENUM_VALUE_ADD"
+ENUM_DELETE: Final = "ENUM_DELETE"
+CONST_DELETE: Final = "CONST_DELETE"
+BOUND_LOOSEN: Final = "BOUND_LOOSEN"
+PATTERN_DELETE: Final = "PATTERN_DELETE"
+VARIANT_ADD: Final = "VARIANT_ADD"
+ADDITIONAL_PROPERTIES_OPEN: Final = "ADDITIONAL_PROPERTIES_OPEN"
+ANNOTATION_CHANGE: Final = "ANNOTATION_CHANGE"
+ID_CHANGE: Final = "ID_CHANGE"
+
+ANNOTATIONS: Final = frozenset(
+    {"title", "description", "$comment", "examples", "deprecated", "readOnly", "writeOnly"}
+)
+IDENTIFIERS: Final = frozenset({"$id", "$schema", "$anchor", "$dynamicAnchor"})
+TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
+
+# keyword: (tightening direction, kind); "up" means a larger value is tighter.
+LOWER_BOUNDS: Final = ("minimum", "minLength", "minItems", "minProperties", "minContains")
+UPPER_BOUNDS: Final = ("maximum", "maxLength", "maxItems", "maxProperties", "maxContains")
+EXCLUSIVE_LOWER: Final = "exclusiveMinimum"
+EXCLUSIVE_UPPER: Final = "exclusiveMaximum"
+
+SCHEMA_MAPS: Final = ("properties", "patternProperties", "dependentSchemas")
+DEF_MAPS: Final = ("$defs", "definitions")
+SINGLE_SCHEMAS: Final = (
+    "items",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+)
+VARIANT_LISTS: Final = ("oneOf", "anyOf")
+CLOSING: Final = ("additionalProperties", "unevaluatedProperties")
+
+_VERSION = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change between two versions of a schema, at `file#pointer`."""
+
+    rule: str
+    file: str
+    pointer: str
+    message: str
+    breaking: bool
+
+    @property
+    def path(self) -> str:
+        return f"{self.file}#{self.pointer}"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message} [{self.rule}]"
+
+
+@dataclass
+class Report:
+    """Every change found, breaking first when printed."""
+
+    baseline: Path
+    current: Path
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def breaking(self) -> list[Change]:
+        return [c for c in self.changes if c.breaking]
+
+    @property
+    def compatible(self) -> list[Change]:
+        return [c for c in self.changes if not c.breaking]
+
+    @property
+    def ok(self) -> bool:
+        return not self.breaking
+
+    def summary(self) -> str:
+        verdict = "compatible" if self.ok else "breaking"
+        return f"{verdict}: {len(self.changes)} changes, {len(self.breaking)} breaking"
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _json(value: Any) -> str:
+    """A canonical text of a JSON value: `1`, `1.0` and `true` stay distinct."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    declared = schema.get("type")
+    if declared is None:
+        return set(TYPES)
+    if isinstance(declared, str):
+        return {declared}
+    return {str(t) for t in declared}
+
+
+class _Comparer:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.changes: list[Change] = []
+
+    def add(self, rule: str, pointer: str, message: str, *, breaking: bool) -> None:
+        self.changes.append(Change(rule, self.file, pointer, message, breaking))
+
+    def schema(self, old: Any, new: Any, at: str) -> None:
+        """Compare two (sub)schemas found at the same pointer."""
+        if isinstance(old, bool) or isinstance(new, bool):
+            self._boolean_schema(old, new, at)
+            return
+        if not isinstance(old, dict) or not isinstance(new, dict):
+            if _json(old) != _json(new):
+                self.add(KEYWORD_NO_CHANGE, at, "not a schema, and changed", breaking=True)
+            return
+        handled: set[str] = set()
+        for keys, check in self._checks():
+            handled |= set(keys)
+            check(old, new, at)
+        for key in sorted((old.keys() | new.keys()) - handled):
+            self._other(key, old, new, at)
+
+    def _checks(
+        self,
+    ) -> list[tuple[Sequence[str], Callable[[dict[str, Any], dict[str, Any], str], None]]]:
+        return [
+            (("$ref",), self._ref),
+            (("type",), self._type),
+            (("enum",), self._enum),
+            (("const",), self._const),
+            (("required",), self._required),
+            (("pattern",), self._pattern),
+            (LOWER_BOUNDS + UPPER_BOUNDS + (EXCLUSIVE_LOWER, EXCLUSIVE_UPPER), self._bounds),
+            (("multipleOf", "uniqueItems"), self._other_bounds),
+            (("default",), self._default),
+            (CLOSING, self._closing),
+            (SCHEMA_MAPS, self._properties),
+            (DEF_MAPS, self._defs),
+            (SINGLE_SCHEMAS, self._single),
+            (("prefixItems",), self._prefix_items),
+            (VARIANT_LISTS, self._variants),
+            (tuple(ANNOTATIONS), self._annotations),
+            (tuple(IDENTIFIERS), self._identifiers),
+        ]
+
+    def _boolean_schema(self, old: Any, new: Any, at: str) -> None:
+        if _json(old) == _json(new):
+            return
+        if new is False:
+            self.add(
+                KEYWORD_NO_CHANGE, at, "schema became false: nothing is allowed", breaking=True
+            )
+        elif old is False or new is True:
+            message = f"schema {_json(old)} became {_json(new)}"
+            self.add(TYPE_WIDEN, at, message, breaking=False)
+        else:  # old is true: each keyword of the new schema is a restriction, named by its rule
+            self.schema({}, new, at)
+
+    def _ref(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        before, after = old.get("$ref"), new.get("$ref")
+        if before != after:
+            what = f"$ref {_json(before)} became {_json(after)}"
+            self.add(REF_NO_CHANGE, f"{at}/$ref", what, breaking=True)
+
+    def _type(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        if "type" not in old and "type" not in new:
+            return
+        before, after = _types(old), _types(new)
+        lost = {t for t in before if t not in after and not (t == "integer" and "number" in after)}
+        gained = {
+            t for t in after if t not in before and not (t == "integer" and "number" in before)
+        }
+        if lost:
+            message = (
+                f"type {_json(old.get('type', 'any'))} narrowed to {_json(new.get('type', 'any'))}"
+            )
+            self.add(TYPE_NO_NARROW, f"{at}/type", message, breaking=True)
+        elif gained:
+            message = (
+                f"type {_json(old.get('type', 'any'))} widened to {_json(new.get('type', 'any'))}"
+            )
+            self.add(TYPE_WIDEN, f"{at}/type", message, breaking=False)
+
+    def _enum(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        if "enum" not in old and "enum" not in new:
+            return
+        if "enum" not in new:
+            self.add(
+                ENUM_DELETE, f"{at}/enum", "enum removed: any value is allowed", breaking=False
+            )
+            return
+        if "enum" not in old:
+            self.add(
+                ENUM_NO_ADD, f"{at}/enum", "enum added: other values are refused", breaking=True
+            )
+            return
+        before = {_json(v): v for v in old["enum"]}
+        after = {_json(v): v for v in new["enum"]}
+        for key in sorted(before.keys() - after.keys()):
+            self.add(ENUM_VALUE_NO_DELETE, f"{at}/enum", f"enum value {key} removed", breaking=True)
+        for key in sorted(after.keys() - before.keys()):
+            self.add(ENUM_VALUE_ADD, f"{at}/enum", f"enum value {key} added", breaking=False)
+
+    def _const(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        if "const" not in new:
+            if "const" in old:
+                self.add(CONST_DELETE, f"{at}/const", "const removed", breaking=False)
+            return
+        if "const" not in old:
+            message = f"const {_json(new['const'])} added"
+            self.add(CONST_NO_CHANGE, f"{at}/const", message, breaking=True)
+        elif _json(old["const"]) != _json(new["const"]):
+            message = f"const {_json(old['const'])} became {_json(new['const'])}"
+            self.add(CONST_NO_CHANGE, f"{at}/const", message, breaking=True)
+
+    def _required(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        before, after = set(old.get("required", [])), set(new.get("required", []))
+        for name in sorted(after - before):
+            self.add(
+                REQUIRED_NO_ADD, f"{at}/required", f"property {name!r} made required", breaking=True
+            )
+        for name in sorted(before - after):
+            message = f"property {name!r} no longer required"
+            self.add(REQUIRED_DELETE, f"{at}/required", message, breaking=False)
+
+    def _pattern(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        before, after = old.get("pattern"), new.get("pattern")
+        if before == after:
+            return
+        if after is None:
+            self.add(PATTERN_DELETE, f"{at}/pattern", "pattern removed", breaking=False)
+        else:
+            what = "added" if before is None else f"changed from {_json(before)}"
+            self.add(
+                PATTERN_NO_CHANGE, f"{at}/pattern", f"pattern {_json(after)} {what}", breaking=True
+            )
+
+    def _bounds(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        for key in (*LOWER_BOUNDS, EXCLUSIVE_LOWER, *UPPER_BOUNDS, EXCLUSIVE_UPPER):
+            lower = key in LOWER_BOUNDS or key == EXCLUSIVE_LOWER
+            before, after = old.get(key), new.get(key)
+            if _json(before) == _json(after):
+                continue
+            if after is None:
+                tighter = False
+            elif before is None:
+                tighter = True
+            else:
+                tighter = after > before if lower else after < before
+            message = f"{key} {_json(before) if before is not None else 'absent'} became " + (
+                _json(after) if after is not None else "absent"
+            )
+            if tighter:
+                self.add(BOUND_NO_TIGHTEN, f"{at}/{key}", message, breaking=True)
+            else:
+                self.add(BOUND_LOOSEN, f"{at}/{key}", message, breaking=False)
+
+    def _other_bounds(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        before, after = old.get("multipleOf"), new.get("multipleOf")
+        if _json(before) != _json(after):
+            # Every old value still passes when the new divisor divides the old one.
+            looser = after is None or (before is not None and (before / after).is_integer())
+            message = f"multipleOf {_json(before)} became {_json(after)}"
+            if looser:
+                self.add(BOUND_LOOSEN, f"{at}/multipleOf", message, breaking=False)
+            else:
+                self.add(BOUND_NO_TIGHTEN, f"{at}/multipleOf", message, breaking=True)
+        unique_before, unique_after = old.get("uniqueItems", False), new.get("uniqueItems", False)
+        if unique_before != unique_after:
+            message = f"uniqueItems {_json(unique_before)} became {_json(unique_after)}"
+            if unique_after:
+                self.add(BOUND_NO_TIGHTEN, f"{at}/uniqueItems", message, breaking=True)
+            else:
+                self.add(BOUND_LOOSEN, f"{at}/uniqueItems", message, breaking=False)
+
+    def _default(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        if "default" in old and _json(old.get("default")) != _json(new.get("default")):
+            before = _json(old["default"])
+            after = _json(new["default"]) if "default" in new else "absent"
+            message = f"default {before} became {after}"
+            self.add(DEFAULT_NO_CHANGE, f"{at}/default", message, breaking=True)
+        elif "default" in new and "default" not in old:
+            message = f"default {_json(new['default'])} added"
+            self.add(ANNOTATION_CHANGE, f"{at}/default", message, breaking=False)
+
+    def _closing(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        for key in CLOSING:
+            before, after = old.get(key, True), new.get(key, True)
+            if _json(before) == _json(after):
+                continue
+            open_before, open_after = before in (True, {}), after in (True, {})
+            if open_before and not open_after:
+                message = f"{key} closed: {_json(after)}"
+                self.add(ADDITIONAL_PROPERTIES_NO_CLOSE, f"{at}/{key}", message, breaking=True)
+            elif open_after:
+                message = f"{key} opened: {_json(before)} became {_json(after)}"
+                self.add(ADDITIONAL_PROPERTIES_OPEN, f"{at}/{key}", message, breaking=False)
+            elif before is False:
+                message = f"{key} false became {_json(after)}"
+                self.add(ADDITIONAL_PROPERTIES_OPEN, f"{at}/{key}", message, breaking=False)
+            else:
+                self.schema(before, after, f"{at}/{key}")
+
+    def _properties(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        for key in SCHEMA_MAPS:
+            before, after = old.get(key, {}), new.get(key, {})
+            for name in sorted(before.keys() - after.keys()):
+                added = sorted(
+                    n
+                    for n in after.keys() - before.keys()
+                    if _json(after[n]) == _json(before[name])
+                )
+                renamed = f" (renamed to {added[0]!r}?)" if added else ""
+                pointer = f"{at}/{key}/{_escape(name)}"
+                self.add(
+                    PROPERTY_NO_DELETE,
+                    pointer,
+                    f"property {name!r} removed{renamed}",
+                    breaking=True,
+                )
+            for name in sorted(after.keys() - before.keys()):
+                pointer = f"{at}/{key}/{_escape(name)}"
+                required = name in new.get("required", [])
+                message = f"property {name!r} added" + (
+                    " (required)" if required else " (optional)"
+                )
+                self.add(PROPERTY_ADD, pointer, message, breaking=False)
+            for name in sorted(before.keys() & after.keys()):
+                self.schema(before[name], after[name], f"{at}/{key}/{_escape(name)}")
+
+    def _defs(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        for key in DEF_MAPS:
+            before, after = old.get(key, {}), new.get(key, {})
+            for name in sorted(before.keys() - after.keys()):
+                pointer = f"{at}/{key}/{_escape(name)}"
+                self.add(DEF_NO_DELETE, pointer, f"definition {name!r} removed", breaking=True)
+            for name in sorted(after.keys() - before.keys()):
+                pointer = f"{at}/{key}/{_escape(name)}"
+                self.add(DEF_ADD, pointer, f"definition {name!r} added", breaking=False)
+            for name in sorted(before.keys() & after.keys()):
+                self.schema(before[name], after[name], f"{at}/{key}/{_escape(name)}")
+
+    def _single(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        for key in SINGLE_SCHEMAS:
+            if key not in old and key not in new:
+                continue
+            if key not in new and key not in ("if", "then", "else"):
+                message = f"{key} removed"
+                self.add(TYPE_WIDEN, f"{at}/{key}", message, breaking=False)
+            elif key not in old or key not in new:
+                self.add(KEYWORD_NO_CHANGE, f"{at}/{key}", f"{key} added or removed", breaking=True)
+            else:
+                self.schema(old[key], new[key], f"{at}/{key}")
+
+    def _prefix_items(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        before, after = old.get("prefixItems", []), new.get("prefixItems", [])
+        if _json(before) == _json(after):
+            return
+        for index in range(min(len(before), len(after))):
+            self.schema(before[index], after[index], f"{at}/prefixItems/{index}")
+        if len(before) != len(after):
+            message = f"prefixItems went from {len(before)} to {len(after)} items"
+            self.add(KEYWORD_NO_CHANGE, f"{at}/prefixItems", message, breaking=True)
+
+    def _variants(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        for key in VARIANT_LISTS:
+            if key not in old and key not in new:
+                continue
+            before, after = old.get(key), new.get(key)
+            if before is None or after is None:
+                what = "added" if before is None else "removed"
+                # a oneOf appearing restricts values; one disappearing leaves its branches' union
+                self.add(
+                    KEYWORD_NO_CHANGE if before is None else TYPE_WIDEN,
+                    f"{at}/{key}",
+                    f"{key} {what}",
+                    breaking=before is None,
+                )
+                continue
+            self._variant_list(key, before, after, at)
+
+    def _variant_list(self, key: str, before: list[Any], after: list[Any], at: str) -> None:
+        old_keys = [_variant_key(v) for v in before]
+        new_keys = [_variant_key(v) for v in after]
+        matched_new: set[int] = set()
+        leftovers: list[int] = []
+        for i, name in enumerate(old_keys):
+            j = next(
+                (j for j, n in enumerate(new_keys) if n == name and j not in matched_new), None
+            )
+            if j is None:
+                leftovers.append(i)
+            else:
+                matched_new.add(j)
+                self.schema(before[i], after[j], f"{at}/{key}/{j}")
+        spare = [j for j in range(len(after)) if j not in matched_new]
+        # What is left is paired in order: a variant edited in place is compared, not removed.
+        for i, j in zip(leftovers, spare, strict=False):
+            self.schema(before[i], after[j], f"{at}/{key}/{j}")
+        for i in leftovers[len(spare) :]:
+            message = f"{key} variant {old_keys[i]} removed"
+            self.add(ONE_OF_VARIANT_NO_DELETE, f"{at}/{key}/{i}", message, breaking=True)
+        for j in spare[len(leftovers) :]:
+            self.add(
+                VARIANT_ADD, f"{at}/{key}/{j}", f"{key} variant {new_keys[j]} added", breaking=False
+            )
+
+    def _annotations(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        for key in sorted(ANNOTATIONS):
+            if _json(old.get(key)) != _json(new.get(key)):
+                self.add(
+                    ANNOTATION_CHANGE, f"{at}/{_escape(key)}", f"{key} changed", breaking=False
+                )
+
+    def _identifiers(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        for key in sorted(IDENTIFIERS):
+            if _json(old.get(key)) != _json(new.get(key)):
+                message = f"{key} {_json(old.get(key))} became {_json(new.get(key))}"
+                self.add(ID_CHANGE, f"{at}/{_escape(key)}", message, breaking=False)
+
+    def _other(self, key: str, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        if _json(old.get(key)) != _json(new.get(key)):
+            before = _json(old[key]) if key in old else "absent"
+            after = _json(new[key]) if key in new else "absent"
+            message = f"{key} {before} became {after}: not proven compatible"
+            self.add(KEYWORD_NO_CHANGE, f"{at}/{_escape(key)}", message, breaking=True)
+
+
+def _variant_key(variant: Any) -> str:
+    """What names a variant across versions: its `$ref`, its title, its tag, else its text."""
+    if isinstance(variant, dict):
+        if isinstance(variant.get("$ref"), str):
+            return f"$ref {variant['$ref']}"
+        if isinstance(variant.get("title"), str):
+            return f"title {variant['title']}"
+        properties = variant.get("properties")
+        if isinstance(properties, dict):
+            for name, schema in sorted(properties.items()):
+                if isinstance(schema, dict) and "const" in schema:
+                    return f"{name}={_json(schema['const'])}"
+    return _json(variant)
+
+
+def compare_schema(previous: Any, current: Any, file: str = "") -> list[Change]:
+    """Every change from `previous` to `current`, two versions of one schema document."""
+    comparer = _Comparer(file)
+    comparer.schema(previous, current, "")
+    return comparer.changes
+
+
+def _load_dir(folder: Path) -> dict[str, Any]:
+    return {
+        path.name: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted(folder.glob(f"*{SUFFIX}"))
+    }
+
+
+def compare_dirs(baseline: Path, current: Path) -> Report:
+    """Every change from the schemas of `baseline` to those of `current`."""
+    report = Report(baseline, current)
+    before, after = _load_dir(baseline), _load_dir(current)
+    for name in sorted(before.keys() - after.keys()):
+        report.changes.append(Change(FILE_NO_DELETE, name, "", "schema file removed", True))
+    for name in sorted(after.keys() - before.keys()):
+        report.changes.append(Change(FILE_ADD, name, "", "schema file added", False))
+    for name in sorted(before.keys() & after.keys()):
+        report.changes += compare_schema(before[name], after[name], name)
+    return report
+
+
+def _version_key(name: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in name.split("."))
+
+
+def releases(folder: Path) -> list[Path]:
+    """The release folders of `folder` (`1.0.0`, `1.2.0`...), oldest first."""
+    if not folder.is_dir():
+        return []
+    found = [p for p in folder.iterdir() if p.is_dir() and _VERSION.match(p.name)]
+    return sorted(found, key=lambda p: _version_key(p.name))
+
+
+def latest_release(folder: Path) -> Path | None:
+    """The newest release folder of `folder`, or None when there is none."""
+    found = releases(folder)
+    return found[-1] if found else None
+
+
+def _version(folder: Path) -> str:
+    contract = folder / "contract.json"
+    if not contract.is_file():
+        return "?"
+    return str(json.loads(contract.read_text(encoding="utf-8")).get("version", "?"))
+
+
+def render(report: Report) -> Iterable[str]:
+    """The lines `main` prints: breaking changes, compatible ones, then the summary."""
+    yield (
+        f"{report.current} (contract {_version(report.current)}) against "
+        f"{report.baseline} (contract {_version(report.baseline)})"
+    )
+    for change in report.breaking:
+        yield f"BREAKING {change}"
+    for change in report.compatible:
+        yield f"ok       {change}"
+    yield report.summary()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m overbrainer_contract.compat",
+        description="Fail on a schema change that breaks a reader or a writer of the contract.",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a released schema/ (default: the newest folder of schema-releases/)",
+    )
+    parser.add_argument(
+        "--current", type=Path, default=Path("schema"), help="the working schemas (default: schema)"
+    )
+    args = parser.parse_args(argv)
+    baseline: Path | None = args.baseline
+    if baseline is None:
+        baseline = latest_release(Path("schema-releases"))
+        if baseline is None:
+            parser.error("no release in schema-releases/: pass --baseline DIR")
+    for folder in (baseline, args.current):
+        if not folder.is_dir() or not any(folder.glob(f"*{SUFFIX}")):
+            parser.error(f"{folder}: no *{SUFFIX} there")
+    report = compare_dirs(baseline, args.current)
+    for line in render(report):
+        print(line)
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

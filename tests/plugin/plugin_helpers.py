@@ -1,0 +1,217 @@
+"""Shared by the plugin's tests: loading the plugin alone, and checking what it wrote."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import jsonschema
+from overbrainer_contract import parse_line
+from overbrainer_contract.plugin_source import PLUGIN_PATH
+from referencing import Registry, Resource
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "schema"
+
+
+def load_plugin() -> ModuleType:
+    """The plugin module, imported from its file as `overbrainer_metrics` (as a run does)."""
+    name = "overbrainer_metrics"
+    module = sys.modules.get(name)
+    if module is not None and Path(module.__file__ or "") == PLUGIN_PATH:
+        return module
+    spec = importlib.util.spec_from_file_location(name, PLUGIN_PATH)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _registry() -> Registry:
+    resources = []
+    for path in SCHEMA.glob("*.schema.json"):
+        document = json.loads(path.read_text())
+        resources.append((document["$id"], Resource.from_contents(document)))
+    return Registry().with_resources(resources)
+
+
+REGISTRY = _registry()
+
+
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    schema = json.loads((SCHEMA / name).read_text())
+    return jsonschema.Draft202012Validator(schema, registry=REGISTRY)
+
+
+METRICS_LINE = _validator("metrics-line.schema.json")
+SNAPSHOT = _validator("snapshot.schema.json")
+
+
+def _no_constant(name: str) -> Any:
+    raise AssertionError(f"non-strict JSON constant {name}")
+
+
+def strict_loads(text: str) -> Any:
+    """`json.loads` that refuses NaN and Infinity."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def check_metrics(path: Path) -> list[dict[str, Any]]:
+    """Every line of a metrics file, checked: whole, compact strict JSON, valid for the
+    schema and for the reference parser. Returns the decoded lines."""
+    data = path.read_bytes()
+    assert data == b"" or data.endswith(b"\n"), "the file ends in the middle of a line"
+    lines = []
+    for raw in data.decode("utf-8").splitlines():
+        value = strict_loads(raw)
+        METRICS_LINE.validate(value)
+        parse_line(raw)
+        assert raw == json.dumps(value, separators=(",", ":")), f"not compact: {raw}"
+        lines.append(value)
+    return lines
+
+
+def check_snapshot(path: Path) -> dict[str, Any]:
+    """The proof of a snapshot, checked against its schema."""
+    value = strict_loads(path.read_text())
+    SNAPSHOT.validate(value)
+    assert isinstance(value, dict)
+    return value
+
+
+def tiny_assets(folder: Path, rows: int = 50) -> tuple[Path, Path, Path]:
+    """A BPE tokenizer, a tiny random Llama and a JSONL data set, made locally.
+
+    Returns the model folder (tokenizer saved beside the model), the training data and
+    the evaluation data (completion rows `{"text": ...}`).
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    words = [
+        "the",
+        "a",
+        "cat",
+        "dog",
+        "runs",
+        "sleeps",
+        "on",
+        "mat",
+        "under",
+        "tree",
+        "big",
+        "small",
+        "red",
+        "blue",
+        "quickly",
+    ]
+    texts = [
+        " ".join(words[(i * 7 + j * 3) % len(words)] for j in range(8 + i % 5)) for i in range(rows)
+    ]
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.train_from_iterator(
+        texts,
+        trainers.BpeTrainer(vocab_size=300, special_tokens=["<unk>", "<pad>", "<s>", "</s>"]),
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        unk_token="<unk>",
+        pad_token="<pad>",
+        bos_token="<s>",
+        eos_token="</s>",
+    )
+    model_dir = folder / "tiny-llama"
+    config = LlamaConfig(
+        vocab_size=len(fast),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        pad_token_id=fast.pad_token_id,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+    )
+    LlamaForCausalLM(config).save_pretrained(model_dir)
+    fast.save_pretrained(model_dir)
+    split = int(rows * 0.8)
+    train, evaluation = folder / "data.jsonl", folder / "eval.jsonl"
+    train.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts[:split]))
+    evaluation.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts[split:]))
+    return model_dir, train, evaluation
+
+
+def slow_callback(seconds: float) -> Any:
+    """A Trainer callback that sleeps at each step's start, so that a request written from
+    elsewhere lands during the run, not after it (a tiny model trains 20 steps in < 1 s)."""
+    import time
+
+    from transformers import TrainerCallback
+
+    class SlowSteps(TrainerCallback):  # type: ignore[misc]
+        def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:  # noqa: ARG002
+            time.sleep(seconds)
+
+    return SlowSteps()
+
+
+def build_trainer(
+    model_dir: Path,
+    train: Path,
+    evaluation: Path,
+    output_dir: Path,
+    callbacks: list[Any],
+    max_steps: int = 20,
+    **overrides: Any,
+) -> Any:
+    """A real transformers Trainer on the tiny model: logs every step, evaluates every 5."""
+    import torch
+    from transformers import (
+        AutoTokenizer,
+        DataCollatorForLanguageModeling,
+        LlamaForCausalLM,
+        Trainer,
+        TrainingArguments,
+    )
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    dtype = torch.bfloat16 if overrides.get("bf16") else torch.float32
+    model = LlamaForCausalLM.from_pretrained(model_dir, dtype=dtype)
+
+    def rows(path: Path) -> list[dict[str, Any]]:
+        texts = [json.loads(line)["text"] for line in path.read_text().splitlines()]
+        return [dict(tokenizer(text, truncation=True, max_length=64)) for text in texts]
+
+    settings: dict[str, Any] = {
+        "output_dir": str(output_dir),
+        "max_steps": max_steps,
+        "per_device_train_batch_size": 2,
+        "per_device_eval_batch_size": 2,
+        "learning_rate": 1e-3,
+        "logging_steps": 1,
+        "eval_strategy": "steps",
+        "eval_steps": 5,
+        "save_strategy": "no",
+        "report_to": [],
+        "disable_tqdm": True,
+        "use_cpu": True,
+        "dataloader_num_workers": 0,
+        "seed": 0,
+    }
+    settings.update(overrides)
+    return Trainer(
+        model=model,
+        args=TrainingArguments(**settings),
+        train_dataset=rows(train),
+        eval_dataset=rows(evaluation),
+        data_collator=DataCollatorForLanguageModeling(tokenizer, mlm=False),
+        callbacks=callbacks,
+    )
