@@ -18,7 +18,7 @@ transformers = pytest.importorskip("transformers")
 from plugin_helpers import check_metrics, check_snapshot, load_plugin  # noqa: E402
 from transformers import TrainerCallback, TrainerControl, TrainerState  # noqa: E402
 
-GOLDEN = Path(__file__).parent / "golden" / "scripted-run.jsonl"
+GOLDEN = Path(__file__).parents[1] / "conformance" / "cases" / "plugin-scripted-run.jsonl"
 
 
 class Clock:
