@@ -1,0 +1,87 @@
+"""The command line, `overbrainer-contract` (also `python -m overbrainer_contract`).
+
+One module per command; each gives `add(subparsers, parents)` and its `run(args)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from . import check, plot, plugin, schema, snapshot, stage, status, watch
+from ._common import EXIT_CODES, INTERRUPTED, PROG, USAGE, CliError, Parser, formatter, say
+
+COMMANDS = (check, status, watch, plot, snapshot, stage, plugin, schema)
+
+DESCRIPTION = """\
+Validate overbrainer's training metrics offline, follow a live run, plot it, ask
+for a snapshot. A RUN is a run folder (holding metrics.jsonl, maybe snapshot.request
+and snapshot.json) or a metrics file; `-` reads standard input."""
+
+EPILOG = f"""\
+examples:
+  {PROG} check runs/7/metrics.jsonl
+  {PROG} status runs/7
+  {PROG} watch runs/7
+  {PROG} <command> --help
+
+{EXIT_CODES}"""
+
+
+def common_options(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument(
+        "--debug", action="store_true", default=default, help="show the traceback of an error"
+    )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default=default,
+        help="colour: on a terminal without NO_COLOR (auto, the default), always, never",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    common_options(parser, None)
+    parser.set_defaults(debug=False, color="auto")
+    shared = argparse.ArgumentParser(add_help=False)
+    common_options(shared, argparse.SUPPRESS)  # after the command too, without resetting
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        command.add(commands, [shared])
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; the exit status (usage errors included, never SystemExit)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as leave:  # --help, --version, usage errors
+        return leave.code if isinstance(leave.code, int) else USAGE
+    try:
+        code: int = args.run(args)
+    except CliError as error:
+        say(f"error: {error}")
+        return error.code
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        sys.stderr.write("\n")
+        say("interrupted")
+        return INTERRUPTED
+    except BrokenPipeError:  # `... | head`: nobody reads any more
+        sys.stderr.close()
+        return 1
+    except Exception as error:
+        if args.debug:
+            raise
+        say(f"error: {error.__class__.__name__}: {error} (--debug shows the traceback)")
+        return USAGE
+    return code
+
+
+__all__ = ["build_parser", "main"]

@@ -1,0 +1,86 @@
+"""What every command shares: the parser class, colour, errors, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import NoReturn, TextIO
+
+PROG = "overbrainer-contract"
+
+OK, INVALID, USAGE = 0, 1, 2
+INTERRUPTED = 130
+
+EXIT_CODES = """\
+exit codes:
+  0    everything valid (or the command did what it was asked)
+  1    something invalid, or a wait that timed out
+  2    usage error, or a path that cannot be read
+  130  interrupted (Ctrl-C)"""
+
+
+class CliError(Exception):
+    """An error the user can fix: printed as one line, with its exit code."""
+
+    def __init__(self, message: str, code: int = USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=28)
+
+
+def colour_on(stream: TextIO, choice: str = "auto") -> bool:
+    """Colour for `stream`: `always`, `never`, or `auto` — a terminal, and no `NO_COLOR`."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def say(message: str) -> None:
+    """One line for the user on standard error."""
+    sys.stderr.write(f"{PROG}: {message}\n")
+    sys.stderr.flush()
+
+
+class Stdout:
+    """Writes to whatever `sys.stdout` is at the time (rich may redirect it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stdout.write(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+    def isatty(self) -> bool:
+        return sys.stdout.isatty()
+
+
+def format_duration(seconds: float) -> str:
+    """`H:MM:SS` (days counted in hours), rounded to the second."""
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02}:{secs:02}"
+
+
+def need_rich() -> None:
+    """Fail with a clear message when the `cli` extra is missing."""
+    try:
+        import rich  # noqa: F401
+    except ImportError as error:
+        raise CliError(
+            "this command needs rich: pip install 'overbrainer-contract[cli]'"
+        ) from error

@@ -1,0 +1,174 @@
+"""`status RUN`: one screen on a run — stage, steps, losses, evaluation, ETA, snapshot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import msgspec
+
+from ..reporter import paint
+from ..runs import Run, RunError, RunState, read_request, read_snapshot, read_state, resolve
+from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, colour_on, format_duration, formatter
+
+DESCRIPTION = """\
+One screen on a run: its stage, step / max_steps, the latest loss and eval loss, an
+evaluation under way and its progress, the time left (ETA, from the pace of the training
+logs, as overbrainer computes it), and whether a snapshot was requested or taken.
+Exit 1 when a line of the metrics file is invalid (`check` says which)."""
+
+EPILOG = f"""\
+examples:
+  {PROG} status runs/7
+  {PROG} status runs/7/metrics.jsonl -o json
+
+{EXIT_CODES}"""
+
+
+def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "status",
+        parents=parents,
+        help="one screen on a run: stage, step, losses, ETA, snapshot",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=formatter,
+    )
+    parser.add_argument("run_name", metavar="RUN", help="a run folder, a metrics file, or -")
+    parser.add_argument(
+        "-o", "--output", choices=("text", "json"), default="text", help="text (default) or json"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        target = resolve(args.run_name)
+        state = read_state(target)
+    except RunError as error:
+        raise CliError(str(error)) from error
+    document = summary(target, state)
+    if args.output == "json":
+        json.dump(document, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(document, colour_on(sys.stdout, args.color)))
+    return INVALID if state.invalid else OK
+
+
+def snapshot_status(target: Run) -> dict[str, Any]:
+    """Whether a snapshot was requested (and why) and whether it was taken."""
+    requested = target.request is not None and target.request.exists()
+    reason = read_request(target.request) if requested and target.request is not None else None
+    taken: dict[str, Any] | None = None
+    problem: str | None = None
+    if target.snapshot is not None and target.snapshot.exists():
+        try:
+            proof = read_snapshot(target.snapshot)
+            taken = msgspec.to_builtins(proof)
+        except (msgspec.ValidationError, msgspec.DecodeError, OSError) as error:
+            problem = f"{target.snapshot.name} is not a valid proof: {error}"
+    return {"requested": requested, "reason": reason, "taken": taken, "problem": problem}
+
+
+def summary(target: Run, state: RunState) -> dict[str, Any]:
+    """The status as a JSON object."""
+    total = state.total_steps
+    step = state.step
+    evaluation = state.evaluation
+    return {
+        "run": target.name,
+        "lines": state.lines,
+        "invalid_lines": state.invalid,
+        "partial_last_line": state.partial,
+        "phase": state.phase,
+        "stage": state.stage,
+        "step": step,
+        "max_steps": total,
+        "progress": (min(step / total, 1.0) if total else None),
+        "ended": state.ended,
+        "loss": None
+        if state.loss is None
+        else {"step": state.loss.step, "value": state.loss.value},
+        "eval_loss": (
+            None
+            if state.eval_loss is None
+            else {"step": state.eval_loss.step, "value": state.eval_loss.value}
+        ),
+        "learning_rate": None if state.learning_rate is None else state.learning_rate.value,
+        "evaluation": (
+            None if evaluation is None else {"step": evaluation.step, "total": evaluation.total}
+        ),
+        "eta_seconds": state.pace.eta_seconds(),
+        "last_time": state.last_time,
+        "snapshot": snapshot_status(target) if target.folder is not None else None,
+    }
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def render(document: dict[str, Any], colour: bool) -> str:
+    """The status as the lines of one screen."""
+    rows: list[tuple[str, str]] = [("run", document["run"])]
+    phase = document["phase"]
+    if document["ended"]:
+        phase = f"ended at step {document['step']:,}"
+    rows.append(("stage", f"{document['stage'] or '-'} ({phase})"))
+    total = document["max_steps"]
+    step = f"{document['step']:,}" + (f" / {total:,}" if total is not None else "")
+    if document["progress"] is not None:
+        step += f" ({document['progress']:.0%})"
+    rows.append(("step", step))
+    for key, label in (("loss", "loss"), ("eval_loss", "eval loss")):
+        value = document[key]
+        rows.append(
+            (
+                label,
+                "-" if value is None else f"{_number(value['value'])} at step {value['step']:,}",
+            )
+        )
+    if document["learning_rate"] is not None:
+        rows.append(("learning rate", f"{document['learning_rate']:.3g}"))
+    evaluation = document["evaluation"]
+    if evaluation is None:
+        rows.append(("evaluation", "none under way"))
+    elif evaluation["total"]:
+        share = evaluation["step"] / evaluation["total"]
+        rows.append(
+            ("evaluation", f"{evaluation['step']:,} / {evaluation['total']:,} ({share:.0%})")
+        )
+    else:
+        rows.append(("evaluation", f"{evaluation['step']:,} steps done"))
+    eta = document["eta_seconds"]
+    if document["ended"]:
+        rows.append(("eta", "- (training ended)"))
+    else:
+        rows.append(("eta", "unknown yet" if eta is None else format_duration(eta)))
+    rows.append(("snapshot", _snapshot_text(document["snapshot"])))
+    lines = f"{document['lines']:,}"
+    if document["invalid_lines"]:
+        lines += " " + paint(f"({document['invalid_lines']:,} invalid)", "error", colour)
+    if document["partial_last_line"]:
+        lines += " (the last one incomplete)"
+    rows.append(("lines", lines))
+    width = max(len(label) for label, _ in rows) + 2
+    return "".join(f"{paint(label.ljust(width), 'bold', colour)}{value}\n" for label, value in rows)
+
+
+def _snapshot_text(snapshot: dict[str, Any] | None) -> str:
+    if snapshot is None:
+        return "- (standard input)"
+    parts = []
+    taken = snapshot["taken"]
+    if taken is not None:
+        reason = taken["reason"] or "no reason"
+        parts.append(f"taken at step {taken['step']:,}: {taken['checkpoint']} ({reason})")
+    elif snapshot["requested"]:
+        parts.append(f"requested ({snapshot['reason'] or 'no reason'}), not taken yet")
+    if snapshot["problem"]:
+        parts.append(snapshot["problem"])
+    return "; ".join(parts) or "none requested"

@@ -1,0 +1,304 @@
+"""`watch RUN`: follow a growing metrics file live, until the job is done."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import ParseError
+from ..mark import EvalMark
+from ..models import Begin, End, Eval, Log, MetricLine, Stage
+from ..parser import parse_line
+from ..plugin_source import JOB_STAGES
+from ..runs import RunError, RunState, resolve
+from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, colour_on, format_duration, formatter
+
+LAST_STAGE = JOB_STAGES[-1]
+
+DESCRIPTION = f"""\
+Follow a run's metrics file as it grows: read only what was appended, hold a partial
+last line until its newline, wait for a file that does not exist yet. Shows the stage,
+a progress bar with the time left (from the pace of the training logs), the evaluations
+and their progress. Leaves by itself when the job's last stage (`{LAST_STAGE}`) starts,
+or when --grace seconds pass after the `end` line (or a stage line after it) with
+nothing new; Ctrl-C leaves at once (exit 130). Exit 1 when an invalid line was seen."""
+
+EPILOG = f"""\
+examples:
+  {PROG} watch runs/7
+  {PROG} watch runs/7/metrics.jsonl --interval 2 --grace 60
+
+{EXIT_CODES}"""
+
+
+def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "watch",
+        parents=parents,
+        help="follow a live run: progress, ETA, evaluations, stages",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=formatter,
+    )
+    parser.add_argument("run_name", metavar="RUN", help="a run folder or a metrics file")
+    parser.add_argument(
+        "--interval", type=float, default=1.0, help="seconds between looks at the file (default 1)"
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=10.0,
+        help="seconds to wait after the end line for a next stage (default 10)",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="plain lines, no progress bar (the default off a terminal)",
+    )
+    parser.set_defaults(run=run)
+
+
+class Follower:
+    """The complete lines appended to a file since the last look.
+
+    Keeps the file open and its offset: each look reads only the new bytes. A partial
+    last line waits for its newline. A file that shrinks (truncated, replaced) is read
+    again from its start.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.handle: IO[bytes] | None = None
+        self.offset = 0
+        self.pending = b""
+        self.restarted = False
+
+    def poll(self) -> list[bytes] | None:
+        """New complete lines (without their newline); None while the file does not exist."""
+        if self.handle is None:
+            try:
+                self.handle = self.path.open("rb")
+            except FileNotFoundError:
+                return None
+        size = os.fstat(self.handle.fileno()).st_size
+        if size < self.offset or self._replaced():
+            self.reopen()
+            return self.poll()
+        if size == self.offset:
+            return []
+        self.handle.seek(self.offset)
+        data = self.handle.read(size - self.offset)
+        self.offset += len(data)
+        if b"\n" not in data:
+            self.pending += data
+            return []
+        *lines, rest = (self.pending + data).split(b"\n")
+        self.pending = rest
+        return lines
+
+    def _replaced(self) -> bool:
+        assert self.handle is not None
+        try:
+            return os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
+        except FileNotFoundError:
+            return False
+
+    def reopen(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+        self.handle = None
+        self.offset = 0
+        self.pending = b""
+        self.restarted = True
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+
+class PlainView:
+    """One line per event, progress at most every few seconds: for logs and pipes."""
+
+    every = 5.0
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self.write = write
+        self.shown = -1.0
+        self.last = ""
+
+    def event(self, text: str) -> None:
+        self.write(text + "\n")
+
+    def progress(self, state: RunState, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.shown < self.every:
+            return
+        text = progress_text(state)
+        if text == self.last:  # nothing new since the last one
+            return
+        self.shown, self.last = now, text
+        self.write(text + "\n")
+
+    def close(self) -> None:
+        pass
+
+
+def progress_text(state: RunState) -> str:
+    total = state.total_steps
+    parts = [f"step {state.step:,}" + (f"/{total:,}" if total is not None else "")]
+    if state.loss is not None:
+        parts.append(f"loss {state.loss.value:.4g}")
+    if state.eval_loss is not None:
+        parts.append(f"eval loss {state.eval_loss.value:.4g}")
+    eta = state.pace.eta_seconds()
+    if not state.ended:
+        parts.append(f"eta {'?' if eta is None else format_duration(eta)}")
+    return ", ".join(parts)
+
+
+class RichView:
+    """A rich progress bar with the time left, and one for the evaluation under way."""
+
+    def __init__(self, colour: bool) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        console = Console(no_color=not colour, highlight=False)
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"),
+            console=console,
+        )
+        self.bar.start()
+        self.train = self.bar.add_task("waiting", total=None, info="")
+        self.evaluation: Any = None
+
+    def event(self, text: str) -> None:
+        self.bar.console.print(text, markup=False)
+
+    def progress(self, state: RunState, force: bool = False) -> None:  # noqa: ARG002
+        label = state.stage or ("training" if state.began else "waiting")
+        info = progress_text(state).partition(", ")[2]
+        self.bar.update(
+            self.train, description=label, completed=state.step, total=state.total_steps, info=info
+        )
+        mark = state.evaluation
+        if mark is None:
+            if self.evaluation is not None:
+                self.bar.remove_task(self.evaluation)
+                self.evaluation = None
+            return
+        if self.evaluation is None:
+            self.evaluation = self.bar.add_task("evaluation", total=mark.total, info="")
+        self.bar.update(self.evaluation, completed=mark.step, total=mark.total)
+
+    def close(self) -> None:
+        self.bar.stop()
+
+
+def describe(line: MetricLine, state: RunState, was: EvalMark | None) -> str | None:
+    """The event a line is worth showing for, if any (`was`: the evaluation before it)."""
+    if isinstance(line, Stage):
+        return f"stage {line.name.value}"
+    if isinstance(line, Begin):
+        steps = "" if not isinstance(line.max_steps, int) else f": {line.max_steps:,} steps"
+        return f"training began{steps}"
+    if isinstance(line, Eval) and was is None:
+        return f"evaluation at step {state.pace.step:,}"
+    if isinstance(line, Log) and isinstance(line.eval_loss, float):
+        return f"eval loss {line.eval_loss:.4g} at step {line.step:,}"
+    if isinstance(line, End):
+        return f"training ended at step {line.step:,}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.run_name == "-":
+        raise CliError("watch follows a file or a run folder, not standard input")
+    try:
+        target = resolve(args.run_name, must_exist=False)
+    except RunError as error:  # pragma: no cover - resolve does not fail without must_exist
+        raise CliError(str(error)) from error
+    assert target.metrics is not None
+    plain = args.plain or not sys.stdout.isatty()
+    view: PlainView | RichView
+    if not plain:
+        try:
+            view = RichView(colour_on(sys.stdout, args.color))
+        except ImportError:
+            plain = True
+    if plain:
+        view = PlainView(_write)
+    try:
+        return follow(target.metrics, args.interval, args.grace, view)
+    finally:
+        view.close()
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def follow(path: Path, interval: float, grace: float, view: PlainView | RichView) -> int:
+    """Follow `path` until the job is done; the exit status."""
+    follower = Follower(path)
+    state = RunState()
+    waiting_said = False
+    first = True
+    quiet_since = time.monotonic()
+    number = 0
+    try:
+        while True:
+            lines = follower.poll()
+            if lines is None:
+                if not waiting_said:
+                    view.event(f"waiting for {path}")
+                    waiting_said = True
+                time.sleep(interval)
+                continue
+            if follower.restarted:
+                follower.restarted = False
+                view.event(f"{path} was truncated or replaced: reading it again")
+                state, number = RunState(), 0
+            for raw in lines:
+                number += 1
+                was = state.evaluation
+                state.lines += 1
+                try:
+                    line = parse_line(raw)
+                except ParseError as error:
+                    state.invalid += 1
+                    view.event(f"{path}:{number} {error.path or '$'}: {error}")
+                    continue
+                state.take(line)
+                text = describe(line, state, was)
+                if text is not None and not (first and isinstance(line, Eval | Log)):
+                    view.event(text)
+                if isinstance(line, Stage) and line.name.value == LAST_STAGE:
+                    view.progress(state, force=True)
+                    return INVALID if state.invalid else OK
+            now = time.monotonic()
+            if lines:
+                quiet_since = now
+                view.progress(state, force=first)
+            done = state.ended or (state.stage is not None and state.stage != "train")
+            if done:
+                caught_up_old = (
+                    first and state.last_time is not None and time.time() - state.last_time > grace
+                )
+                if caught_up_old or now - quiet_since >= grace:
+                    view.progress(state, force=True)
+                    return INVALID if state.invalid else OK
+            first = False
+            time.sleep(interval)
+    finally:
+        follower.close()

@@ -1,0 +1,217 @@
+"""Resolving a RUN — a run folder, a metrics file or `-` — and what its files say.
+
+A run folder holds `metrics.jsonl`, and maybe `snapshot.request` (an orchestrator asks
+for a snapshot) and `snapshot.json` (the plugin took it). A metrics file given alone
+stands for the folder it lies in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from .contract import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
+from .errors import ParseError
+from .mark import EvalMark
+from .models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
+from .pace import Pace
+from .parser import parse_line
+
+STDIN = "-"
+
+REQUEST_PATTERN = re.compile(r"[ \t\r\n]*([A-Za-z0-9_-]{1,64})?[ \t\r\n]*\Z")
+"""The text of `snapshot.request` (its schema's pattern): one word, or nothing."""
+
+WORD = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+"""A snapshot reason: 1 to 64 ASCII letters, digits, `_` or `-`."""
+
+
+class RunError(Exception):
+    """A RUN that cannot be read: missing, not a run folder, unreadable."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """Where a run's files are. `metrics` is None for standard input."""
+
+    name: str
+    """How the user named it (for messages and reports)."""
+    metrics: Path | None
+    folder: Path | None
+    """The run folder (the metrics file's folder when a file was named); None for stdin."""
+    is_folder: bool = False
+    """Whether the user named a folder (then its snapshot files are part of the run)."""
+
+    @property
+    def is_stdin(self) -> bool:
+        return self.metrics is None
+
+    @property
+    def request(self) -> Path | None:
+        return None if self.folder is None else self.folder / SNAPSHOT_REQUEST
+
+    @property
+    def snapshot(self) -> Path | None:
+        return None if self.folder is None else self.folder / SNAPSHOT_FILE
+
+    def display(self, path: Path) -> str:
+        """`path` as the user would write it, relative to the name they gave."""
+        if self.is_folder:
+            return str(Path(self.name) / path.name)
+        return str(path)
+
+
+def resolve(name: str, *, must_exist: bool = True) -> Run:
+    """The run that `name` names: `-` (standard input), a folder or a metrics file.
+
+    Raises `RunError` when it does not exist (unless `must_exist` is false: a folder or a
+    file that will appear), or a folder without a metrics file.
+    """
+    if name == STDIN:
+        return Run(name, None, None)
+    path = Path(name)
+    if path.is_dir():
+        metrics = path / METRICS_FILE
+        if must_exist and not metrics.exists():
+            raise RunError(f"{name}: no {METRICS_FILE} in this folder")
+        return Run(name, metrics, path, is_folder=True)
+    if path.exists() or not must_exist:
+        if not path.exists() and not path.suffix:  # a run folder still to come
+            return Run(name, path / METRICS_FILE, path, is_folder=True)
+        return Run(name, path, path.parent)
+    raise RunError(f"{name}: no such file or folder")
+
+
+def read_request(path: Path) -> str | None:
+    """The reason in a snapshot request, or None when it is empty or not one word."""
+    match = REQUEST_PATTERN.match(path.read_text(encoding="utf-8", errors="replace"))
+    return match.group(1) if match else None
+
+
+def read_snapshot(path: Path) -> Snapshot:
+    """The proof of a snapshot; `msgspec.ValidationError` / `DecodeError` when it is not one."""
+    return msgspec.json.decode(path.read_bytes(), type=Snapshot)
+
+
+@dataclass
+class Value:
+    """A metric's latest value and the step it was logged at."""
+
+    step: int
+    value: float
+
+
+@dataclass
+class RunState:
+    """What the lines of a run say so far, fed one line at a time (status, watch)."""
+
+    lines: int = 0
+    invalid: int = 0
+    partial: bool = False
+    """Whether the last line read is incomplete (no newline yet, and not a whole line)."""
+    began: bool = False
+    stage: str | None = None
+    end_step: int | None = None
+    """The step of the latest `end` line, if no training began since."""
+    loss: Value | None = None
+    eval_loss: Value | None = None
+    learning_rate: Value | None = None
+    evaluation: EvalMark | None = None
+    """The evaluation under way: its latest progress line, until its result is logged."""
+    last_time: float | None = None
+    begin_max_steps: int | None = None
+    """`max_steps` of the latest `begin` line (known before the first log)."""
+    pace: Pace = field(default_factory=Pace)
+
+    @property
+    def ended(self) -> bool:
+        return self.end_step is not None
+
+    @property
+    def step(self) -> int:
+        return self.end_step if self.end_step is not None else self.pace.step
+
+    @property
+    def max_steps(self) -> int | None:
+        return self.pace.max_steps
+
+    def feed(self, raw: bytes | str) -> MetricLine | None:
+        """Take one line into account; its parsed form, or None when it is invalid."""
+        self.lines += 1
+        try:
+            line = parse_line(raw)
+        except ParseError:
+            if raw[-1:] in (b"\n", "\n"):
+                self.invalid += 1
+            else:  # the last line, still being written (or cut): not an error
+                self.partial = True
+            return None
+        self.take(line)
+        return line
+
+    def take(self, line: MetricLine) -> None:
+        """Take one parsed line into account."""
+        self.last_time = line.time
+        if isinstance(line, Log):
+            self.pace.add(line)
+            if isinstance(line.loss, float):
+                self.loss = Value(line.step, line.loss)
+            if isinstance(line.eval_loss, float):
+                self.eval_loss = Value(line.step, line.eval_loss)
+                self.evaluation = None
+            if isinstance(line.learning_rate, float):
+                self.learning_rate = Value(line.step, line.learning_rate)
+        elif isinstance(line, Eval):
+            self.evaluation = EvalMark(
+                line.step, line.total if isinstance(line.total, int) else None
+            )
+        elif isinstance(line, Stage):
+            self.stage = line.name.value
+            self.evaluation = None
+        elif isinstance(line, Begin):
+            self.began = True
+            self.end_step = None
+            if isinstance(line.max_steps, int):  # known before the first log
+                self.begin_max_steps = line.max_steps
+        elif isinstance(line, End):
+            self.end_step = line.step
+            self.evaluation = None
+
+    @property
+    def total_steps(self) -> int | None:
+        """Total steps: from the logs (as `Pace`), else from the `begin` line."""
+        return self.pace.max_steps if self.pace.max_steps is not None else self.begin_max_steps
+
+    @property
+    def phase(self) -> str:
+        """`waiting` (no line yet), `started`, `training`, `evaluating` or `ended`."""
+        if self.ended:
+            return "ended"
+        if self.evaluation is not None:
+            return "evaluating"
+        if self.pace.step > 0:
+            return "training"
+        if self.began or self.lines:
+            return "started"
+        return "waiting"
+
+
+def read_state(run: Run, state: RunState | None = None) -> RunState:
+    """The state of a run after all its lines (standard input read to its end)."""
+    import sys
+
+    state = RunState() if state is None else state
+    if run.metrics is None:
+        for raw in sys.stdin.buffer:
+            state.feed(raw)
+        return state
+    try:
+        with run.metrics.open("rb") as handle:
+            for raw in handle:
+                state.feed(raw)
+    except OSError as error:
+        raise RunError(f"{run.name}: {error.strerror or error}") from error
+    return state
