@@ -4,10 +4,7 @@ snapshot requested mid-run: the metrics validate, the checkpoint and its proof a
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +13,7 @@ import pytest
 pytest.importorskip("axolotl.integrations.base")
 
 from overbrainer_contract.plugin_source import PLUGIN_CLASS, PLUGIN_PATH
-from plugin_helpers import check_metrics, check_snapshot, tiny_assets
+from plugin_helpers import check_metrics, check_snapshot, run_with_request, tiny_assets
 
 TIMEOUT = 540  # seconds; a run takes ~30 s
 MAX_STEPS = 30
@@ -95,29 +92,17 @@ def test_axolotl_train_writes_valid_metrics_and_takes_a_snapshot(tmp_path: Path)
         "TOKENIZERS_PARALLELISM": "false",
     }
     env.pop("PYTHONSAFEPATH", None)
-    log = (tmp_path / "axolotl.log").open("w")
-    process = subprocess.Popen(
+    status = run_with_request(
         [*command, "train", "cfg.yml", "--launcher", "python"],
         cwd=tmp_path,
         env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        log=tmp_path / "axolotl.log",
+        request=request,
+        word="manual\n",
+        when=lambda: metrics.exists() and '"step":5,' in metrics.read_text(),
+        timeout=TIMEOUT,
     )
-    deadline = time.monotonic() + TIMEOUT
-    try:
-        while process.poll() is None and time.monotonic() < deadline:
-            if not request.exists() and metrics.exists() and '"step":5,' in metrics.read_text():
-                request.write_text("manual\n")
-            time.sleep(0.02)
-        if process.poll() is None:
-            pytest.fail(f"axolotl train still running after {TIMEOUT} s\n{tail(tmp_path)}")
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
-    assert process.returncode == 0, tail(tmp_path)
+    assert status == 0, tail(tmp_path)
     # axolotl 0.19 trains without a plugin it cannot import: the file must be there.
     assert metrics.exists(), f"no metrics: the plugin was not loaded\n{tail(tmp_path)}"
     assert request.exists(), "the run ended before the request was written"

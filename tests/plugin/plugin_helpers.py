@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import jsonschema
+import pytest
 from overbrainer_contract import parse_line
 from overbrainer_contract.plugin_source import PLUGIN_PATH
-from referencing import Registry, Resource
+from schema_registry import validator
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = ROOT / "schema"
 
 
 def load_plugin() -> ModuleType:
@@ -33,24 +37,49 @@ def load_plugin() -> ModuleType:
     return module
 
 
-def _registry() -> Registry:
-    resources = []
-    for path in SCHEMA.glob("*.schema.json"):
-        document = json.loads(path.read_text())
-        resources.append((document["$id"], Resource.from_contents(document)))
-    return Registry().with_resources(resources)
+METRICS_LINE = validator("metrics-line")
+SNAPSHOT = validator("snapshot")
 
 
-REGISTRY = _registry()
+def run_with_request(
+    command: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log: Path,
+    request: Path,
+    word: str,
+    when: Callable[[], bool],
+    timeout: float,
+) -> int:
+    """Runs `command` and writes the snapshot request (`word`) once `when()` holds.
 
-
-def _validator(name: str) -> jsonschema.Draft202012Validator:
-    schema = json.loads((SCHEMA / name).read_text())
-    return jsonschema.Draft202012Validator(schema, registry=REGISTRY)
-
-
-METRICS_LINE = _validator("metrics-line.schema.json")
-SNAPSHOT = _validator("snapshot.schema.json")
+    Fails the test if it is still running after `timeout` seconds (a hang), killing
+    its whole process group; returns its exit status.
+    """
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        try:
+            while process.poll() is None and time.monotonic() < deadline:
+                if not request.exists() and when():
+                    request.write_text(word)
+                time.sleep(0.02)
+            if process.poll() is None:
+                tail = log.read_text(errors="replace")[-6000:]
+                pytest.fail(f"{command[0]} still running after {timeout} s: a hang\n{tail}")
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+    return process.returncode
 
 
 def _no_constant(name: str) -> Any:

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +15,7 @@ pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
 from overbrainer_contract.plugin_source import PLUGIN_PATH
-from plugin_helpers import check_metrics, check_snapshot, tiny_assets
+from plugin_helpers import check_metrics, check_snapshot, run_with_request, tiny_assets
 
 HERE = Path(__file__).resolve().parent
 TIMEOUT = 240  # seconds; the run takes ~15 s. A hang is what this test is for.
@@ -31,7 +28,8 @@ def test_two_ranks_stop_on_the_same_step_and_one_proof_is_written(tmp_path: Path
     run.mkdir()
     results.mkdir()
     metrics, request = run / "metrics.jsonl", run / "snapshot.request"
-    paths = [str(PLUGIN_PATH.parent), os.environ.get("PYTHONPATH", "")]
+    # the children import the plugin, and these helpers (tests/plugin, tests/)
+    paths = [str(PLUGIN_PATH.parent), str(HERE), str(HERE.parent), os.environ.get("PYTHONPATH", "")]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(p for p in paths if p),
@@ -52,24 +50,17 @@ def test_two_ranks_stop_on_the_same_step_and_one_proof_is_written(tmp_path: Path
         str(run / "out"),
         str(results),
     ]
-    log = (tmp_path / "torchrun.log").open("w")
-    process = subprocess.Popen(
-        command, cwd=run, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    status = run_with_request(
+        command,
+        cwd=run,
+        env=env,
+        log=tmp_path / "torchrun.log",
+        request=request,
+        word="preempted",
+        when=lambda: metrics.exists() and '"step":3,' in metrics.read_text(),
+        timeout=TIMEOUT,
     )
-    deadline = time.monotonic() + TIMEOUT
-    try:
-        while process.poll() is None and time.monotonic() < deadline:
-            if not request.exists() and metrics.exists() and '"step":3,' in metrics.read_text():
-                request.write_text("preempted")
-            time.sleep(0.02)
-        if process.poll() is None:
-            pytest.fail(f"torchrun still running after {TIMEOUT} s: a hang\n{tail(tmp_path)}")
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
-    assert process.returncode == 0, tail(tmp_path)
+    assert status == 0, tail(tmp_path)
     assert request.exists(), "the run ended before the request was written"
 
     ranks = [json.loads((results / f"rank-{r}.json").read_text()) for r in (0, 1)]
