@@ -53,7 +53,7 @@ def _members(kind: Type) -> tuple[Type, ...]:
     return kind.types if isinstance(kind, UnionType) else (kind,)
 
 
-def _vouch(variant: type[Any], quote: str | bytes) -> Callable[[Any, Any], bool]:
+def _vouch(variant: type[Any], quote: str | bytes) -> Callable[[Any, Any], Any]:
     """The check that vouches for a line decoded as `variant` (see the module's doc).
 
     Compiled from the generated model's fields, so it follows the schema: one
@@ -71,21 +71,21 @@ def _vouch(variant: type[Any], quote: str | bytes) -> Callable[[Any, Any], bool]
         if any(isinstance(kind, IntType) for kind in kinds):
             term = f"0 < {attr} <= {U64_MAX}"
             if optional:
-                term = f"({attr} is None or ({attr}.__class__ is int and {term}))"
+                term = f"((v := {attr}) is None or (v.__class__ is int and 0 < v <= {U64_MAX}))"
         elif any(isinstance(kind, FloatType) for kind in kinds):
-            term = f"({attr} or {attr} is None)" if optional else attr
+            term = f"((v := {attr}) or v is None)" if optional else attr
         elif any(isinstance(kind, EnumType) for kind in kinds):
             quotes += 2  # its value is a string
             term = f"{attr} is not UNSET"
         else:  # pragma: no cover - the schema has no other kind of field
             raise TypeError(f"no fast check for {variant.__name__}.{field.name}")
         terms.append(term)
-    source = f"lambda line, o: bool(line.count(QUOTE) == {quotes} and {' and '.join(terms)})"
-    vouch: Callable[[Any, Any], bool] = eval(source, {"UNSET": UNSET, "QUOTE": quote})
+    source = f"lambda line, o: line.count(QUOTE) == {quotes} and {' and '.join(terms)}"
+    vouch: Callable[[Any, Any], Any] = eval(source, {"UNSET": UNSET, "QUOTE": quote})
     return vouch
 
 
-_VOUCH: dict[type[Any], dict[type[Any], Callable[[Any, Any], bool]]] = {
+_VOUCH: dict[type[Any], dict[type[Any], Callable[[Any, Any], Any]]] = {
     kind: {variant: _vouch(variant, quote) for variant in VARIANTS.values()}
     for kind, quote in ((bytes, b'"'), (str, '"'))
 }
