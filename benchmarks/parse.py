@@ -126,6 +126,59 @@ def run_msgspec(lines: list[bytes]) -> None:
         decode(line)
 
 
+def run_pydantic(lines: list[bytes]) -> None:
+    """The other model type datamodel-code-generator offers: pydantic v2, strict."""
+    validate = pydantic_validator()
+    for line in lines:
+        validate(line)
+
+
+def pydantic_validator() -> Callable[[bytes], object]:
+    from typing import Annotated, Literal
+
+    import pydantic
+
+    u64 = Annotated[int, pydantic.Field(ge=0, le=18446744073709551615)]
+
+    class Model(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(strict=True)
+
+    class Begin(Model):
+        event: Literal["begin"]
+        time: float
+        max_steps: u64 | None = None
+
+    class Log(Model):
+        event: Literal["log"]
+        time: float
+        step: u64
+        epoch: float | None = None
+        max_steps: u64 | None = None
+        loss: float | None = None
+        eval_loss: float | None = None
+        learning_rate: float | None = None
+        grad_norm: float | None = None
+
+    class Stage(Model):
+        event: Literal["stage"]
+        time: float
+        name: Literal["train", "merge", "export", "compare"]
+
+    class Eval(Model):
+        event: Literal["eval"]
+        time: float
+        step: u64
+        total: u64 | None = None
+
+    class End(Model):
+        event: Literal["end"]
+        time: float
+        step: u64
+
+    union = Annotated[Begin | Log | Stage | Eval | End, pydantic.Field(discriminator="event")]
+    return pydantic.TypeAdapter(union).validate_json
+
+
 def run_json(lines: list[bytes]) -> None:
     loads = json.loads
     for line in lines:
@@ -167,6 +220,7 @@ def main() -> int:
                 ("orjson.loads", run_orjson),
                 ("json.loads", run_json),
                 ("msgspec alone (no parity)", run_msgspec),
+                ("pydantic v2 (no parity)", run_pydantic),
             ):
                 rates[name] = max(rates.get(name, 0.0), rate(run, lines, 1))
         validate = schema_validator()
