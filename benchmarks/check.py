@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside thi
 
 from overbrainer_contract import parse_line
 from overbrainer_contract.checker import Finding, check_lines
-from parse import realistic_lines
+from parse import write_realistic_file
 
 GOAL = 1.5
 
@@ -56,10 +56,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args, _ = parser.parse_known_args()  # nox -s bench passes parse.py's options too
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "metrics.jsonl"
-        with path.open("w") as handle:
-            for text in realistic_lines(args.lines):
-                handle.write(text + "\n")
+        path = write_realistic_file(Path(tmp) / "metrics.jsonl", args.lines)
         size = path.stat().st_size
         print(f"{args.lines:,} lines, {size / 2**20:.1f} MiB: {path.name}")
         times = {"bare parse_line loop": float("inf"), "check": float("inf")}

@@ -87,6 +87,14 @@ def realistic_lines(count: int, seed: int = 7) -> Iterable[str]:
     yield dumps({"event": "stage", "name": "export", "time": int(now) + 60})
 
 
+def write_realistic_file(path: Path, count: int) -> Path:
+    """`path`, holding `count` realistic lines."""
+    with path.open("w") as handle:
+        for text in realistic_lines(count):
+            handle.write(text + "\n")
+    return path
+
+
 def schema_validator() -> Callable[[object], None]:
     resources = []
     for path in schema_paths().values():
@@ -204,10 +212,7 @@ def main() -> int:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "metrics.jsonl"
-        with path.open("w") as handle:
-            for text in realistic_lines(args.lines):
-                handle.write(text + "\n")
+        path = write_realistic_file(Path(tmp) / "metrics.jsonl", args.lines)
         size = path.stat().st_size
         with path.open("rb") as handle:
             lines = handle.readlines()
