@@ -23,25 +23,11 @@ const CONFORMANCE = join(ROOT, "tests", "conformance");
 const METRICS_LINE_ID = "https://overbrainer.dev/contract/1.0.0/metrics-line.schema.json";
 const VERBOSE = process.argv.includes("--verbose");
 
-// Strict mode refuses one thing in schema/, and only this one is tolerated (logged, printed in the
-// summary, never silent): metrics-line.schema.json has `required: ["event"]` at its root, beside
-// `discriminator` and `oneOf`, but declares `event` only in each variant's `properties`, not in a
-// root `properties`. Ajv's strictRequired wants every required name declared in the same schema
-// object. The schema is right (each variant declares `event` as a const, and Ajv's discriminator
-// needs the tag required at the root or in every variant); a root
-// `"properties": {"event": {"enum": [...]}}` would satisfy strictRequired. Until schema/ says so,
-// strictRequired is "log" and any other strict-mode message fails the run.
-export const TOLERATED_STRICT = [
-  'strict mode: required property "event" is not defined at ' +
-    '"https://overbrainer.dev/contract/1.0.0/metrics-line.schema.json#" (strictRequired)',
-];
-
 /** Every schema of schema/, in one strict Ajv instance: each must compile. */
 export function loadSchemas() {
   const warnings = [];
   const ajv = new Ajv2020({
-    strict: true, // strictSchema, strictNumbers, strictTypes, strictTuples: on (errors)
-    strictRequired: "log", // see TOLERATED_STRICT: logged, and only that message is allowed
+    strict: true, // strictSchema, strictNumbers, strictTypes, strictTuples, strictRequired: errors
     discriminator: true, // metrics-line.schema.json: discriminator {propertyName: "event"}
     logger: {
       log: console.log,
@@ -57,12 +43,10 @@ export function loadSchemas() {
     ids.push(schema.$id);
   }
   for (const id of ids) ajv.getSchema(id); // compile each now: strict mode refuses here, with its reason
-  const tolerated = [...new Set(warnings)].filter((w) => TOLERATED_STRICT.includes(w));
-  const refused = [...new Set(warnings)].filter((w) => !TOLERATED_STRICT.includes(w));
-  if (refused.length > 0) {
-    throw new Error(`Ajv strict mode refuses schema/:\n  ${refused.join("\n  ")}`);
+  if (warnings.length > 0) {
+    throw new Error(`Ajv strict mode refuses schema/:\n  ${[...new Set(warnings)].join("\n  ")}`);
   }
-  return { ajv, ids, tolerated };
+  return { ajv, ids };
 }
 
 /** True when a parsed value holds a number JSON.parse turned into ±Infinity (beyond f64). */
@@ -81,8 +65,7 @@ function readLines(path) {
 }
 
 function main() {
-  const { ajv, ids, tolerated } = loadSchemas();
-  for (const warning of tolerated) console.log(`tolerated (strictRequired: "log"): ${warning}`);
+  const { ajv, ids } = loadSchemas();
   const validate = ajv.getSchema(METRICS_LINE_ID);
   if (!validate) throw new Error(`no schema ${METRICS_LINE_ID} in schema/`);
   // contract.json is the data the contract schema describes: a consumer reads it, so check it.
