@@ -82,6 +82,8 @@ numbers = st.one_of(
             "0.1",
         ]
     ),
+    # any JSON number, long mantissas and exponents near the ends of f64 included
+    st.from_regex(r"-?(0|[1-9][0-9]{0,39})(\.[0-9]{1,40})?([eE][+-]?[0-9]{1,3})?", fullmatch=True),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.17e}"),
 )
