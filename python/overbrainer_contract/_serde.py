@@ -79,11 +79,10 @@ class Number:
         self.value = value
 
     def unexpected(self) -> str:
-        if self.kind == "u64":
-            return f"integer `{self.value}`"
-        if self.kind == "i64":
-            return f"integer `{self.value}`"
-        return f"floating point `{format_f64(float(self.value))}`"
+        """How serde names this number in an error."""
+        if self.kind == "f64":
+            return f"floating point `{format_f64(float(self.value))}`"
+        return f"integer `{self.value}`"
 
 
 class Object:
