@@ -128,16 +128,20 @@ def generated(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
-    """The golden conformance suite: manifest checked by its schema, then every case
-    through the schemas (jsonschema), the parser and Pace."""
+    """The golden suite: every line through the parser, the schemas and Pace.
+
+    The manifest and expectation files are checked against their own schemas first.
+    """
     install_project(session, "test")
     session.run("python", "-m", "pytest", "tests/conformance", *session.posargs)
 
 
 @nox.session(python=["3.10", "3.11", "3.12"])
 def tests(session: nox.Session) -> None:
-    """Unit and property tests of the package (hypothesis, syrupy snapshots), on every
-    Python from 3.10 that is present (the plugin runs in users' environments)."""
+    """Unit and property tests (hypothesis, syrupy) on each Python present from 3.10.
+
+    The plugin runs in users' environments: 3.10 and 3.12 are tested when pyenv has them.
+    """
     install_project(session, "test")
     session.run(
         "python",
@@ -153,8 +157,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def bench(session: nox.Session) -> None:
-    """Benchmark, side by side in one run: parse_line vs orjson.loads vs json.loads vs
-    python-jsonschema on a realistic 1M-line metrics.jsonl (not run by default)."""
+    """Benchmark (on demand): parse_line against orjson, json, msgspec, jsonschema.
+
+    Side by side in one run on a realistic 1M-line metrics.jsonl; then `check` against a
+    bare parse_line loop, and the plugin's callback against a no-op callback.
+    """
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
     session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
@@ -174,9 +181,11 @@ TORCH = "torch==2.13.0"
 
 @nox.session(python=PYTHON)
 def plugin(session: nox.Session) -> None:
-    """The Axolotl plugin with transformers alone: scripted callback events, faults, stage
-    lines in bash and dash, a real Trainer on a tiny Llama (snapshot from a thread) and two
-    ranks under torchrun (gloo, CPU)."""
+    """The Axolotl plugin with transformers alone, in a real Trainer and under torchrun.
+
+    Scripted callback events, faults, stage lines in bash and dash, a real Trainer on a
+    tiny Llama (snapshot from a thread) and two ranks under torchrun (gloo, CPU).
+    """
     session.install(TORCH)
     session.install("transformers", "accelerate", "tokenizers")
     install_project(session, "test")
@@ -185,8 +194,11 @@ def plugin(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def axolotl(session: nox.Session) -> None:
-    """A real `axolotl train` (pip gives 0.19 on Python 3.11) with the plugin on PYTHONPATH
-    and a snapshot request: metrics validated, checkpoint and proof present."""
+    """A real `axolotl train` with the plugin and a snapshot request.
+
+    pip gives axolotl 0.19 on Python 3.11; the metrics are validated, the checkpoint and
+    the proof must be there.
+    """
     session.install(TORCH)
     session.install("axolotl")
     install_project(session, "test")
@@ -198,8 +210,11 @@ def axolotl(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def cli(session: nox.Session) -> None:
-    """The command line with its extra (rich, matplotlib): check and status outputs
-    (syrupy), exit codes, watch against a writer in another process, plot, snapshot."""
+    """The command line, with its extra (rich, matplotlib).
+
+    check and status outputs (syrupy), exit codes, watch against a writer in another
+    process, plot, snapshot.
+    """
     session.install(".[cli]", "--group", "test")
     session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
 
@@ -211,10 +226,13 @@ JS = ROOT / "js"
 
 @nox.session(python=PYTHON)
 def js(session: nox.Session) -> None:
-    """A second consumer, in JavaScript (node and npm from the machine): `npm ci` from
-    js/package-lock.json, every golden line's schema verdict through Ajv (2020-12, strict,
-    discriminator; bignum lines skipped), the TypeScript types' drift check, `tsc --noEmit`
-    of the typed reader, and that reader run on the fixtures."""
+    """A second consumer in JavaScript: Ajv on the golden suite, TypeScript types, tsc.
+
+    node and npm from the machine; `npm ci` from js/package-lock.json; every golden line's
+    schema verdict through Ajv (2020-12, strict, discriminator; bignum lines skipped), the
+    TypeScript types' drift check, `tsc --noEmit` of the typed reader, and that reader run
+    on the fixtures.
+    """
     with session.chdir(JS):
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
         session.run("node", "run-conformance.mjs", *session.posargs, external=True)
@@ -229,8 +247,11 @@ def js(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def compat(session: nox.Session) -> None:
-    """schema/ against its newest release in schema-releases/: fails on a change that breaks
-    a reader or a writer, listing each change with its path and rule id (`-- --baseline DIR`)."""
+    """schema/ against its newest release: fails on a change that breaks a reader or writer.
+
+    Compares with the newest folder of schema-releases/ and lists each change with its
+    path and rule id (`-- --baseline DIR` to compare with another).
+    """
     session.install(".")
     session.run("python", "-m", "overbrainer_contract.compat", *session.posargs)
 
