@@ -35,6 +35,15 @@ from overbrainer_contract.schemas import load_schema, schema_paths
 EVAL_EVERY = 50
 
 
+def log(now: float, step: int, max_steps: int, **values: float) -> dict[str, object]:
+    """A `log` line as the plugin writes it: every key, null where absent."""
+    line: dict[str, object] = {"event": "log", "time": now, "step": step, "epoch": step / 3000}
+    line["max_steps"] = max_steps
+    for name in ("loss", "eval_loss", "learning_rate", "grad_norm"):
+        line[name] = values.get(name)
+    return line
+
+
 def realistic_lines(count: int, seed: int = 7) -> Iterable[str]:
     """The lines a real run writes, in the plugin's format, `count` of them."""
     rng = random.Random(seed)
@@ -51,36 +60,14 @@ def realistic_lines(count: int, seed: int = 7) -> Iterable[str]:
         loss = max(0.05, loss * 0.9999 + rng.gauss(0, 0.02))
         lr = 2e-05 * 0.5 * (1 + math.cos(math.pi * step / max_steps))
         yield dumps(
-            {
-                "event": "log",
-                "time": now,
-                "step": step,
-                "epoch": step / 3000,
-                "max_steps": max_steps,
-                "loss": loss,
-                "eval_loss": None,
-                "learning_rate": lr,
-                "grad_norm": rng.random() * 2,
-            }
+            log(now, step, max_steps, loss=loss, learning_rate=lr, grad_norm=rng.random() * 2)
         )
         written += 1
         if step % EVAL_EVERY == 0:
             for k in (1, 2, 3):
                 yield dumps({"event": "eval", "time": now + 2 * k, "step": k * 20, "total": 60})
             now += 7
-            yield dumps(
-                {
-                    "event": "log",
-                    "time": now,
-                    "step": step,
-                    "epoch": step / 3000,
-                    "max_steps": max_steps,
-                    "loss": None,
-                    "eval_loss": loss * 1.1,
-                    "learning_rate": None,
-                    "grad_norm": None,
-                }
-            )
+            yield dumps(log(now, step, max_steps, eval_loss=loss * 1.1))
             written += 4
     yield dumps({"event": "end", "time": now, "step": step})
     yield dumps({"event": "stage", "name": "merge", "time": int(now) + 5})

@@ -93,3 +93,7 @@ def python_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env.pop("NO_COLOR", None)
     return env
+
+
+PROOF = '{"checkpoint":"out/checkpoint-2","step":2,"time":1764467481.0,"reason":"manual"}\n'
+"""A valid snapshot.json for the runs above."""

@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_samples import LOGS, VALID, make_run
-
-SNAPSHOT_OK = '{"checkpoint":"out/checkpoint-2","step":2,"time":1764467481.0,"reason":"manual"}\n'
+from cli_samples import LOGS, PROOF, VALID, make_run
 
 
 @pytest.mark.parametrize("name", list(LOGS))
@@ -58,7 +56,7 @@ def test_a_run_folder_checks_the_snapshot_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Any], snapshot: Any
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    make_run(tmp_path / "good", VALID, request="manual\n", proof=SNAPSHOT_OK)
+    make_run(tmp_path / "good", VALID, request="manual\n", proof=PROOF)
     bad_proof = '{"checkpoint":"","step":-1,"time":1.0,"reason":"two words"}'
     make_run(tmp_path / "bad", VALID, request="two words\n", proof=bad_proof)
     good = cli("check", "good")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_samples import VALID, make_run, python_env
+from cli_samples import PROOF, VALID, make_run, python_env
 from overbrainer_contract import parse_line
 from overbrainer_contract.cli import build_parser
 from overbrainer_contract.models import Stage
@@ -21,7 +21,6 @@ from overbrainer_contract.plugin_source import PLUGIN_FILE, PLUGIN_PATH
 from overbrainer_contract.schemas import schema_paths
 
 COMMANDS = ("check", "status", "watch", "plot", "snapshot", "stage", "plugin", "schema")
-PROOF = '{"checkpoint":"out/checkpoint-2","step":2,"time":1764467481.0,"reason":"manual"}\n'
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_samples import EVALUATING, LOGS, VALID, make_run
-
-PROOF = '{"checkpoint":"out/checkpoint-2","step":2,"time":1764467481.0,"reason":"manual"}\n'
+from cli_samples import EVALUATING, LOGS, PROOF, VALID, make_run
 
 
 @pytest.mark.parametrize("name", list(LOGS))
