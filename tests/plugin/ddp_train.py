@@ -43,6 +43,10 @@ def main() -> None:
         "env_rank": os.environ.get("RANK"),
     }
     (results / f"rank-{rank}.json").write_text(json.dumps(record))
+    # Tear the group down before the interpreter does: gloo's threads left running at exit
+    # abort the process ("terminate called without an active exception") on a loaded machine.
+    dist.barrier()
+    dist.destroy_process_group()
 
 
 if __name__ == "__main__":
