@@ -2,40 +2,70 @@
 
 Every released version of `schema/` is kept in `schema-releases/<version>/`. This module compares
 the working schemas with the newest release, keyword by keyword, and names each change with a
-rule id and the JSON path where it happens, as buf's breaking-change rules do. A change that
-breaks a reader or a writer of the contract fails the check:
+rule id and the JSON path where it happens, as buf's breaking-change rules do.
 
-=================================  ==========================================================
-rule                               breaking change
-=================================  ==========================================================
-``FILE_NO_DELETE``                 a schema file removed
-``DEF_NO_DELETE``                  a `$defs` entry removed (others `$ref` it)
-``PROPERTY_NO_DELETE``             a property removed or renamed
-``REQUIRED_NO_ADD``                a property made required
-``TYPE_NO_NARROW``                 a type dropped from `type` (or `integer` from `number`)
-``ENUM_VALUE_NO_DELETE``           an `enum` value removed
-``ENUM_NO_ADD``                    an `enum` added where any value was allowed
-``CONST_NO_CHANGE``                a `const` changed or added
-``BOUND_NO_TIGHTEN``               a bound tightened: minimum up, maximum down, an exclusive
-                                   bound, minLength/maxLength, minItems/maxItems,
-                                   minProperties/maxProperties, multipleOf, uniqueItems
-``PATTERN_NO_CHANGE``              a `pattern` changed or added
-``ONE_OF_VARIANT_NO_DELETE``       a `oneOf`/`anyOf` variant removed
-``ADDITIONAL_PROPERTIES_NO_CLOSE`` `additionalProperties` (or `unevaluatedProperties`) closed
-``REF_NO_CHANGE``                  a `$ref` pointing elsewhere
-``DEFAULT_NO_CHANGE``              a `default` changed (a reader fills in another value)
-``KEYWORD_NO_CHANGE``              any other assertion keyword changed (`format`,
-                                   `discriminator`, `allOf`...): not proven compatible
-=================================  ==========================================================
+Readers of this contract are strict: the reference refuses an unknown `event` or stage name, a
+float where it reads a u64, a missing required field. So a change breaks in one of two
+directions, the compatibility modes of a schema registry:
 
-Everything else is a compatible change, listed with its kind and not failing: a property or a
-`$defs` entry or a schema file added, an annotation changed (`title`, `description`,
-`$comment`, `examples`), `$id`/`$schema` changed (the `$id`s carry the version), a bound or a
-type widened, an enum value or a variant added, a property no longer required.
+- **backward**: a reader of the new version refuses what a writer of the release wrote (old
+  runs' logs, an old plugin): the schema was narrowed;
+- **forward**: a reader of the release (an overbrainer already deployed) refuses what a writer
+  of the new version writes: the schema was widened.
 
-    python -m overbrainer_contract.compat [--baseline DIR] [--current DIR]
+The mode says which directions fail the check: ``full`` (the default: both, since old runs are
+read by new readers and old readers meet new plugins), ``backward`` or ``forward``.
 
-Exit status 0 when no change is breaking, 1 when one is, 2 on a usage error.
+===================================  ========  ============================================
+rule                                 breaks    change
+===================================  ========  ============================================
+``FILE_NO_DELETE``                   both      a schema file removed
+``DEF_NO_DELETE``                    both      a `$defs` entry removed (others `$ref` it)
+``PROPERTY_NO_DELETE``               both      a property removed or renamed: a reader
+                                               loses it, or misses it
+``CONST_NO_CHANGE``                  both      a `const` changed
+``PATTERN_NO_CHANGE``                both      a `pattern` changed
+``REF_NO_CHANGE``                    both      a `$ref` pointing elsewhere
+``DEFAULT_NO_CHANGE``                both      a `default` changed (a reader fills in
+                                               another value)
+``KEYWORD_NO_CHANGE``                both      any other assertion keyword changed
+                                               (`format`, `discriminator`, `allOf`...):
+                                               not proven compatible
+``REQUIRED_NO_ADD``                  backward  a property made required
+``TYPE_NO_NARROW``                   backward  a type dropped from `type` (or `integer`
+                                               from `number`)
+``ENUM_VALUE_NO_DELETE``             backward  an `enum` value removed
+``ENUM_NO_ADD``                      backward  an `enum` added where any value was allowed
+``CONST_NO_ADD``                     backward  a `const` added
+``PATTERN_NO_ADD``                   backward  a `pattern` added
+``BOUND_NO_TIGHTEN``                 backward  a bound tightened: minimum up, maximum down,
+                                               an exclusive bound, minLength/maxLength,
+                                               minItems/maxItems, minProperties/
+                                               maxProperties, multipleOf, uniqueItems
+``ONE_OF_VARIANT_NO_DELETE``         backward  a `oneOf`/`anyOf` variant removed
+``ADDITIONAL_PROPERTIES_NO_CLOSE``   backward  `additionalProperties` (or
+                                               `unevaluatedProperties`) closed
+``REQUIRED_NO_DELETE``               forward   a property no longer required
+``TYPE_NO_WIDEN``                    forward   a type added, a subschema removed
+``ENUM_VALUE_NO_ADD``                forward   an `enum` value added (a new stage name)
+``ENUM_NO_DELETE``                   forward   an `enum` removed
+``CONST_NO_DELETE``                  forward   a `const` removed
+``PATTERN_NO_DELETE``                forward   a `pattern` removed
+``BOUND_NO_LOOSEN``                  forward   a bound loosened
+``ONE_OF_VARIANT_NO_ADD``            forward   a `oneOf`/`anyOf` variant added (a new event)
+``ADDITIONAL_PROPERTIES_NO_OPEN``    forward   `additionalProperties` opened
+``PROPERTY_NO_ADD_TO_CLOSED``        forward   a property added where the release closed
+                                               `additionalProperties`
+===================================  ========  ============================================
+
+Compatible in every mode, listed and never failing: an optional property, a `$defs` entry or a
+schema file added (``PROPERTY_ADD``, ``DEF_ADD``, ``FILE_ADD``: serde ignores unknown fields),
+an annotation changed or a default added (``ANNOTATION_CHANGE``: `title`, `description`,
+`$comment`, `examples`), `$id`/`$schema` changed (``ID_CHANGE``: the `$id`s carry the version).
+
+    python -m overbrainer_contract.compat [--baseline DIR] [--current DIR] [--mode MODE]
+
+Exit status 0 when no change breaks in the mode, 1 when one does, 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -51,56 +81,95 @@ from typing import Any, Final
 
 SUFFIX: Final = ".schema.json"
 
-# Rule ids of breaking changes.
+BACKWARD: Final = "backward"
+FORWARD: Final = "forward"
+BOTH: Final = frozenset({BACKWARD, FORWARD})
+NEITHER: Final = frozenset[str]()
+MODES: Final = {"full": BOTH, BACKWARD: frozenset({BACKWARD}), FORWARD: frozenset({FORWARD})}
+
+# Rule ids of changes that break in both directions.
 FILE_NO_DELETE: Final = "FILE_NO_DELETE"
 DEF_NO_DELETE: Final = "DEF_NO_DELETE"
 PROPERTY_NO_DELETE: Final = "PROPERTY_NO_DELETE"
+CONST_NO_CHANGE: Final = "CONST_NO_CHANGE"
+PATTERN_NO_CHANGE: Final = "PATTERN_NO_CHANGE"
+REF_NO_CHANGE: Final = "REF_NO_CHANGE"
+DEFAULT_NO_CHANGE: Final = "DEFAULT_NO_CHANGE"
+KEYWORD_NO_CHANGE: Final = "KEYWORD_NO_CHANGE"
+# ... that narrow the schema: a new reader refuses what an earlier writer wrote.
 REQUIRED_NO_ADD: Final = "REQUIRED_NO_ADD"
 TYPE_NO_NARROW: Final = "TYPE_NO_NARROW"
 ENUM_VALUE_NO_DELETE: Final = "ENUM_VALUE_NO_DELETE"
 ENUM_NO_ADD: Final = "ENUM_NO_ADD"
-CONST_NO_CHANGE: Final = "CONST_NO_CHANGE"
+CONST_NO_ADD: Final = "CONST_NO_ADD"
+PATTERN_NO_ADD: Final = "PATTERN_NO_ADD"
 BOUND_NO_TIGHTEN: Final = "BOUND_NO_TIGHTEN"
-PATTERN_NO_CHANGE: Final = "PATTERN_NO_CHANGE"
 ONE_OF_VARIANT_NO_DELETE: Final = "ONE_OF_VARIANT_NO_DELETE"
 ADDITIONAL_PROPERTIES_NO_CLOSE: Final = "ADDITIONAL_PROPERTIES_NO_CLOSE"
-REF_NO_CHANGE: Final = "REF_NO_CHANGE"
-DEFAULT_NO_CHANGE: Final = "DEFAULT_NO_CHANGE"
-KEYWORD_NO_CHANGE: Final = "KEYWORD_NO_CHANGE"
-
-BREAKING_RULES: Final = (
-    FILE_NO_DELETE,
-    DEF_NO_DELETE,
-    PROPERTY_NO_DELETE,
-    REQUIRED_NO_ADD,
-    TYPE_NO_NARROW,
-    ENUM_VALUE_NO_DELETE,
-    ENUM_NO_ADD,
-    CONST_NO_CHANGE,
-    BOUND_NO_TIGHTEN,
-    PATTERN_NO_CHANGE,
-    ONE_OF_VARIANT_NO_DELETE,
-    ADDITIONAL_PROPERTIES_NO_CLOSE,
-    REF_NO_CHANGE,
-    DEFAULT_NO_CHANGE,
-    KEYWORD_NO_CHANGE,
-)
-
-# Kinds of compatible changes.
+# ... that widen it: an earlier reader refuses what a new writer writes.
+REQUIRED_NO_DELETE: Final = "REQUIRED_NO_DELETE"
+TYPE_NO_WIDEN: Final = "TYPE_NO_WIDEN"
+ENUM_VALUE_NO_ADD: Final = "ENUM_VALUE_NO_ADD"
+ENUM_NO_DELETE: Final = "ENUM_NO_DELETE"
+CONST_NO_DELETE: Final = "CONST_NO_DELETE"
+PATTERN_NO_DELETE: Final = "PATTERN_NO_DELETE"
+BOUND_NO_LOOSEN: Final = "BOUND_NO_LOOSEN"
+ONE_OF_VARIANT_NO_ADD: Final = "ONE_OF_VARIANT_NO_ADD"
+ADDITIONAL_PROPERTIES_NO_OPEN: Final = "ADDITIONAL_PROPERTIES_NO_OPEN"
+PROPERTY_NO_ADD_TO_CLOSED: Final = "PROPERTY_NO_ADD_TO_CLOSED"
+# Kinds of changes compatible in every direction.
 FILE_ADD: Final = "FILE_ADD"
 DEF_ADD: Final = "DEF_ADD"
 PROPERTY_ADD: Final = "PROPERTY_ADD"
-REQUIRED_DELETE: Final = "REQUIRED_DELETE"
-TYPE_WIDEN: Final = "TYPE_WIDEN"
-ENUM_VALUE_ADD: Final = "ENUM_VALUE_ADD"
-ENUM_DELETE: Final = "ENUM_DELETE"
-CONST_DELETE: Final = "CONST_DELETE"
-BOUND_LOOSEN: Final = "BOUND_LOOSEN"
-PATTERN_DELETE: Final = "PATTERN_DELETE"
-VARIANT_ADD: Final = "VARIANT_ADD"
-ADDITIONAL_PROPERTIES_OPEN: Final = "ADDITIONAL_PROPERTIES_OPEN"
 ANNOTATION_CHANGE: Final = "ANNOTATION_CHANGE"
 ID_CHANGE: Final = "ID_CHANGE"
+
+RULE_BREAKS: Final[dict[str, frozenset[str]]] = {
+    **dict.fromkeys(
+        (
+            FILE_NO_DELETE,
+            DEF_NO_DELETE,
+            PROPERTY_NO_DELETE,
+            CONST_NO_CHANGE,
+            PATTERN_NO_CHANGE,
+            REF_NO_CHANGE,
+            DEFAULT_NO_CHANGE,
+            KEYWORD_NO_CHANGE,
+        ),
+        BOTH,
+    ),
+    **dict.fromkeys(
+        (
+            REQUIRED_NO_ADD,
+            TYPE_NO_NARROW,
+            ENUM_VALUE_NO_DELETE,
+            ENUM_NO_ADD,
+            CONST_NO_ADD,
+            PATTERN_NO_ADD,
+            BOUND_NO_TIGHTEN,
+            ONE_OF_VARIANT_NO_DELETE,
+            ADDITIONAL_PROPERTIES_NO_CLOSE,
+        ),
+        frozenset({BACKWARD}),
+    ),
+    **dict.fromkeys(
+        (
+            REQUIRED_NO_DELETE,
+            TYPE_NO_WIDEN,
+            ENUM_VALUE_NO_ADD,
+            ENUM_NO_DELETE,
+            CONST_NO_DELETE,
+            PATTERN_NO_DELETE,
+            BOUND_NO_LOOSEN,
+            ONE_OF_VARIANT_NO_ADD,
+            ADDITIONAL_PROPERTIES_NO_OPEN,
+            PROPERTY_NO_ADD_TO_CLOSED,
+        ),
+        frozenset({FORWARD}),
+    ),
+    **dict.fromkeys((FILE_ADD, DEF_ADD, PROPERTY_ADD, ANNOTATION_CHANGE, ID_CHANGE), NEITHER),
+}
+BREAKING_RULES: Final = tuple(rule for rule, breaks in RULE_BREAKS.items() if breaks)
 
 ANNOTATIONS: Final = frozenset(
     {"title", "description", "$comment", "examples", "deprecated", "readOnly", "writeOnly"}
@@ -140,7 +209,11 @@ class Change:
     file: str
     pointer: str
     message: str
-    breaking: bool
+
+    @property
+    def breaks(self) -> frozenset[str]:
+        """The directions it breaks in: `backward`, `forward`, both or none."""
+        return RULE_BREAKS[self.rule]
 
     @property
     def path(self) -> str:
@@ -152,19 +225,20 @@ class Change:
 
 @dataclass
 class Report:
-    """Every change found, breaking first when printed."""
+    """Every change found; those that break in `mode` fail the check."""
 
     baseline: Path
     current: Path
     changes: list[Change] = field(default_factory=list)
+    mode: str = "full"
 
     @property
     def breaking(self) -> list[Change]:
-        return [c for c in self.changes if c.breaking]
+        return [c for c in self.changes if c.breaks & MODES[self.mode]]
 
     @property
     def compatible(self) -> list[Change]:
-        return [c for c in self.changes if not c.breaking]
+        return [c for c in self.changes if not c.breaks & MODES[self.mode]]
 
     @property
     def ok(self) -> bool:
@@ -172,7 +246,9 @@ class Report:
 
     def summary(self) -> str:
         verdict = "compatible" if self.ok else "breaking"
-        return f"{verdict}: {len(self.changes)} changes, {len(self.breaking)} breaking"
+        return (
+            f"{verdict} ({self.mode}): {len(self.changes)} changes, {len(self.breaking)} breaking"
+        )
 
 
 def _escape(token: str) -> str:
@@ -193,13 +269,18 @@ def _types(schema: dict[str, Any]) -> set[str]:
     return {str(t) for t in declared}
 
 
+def _closed(schema: dict[str, Any]) -> bool:
+    """Whether `schema` refuses (or constrains) properties it does not name."""
+    return any(schema.get(key, True) not in (True, {}) for key in CLOSING)
+
+
 class _Comparer:
     def __init__(self, file: str) -> None:
         self.file = file
         self.changes: list[Change] = []
 
-    def add(self, rule: str, pointer: str, message: str, *, breaking: bool) -> None:
-        self.changes.append(Change(rule, self.file, pointer, message, breaking))
+    def add(self, rule: str, pointer: str, message: str) -> None:
+        self.changes.append(Change(rule, self.file, pointer, message))
 
     def schema(self, old: Any, new: Any, at: str) -> None:
         """Compare two (sub)schemas found at the same pointer."""
@@ -208,7 +289,7 @@ class _Comparer:
             return
         if not isinstance(old, dict) or not isinstance(new, dict):
             if _json(old) != _json(new):
-                self.add(KEYWORD_NO_CHANGE, at, "not a schema, and changed", breaking=True)
+                self.add(KEYWORD_NO_CHANGE, at, "not a schema, and changed")
             return
         handled: set[str] = set()
         for keys, check in self._checks():
@@ -244,12 +325,10 @@ class _Comparer:
         if _json(old) == _json(new):
             return
         if new is False:
-            self.add(
-                KEYWORD_NO_CHANGE, at, "schema became false: nothing is allowed", breaking=True
-            )
+            self.add(KEYWORD_NO_CHANGE, at, "schema became false: nothing is allowed")
         elif old is False or new is True:
             message = f"schema {_json(old)} became {_json(new)}"
-            self.add(TYPE_WIDEN, at, message, breaking=False)
+            self.add(TYPE_NO_WIDEN, at, message)
         else:  # old is true: each keyword of the new schema is a restriction, named by its rule
             self.schema({}, new, at)
 
@@ -257,7 +336,7 @@ class _Comparer:
         before, after = old.get("$ref"), new.get("$ref")
         if before != after:
             what = f"$ref {_json(before)} became {_json(after)}"
-            self.add(REF_NO_CHANGE, f"{at}/$ref", what, breaking=True)
+            self.add(REF_NO_CHANGE, f"{at}/$ref", what)
 
     def _type(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         if "type" not in old and "type" not in new:
@@ -271,66 +350,60 @@ class _Comparer:
             message = (
                 f"type {_json(old.get('type', 'any'))} narrowed to {_json(new.get('type', 'any'))}"
             )
-            self.add(TYPE_NO_NARROW, f"{at}/type", message, breaking=True)
+            self.add(TYPE_NO_NARROW, f"{at}/type", message)
         elif gained:
             message = (
                 f"type {_json(old.get('type', 'any'))} widened to {_json(new.get('type', 'any'))}"
             )
-            self.add(TYPE_WIDEN, f"{at}/type", message, breaking=False)
+            self.add(TYPE_NO_WIDEN, f"{at}/type", message)
 
     def _enum(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         if "enum" not in old and "enum" not in new:
             return
         if "enum" not in new:
-            self.add(
-                ENUM_DELETE, f"{at}/enum", "enum removed: any value is allowed", breaking=False
-            )
+            self.add(ENUM_NO_DELETE, f"{at}/enum", "enum removed: any value is allowed")
             return
         if "enum" not in old:
-            self.add(
-                ENUM_NO_ADD, f"{at}/enum", "enum added: other values are refused", breaking=True
-            )
+            self.add(ENUM_NO_ADD, f"{at}/enum", "enum added: other values are refused")
             return
         before = {_json(v): v for v in old["enum"]}
         after = {_json(v): v for v in new["enum"]}
         for key in sorted(before.keys() - after.keys()):
-            self.add(ENUM_VALUE_NO_DELETE, f"{at}/enum", f"enum value {key} removed", breaking=True)
+            self.add(ENUM_VALUE_NO_DELETE, f"{at}/enum", f"enum value {key} removed")
         for key in sorted(after.keys() - before.keys()):
-            self.add(ENUM_VALUE_ADD, f"{at}/enum", f"enum value {key} added", breaking=False)
+            self.add(ENUM_VALUE_NO_ADD, f"{at}/enum", f"enum value {key} added")
 
     def _const(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         if "const" not in new:
             if "const" in old:
-                self.add(CONST_DELETE, f"{at}/const", "const removed", breaking=False)
+                self.add(CONST_NO_DELETE, f"{at}/const", "const removed")
             return
         if "const" not in old:
             message = f"const {_json(new['const'])} added"
-            self.add(CONST_NO_CHANGE, f"{at}/const", message, breaking=True)
+            self.add(CONST_NO_ADD, f"{at}/const", message)
         elif _json(old["const"]) != _json(new["const"]):
             message = f"const {_json(old['const'])} became {_json(new['const'])}"
-            self.add(CONST_NO_CHANGE, f"{at}/const", message, breaking=True)
+            self.add(CONST_NO_CHANGE, f"{at}/const", message)
 
     def _required(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         before, after = set(old.get("required", [])), set(new.get("required", []))
         for name in sorted(after - before):
-            self.add(
-                REQUIRED_NO_ADD, f"{at}/required", f"property {name!r} made required", breaking=True
-            )
+            self.add(REQUIRED_NO_ADD, f"{at}/required", f"property {name!r} made required")
         for name in sorted(before - after):
             message = f"property {name!r} no longer required"
-            self.add(REQUIRED_DELETE, f"{at}/required", message, breaking=False)
+            self.add(REQUIRED_NO_DELETE, f"{at}/required", message)
 
     def _pattern(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         before, after = old.get("pattern"), new.get("pattern")
         if before == after:
             return
         if after is None:
-            self.add(PATTERN_DELETE, f"{at}/pattern", "pattern removed", breaking=False)
+            self.add(PATTERN_NO_DELETE, f"{at}/pattern", "pattern removed")
+        elif before is None:
+            self.add(PATTERN_NO_ADD, f"{at}/pattern", f"pattern {_json(after)} added")
         else:
-            what = "added" if before is None else f"changed from {_json(before)}"
-            self.add(
-                PATTERN_NO_CHANGE, f"{at}/pattern", f"pattern {_json(after)} {what}", breaking=True
-            )
+            message = f"pattern {_json(before)} became {_json(after)}"
+            self.add(PATTERN_NO_CHANGE, f"{at}/pattern", message)
 
     def _bounds(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         for key in (*LOWER_BOUNDS, EXCLUSIVE_LOWER, *UPPER_BOUNDS, EXCLUSIVE_UPPER):
@@ -348,9 +421,9 @@ class _Comparer:
                 _json(after) if after is not None else "absent"
             )
             if tighter:
-                self.add(BOUND_NO_TIGHTEN, f"{at}/{key}", message, breaking=True)
+                self.add(BOUND_NO_TIGHTEN, f"{at}/{key}", message)
             else:
-                self.add(BOUND_LOOSEN, f"{at}/{key}", message, breaking=False)
+                self.add(BOUND_NO_LOOSEN, f"{at}/{key}", message)
 
     def _other_bounds(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         before, after = old.get("multipleOf"), new.get("multipleOf")
@@ -359,26 +432,26 @@ class _Comparer:
             looser = after is None or (before is not None and (before / after).is_integer())
             message = f"multipleOf {_json(before)} became {_json(after)}"
             if looser:
-                self.add(BOUND_LOOSEN, f"{at}/multipleOf", message, breaking=False)
+                self.add(BOUND_NO_LOOSEN, f"{at}/multipleOf", message)
             else:
-                self.add(BOUND_NO_TIGHTEN, f"{at}/multipleOf", message, breaking=True)
+                self.add(BOUND_NO_TIGHTEN, f"{at}/multipleOf", message)
         unique_before, unique_after = old.get("uniqueItems", False), new.get("uniqueItems", False)
         if unique_before != unique_after:
             message = f"uniqueItems {_json(unique_before)} became {_json(unique_after)}"
             if unique_after:
-                self.add(BOUND_NO_TIGHTEN, f"{at}/uniqueItems", message, breaking=True)
+                self.add(BOUND_NO_TIGHTEN, f"{at}/uniqueItems", message)
             else:
-                self.add(BOUND_LOOSEN, f"{at}/uniqueItems", message, breaking=False)
+                self.add(BOUND_NO_LOOSEN, f"{at}/uniqueItems", message)
 
     def _default(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         if "default" in old and _json(old.get("default")) != _json(new.get("default")):
             before = _json(old["default"])
             after = _json(new["default"]) if "default" in new else "absent"
             message = f"default {before} became {after}"
-            self.add(DEFAULT_NO_CHANGE, f"{at}/default", message, breaking=True)
+            self.add(DEFAULT_NO_CHANGE, f"{at}/default", message)
         elif "default" in new and "default" not in old:
             message = f"default {_json(new['default'])} added"
-            self.add(ANNOTATION_CHANGE, f"{at}/default", message, breaking=False)
+            self.add(ANNOTATION_CHANGE, f"{at}/default", message)
 
     def _closing(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         for key in CLOSING:
@@ -388,13 +461,13 @@ class _Comparer:
             open_before, open_after = before in (True, {}), after in (True, {})
             if open_before and not open_after:
                 message = f"{key} closed: {_json(after)}"
-                self.add(ADDITIONAL_PROPERTIES_NO_CLOSE, f"{at}/{key}", message, breaking=True)
+                self.add(ADDITIONAL_PROPERTIES_NO_CLOSE, f"{at}/{key}", message)
             elif open_after:
                 message = f"{key} opened: {_json(before)} became {_json(after)}"
-                self.add(ADDITIONAL_PROPERTIES_OPEN, f"{at}/{key}", message, breaking=False)
+                self.add(ADDITIONAL_PROPERTIES_NO_OPEN, f"{at}/{key}", message)
             elif before is False:
                 message = f"{key} false became {_json(after)}"
-                self.add(ADDITIONAL_PROPERTIES_OPEN, f"{at}/{key}", message, breaking=False)
+                self.add(ADDITIONAL_PROPERTIES_NO_OPEN, f"{at}/{key}", message)
             else:
                 self.schema(before, after, f"{at}/{key}")
 
@@ -413,7 +486,6 @@ class _Comparer:
                     PROPERTY_NO_DELETE,
                     pointer,
                     f"property {name!r} removed{renamed}",
-                    breaking=True,
                 )
             for name in sorted(after.keys() - before.keys()):
                 pointer = f"{at}/{key}/{_escape(name)}"
@@ -421,7 +493,11 @@ class _Comparer:
                 message = f"property {name!r} added" + (
                     " (required)" if required else " (optional)"
                 )
-                self.add(PROPERTY_ADD, pointer, message, breaking=False)
+                if key == "properties" and _closed(old):
+                    message += ": the release closed additionalProperties"
+                    self.add(PROPERTY_NO_ADD_TO_CLOSED, pointer, message)
+                else:
+                    self.add(PROPERTY_ADD, pointer, message)
             for name in sorted(before.keys() & after.keys()):
                 self.schema(before[name], after[name], f"{at}/{key}/{_escape(name)}")
 
@@ -430,10 +506,10 @@ class _Comparer:
             before, after = old.get(key, {}), new.get(key, {})
             for name in sorted(before.keys() - after.keys()):
                 pointer = f"{at}/{key}/{_escape(name)}"
-                self.add(DEF_NO_DELETE, pointer, f"definition {name!r} removed", breaking=True)
+                self.add(DEF_NO_DELETE, pointer, f"definition {name!r} removed")
             for name in sorted(after.keys() - before.keys()):
                 pointer = f"{at}/{key}/{_escape(name)}"
-                self.add(DEF_ADD, pointer, f"definition {name!r} added", breaking=False)
+                self.add(DEF_ADD, pointer, f"definition {name!r} added")
             for name in sorted(before.keys() & after.keys()):
                 self.schema(before[name], after[name], f"{at}/{key}/{_escape(name)}")
 
@@ -443,9 +519,9 @@ class _Comparer:
                 continue
             if key not in new and key not in ("if", "then", "else"):
                 message = f"{key} removed"
-                self.add(TYPE_WIDEN, f"{at}/{key}", message, breaking=False)
+                self.add(TYPE_NO_WIDEN, f"{at}/{key}", message)
             elif key not in old or key not in new:
-                self.add(KEYWORD_NO_CHANGE, f"{at}/{key}", f"{key} added or removed", breaking=True)
+                self.add(KEYWORD_NO_CHANGE, f"{at}/{key}", f"{key} added or removed")
             else:
                 self.schema(old[key], new[key], f"{at}/{key}")
 
@@ -457,7 +533,7 @@ class _Comparer:
             self.schema(before[index], after[index], f"{at}/prefixItems/{index}")
         if len(before) != len(after):
             message = f"prefixItems went from {len(before)} to {len(after)} items"
-            self.add(KEYWORD_NO_CHANGE, f"{at}/prefixItems", message, breaking=True)
+            self.add(KEYWORD_NO_CHANGE, f"{at}/prefixItems", message)
 
     def _variants(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         for key in VARIANT_LISTS:
@@ -468,10 +544,9 @@ class _Comparer:
                 what = "added" if before is None else "removed"
                 # a oneOf appearing restricts values; one disappearing leaves its branches' union
                 self.add(
-                    KEYWORD_NO_CHANGE if before is None else TYPE_WIDEN,
+                    KEYWORD_NO_CHANGE if before is None else TYPE_NO_WIDEN,
                     f"{at}/{key}",
                     f"{key} {what}",
-                    breaking=before is None,
                 )
                 continue
             self._variant_list(key, before, after, at)
@@ -496,31 +571,27 @@ class _Comparer:
             self.schema(before[i], after[j], f"{at}/{key}/{j}")
         for i in leftovers[len(spare) :]:
             message = f"{key} variant {old_keys[i]} removed"
-            self.add(ONE_OF_VARIANT_NO_DELETE, f"{at}/{key}/{i}", message, breaking=True)
+            self.add(ONE_OF_VARIANT_NO_DELETE, f"{at}/{key}/{i}", message)
         for j in spare[len(leftovers) :]:
-            self.add(
-                VARIANT_ADD, f"{at}/{key}/{j}", f"{key} variant {new_keys[j]} added", breaking=False
-            )
+            self.add(ONE_OF_VARIANT_NO_ADD, f"{at}/{key}/{j}", f"{key} variant {new_keys[j]} added")
 
     def _annotations(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         for key in sorted(ANNOTATIONS):
             if _json(old.get(key)) != _json(new.get(key)):
-                self.add(
-                    ANNOTATION_CHANGE, f"{at}/{_escape(key)}", f"{key} changed", breaking=False
-                )
+                self.add(ANNOTATION_CHANGE, f"{at}/{_escape(key)}", f"{key} changed")
 
     def _identifiers(self, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         for key in sorted(IDENTIFIERS):
             if _json(old.get(key)) != _json(new.get(key)):
                 message = f"{key} {_json(old.get(key))} became {_json(new.get(key))}"
-                self.add(ID_CHANGE, f"{at}/{_escape(key)}", message, breaking=False)
+                self.add(ID_CHANGE, f"{at}/{_escape(key)}", message)
 
     def _other(self, key: str, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         if _json(old.get(key)) != _json(new.get(key)):
             before = _json(old[key]) if key in old else "absent"
             after = _json(new[key]) if key in new else "absent"
             message = f"{key} {before} became {after}: not proven compatible"
-            self.add(KEYWORD_NO_CHANGE, f"{at}/{_escape(key)}", message, breaking=True)
+            self.add(KEYWORD_NO_CHANGE, f"{at}/{_escape(key)}", message)
 
 
 def _variant_key(variant: Any) -> str:
@@ -552,14 +623,14 @@ def _load_dir(folder: Path) -> dict[str, Any]:
     }
 
 
-def compare_dirs(baseline: Path, current: Path) -> Report:
-    """Every change from the schemas of `baseline` to those of `current`."""
-    report = Report(baseline, current)
+def compare_dirs(baseline: Path, current: Path, mode: str = "full") -> Report:
+    """Every change from the schemas of `baseline` to those of `current`, judged in `mode`."""
+    report = Report(baseline, current, mode=mode)
     before, after = _load_dir(baseline), _load_dir(current)
     for name in sorted(before.keys() - after.keys()):
-        report.changes.append(Change(FILE_NO_DELETE, name, "", "schema file removed", True))
+        report.changes.append(Change(FILE_NO_DELETE, name, "", "schema file removed"))
     for name in sorted(after.keys() - before.keys()):
-        report.changes.append(Change(FILE_ADD, name, "", "schema file added", False))
+        report.changes.append(Change(FILE_ADD, name, "", "schema file added"))
     for name in sorted(before.keys() & after.keys()):
         report.changes += compare_schema(before[name], after[name], name)
     return report
@@ -597,7 +668,8 @@ def render(report: Report) -> Iterable[str]:
         f"{report.baseline} (contract {_version(report.baseline)})"
     )
     for change in report.breaking:
-        yield f"BREAKING {change}"
+        directions = "+".join(sorted(change.breaks & MODES[report.mode]))
+        yield f"BREAKING {change} ({directions})"
     for change in report.compatible:
         yield f"ok       {change}"
     yield report.summary()
@@ -616,6 +688,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--current", type=Path, default=Path("schema"), help="the working schemas (default: schema)"
     )
+    parser.add_argument(
+        "--mode",
+        choices=list(MODES),
+        default="full",
+        help="which readers must keep working: full (default) = backward + forward; "
+        "backward = new readers of old files; forward = old readers of new files",
+    )
     args = parser.parse_args(argv)
     baseline: Path | None = args.baseline
     if baseline is None:
@@ -625,7 +704,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for folder in (baseline, args.current):
         if not folder.is_dir() or not any(folder.glob(f"*{SUFFIX}")):
             parser.error(f"{folder}: no *{SUFFIX} there")
-    report = compare_dirs(baseline, args.current)
+    report = compare_dirs(baseline, args.current, args.mode)
     for line in render(report):
         print(line)
     return 0 if report.ok else 1

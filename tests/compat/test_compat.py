@@ -28,24 +28,29 @@ def _pairs(changes: list[compat.Change]) -> list[list[str]]:
 
 @pytest.mark.parametrize("case", CASES, ids=[p.name for p in CASES])
 def test_rule_case(case: Path) -> None:
-    """Each case reports exactly the rule ids and paths of its expect.json."""
+    """Each case reports exactly the rule ids and paths of its expect.json, per direction."""
     expect = _load(case / "expect.json")
     changes = compat.compare_schema(
         _load(case / "previous.schema.json"), _load(case / "current.schema.json"), "line"
     )
-    assert _pairs([c for c in changes if c.breaking]) == sorted(expect["breaking"])
-    assert _pairs([c for c in changes if not c.breaking]) == sorted(expect["compatible"])
+    assert _pairs([c for c in changes if compat.BACKWARD in c.breaks]) == sorted(expect["backward"])
+    assert _pairs([c for c in changes if compat.FORWARD in c.breaks]) == sorted(expect["forward"])
+    assert _pairs([c for c in changes if not c.breaks]) == sorted(expect["compatible"])
     assert all(c.path == f"line#{c.pointer}" for c in changes)
 
 
 def test_every_breaking_rule_has_a_case() -> None:
-    """A case folder per schema-level rule (FILE_NO_DELETE is a folder-level rule, below)."""
+    """A case folder per schema-level rule (FILE_NO_DELETE is a folder-level rule, below),
+    in which that rule is reported; the compatible pair breaks nothing."""
     names = {p.name for p in CASES}
     assert names == (set(compat.BREAKING_RULES) - {compat.FILE_NO_DELETE}) | {"compatible"}
     for case in CASES:
-        if case.name != "compatible":
-            rules = {rule for rule, _ in _load(case / "expect.json")["breaking"]}
-            assert rules == {case.name}, case.name
+        expect = _load(case / "expect.json")
+        rules = {rule for rule, _ in expect["backward"] + expect["forward"]}
+        if case.name == "compatible":
+            assert rules == set()
+        else:
+            assert case.name in rules, case.name
 
 
 def test_the_compatible_pair_reverses_to_breaking() -> None:
@@ -54,10 +59,22 @@ def test_the_compatible_pair_reverses_to_breaking() -> None:
     changes = compat.compare_schema(
         _load(case / "current.schema.json"), _load(case / "previous.schema.json")
     )
-    assert {c.rule for c in changes if c.breaking} == {
-        compat.PROPERTY_NO_DELETE,
-        compat.ENUM_VALUE_NO_DELETE,
-        compat.BOUND_NO_TIGHTEN,
+    assert {c.rule for c in changes if c.breaks} == {compat.PROPERTY_NO_DELETE}
+
+
+def test_every_rule_breaks_in_the_directions_its_cases_show() -> None:
+    """The rule table agrees with the cases: a rule is backward (or forward) exactly when
+    some case reports it in that direction."""
+    seen: dict[str, set[str]] = {}
+    for case in CASES:
+        expect = _load(case / "expect.json")
+        for direction in (compat.BACKWARD, compat.FORWARD):
+            for rule, _ in expect[direction]:
+                seen.setdefault(rule, set()).add(direction)
+    assert seen == {
+        rule: set(breaks)
+        for rule, breaks in compat.RULE_BREAKS.items()
+        if breaks and rule != compat.FILE_NO_DELETE
     }
 
 
@@ -76,7 +93,7 @@ def test_folders_file_removed_and_added(tmp_path: Path) -> None:
     report = compat.compare_dirs(baseline, current)
     assert [(c.rule, c.path) for c in report.breaking] == [("FILE_NO_DELETE", "b.schema.json#")]
     assert [(c.rule, c.path) for c in report.compatible] == [("FILE_ADD", "c.schema.json#")]
-    assert report.summary() == "breaking: 2 changes, 1 breaking"
+    assert report.summary() == "breaking (full): 2 changes, 1 breaking"
 
 
 def test_latest_release_is_by_version_not_by_name(tmp_path: Path) -> None:
@@ -96,17 +113,52 @@ def test_cli_compatible_breaking_and_usage(
     current = _folder(tmp_path, "now", {"line.schema.json": _load(case / "current.schema.json")})
     assert compat.main(["--baseline", str(previous), "--current", str(current)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[-1] == "compatible: 5 changes, 0 breaking"
+    assert out.splitlines()[-1] == "compatible (full): 3 changes, 0 breaking"
     assert "ok       line.schema.json#/properties/grad_norm: property 'grad_norm' added" in out
 
     assert compat.main(["--baseline", str(current), "--current", str(previous)]) == 1
     out = capsys.readouterr().out
-    assert "BREAKING line.schema.json#/properties/grad_norm: property 'grad_norm' removed" in out
-    assert out.splitlines()[-1] == "breaking: 5 changes, 3 breaking"
+    assert (
+        "BREAKING line.schema.json#/properties/grad_norm: property 'grad_norm' removed"
+        " [PROPERTY_NO_DELETE] (backward+forward)"
+    ) in out
+    assert out.splitlines()[-1] == "breaking (full): 3 changes, 1 breaking"
 
     with pytest.raises(SystemExit) as usage:
         compat.main(["--baseline", str(tmp_path / "missing"), "--current", str(current)])
     assert usage.value.code == 2
+    with pytest.raises(SystemExit) as usage:
+        compat.main(["--baseline", str(previous), "--current", str(current), "--mode", "sideways"])
+    assert usage.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "summary"),
+    [
+        ("full", 1, "breaking (full): 1 changes, 1 breaking"),
+        ("forward", 1, "breaking (forward): 1 changes, 1 breaking"),
+        ("backward", 0, "compatible (backward): 1 changes, 0 breaking"),
+    ],
+)
+def test_a_new_stage_name_breaks_readers_already_deployed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str, status: int, summary: str
+) -> None:
+    """A stage added to the enum: new readers read old logs (backward holds), but a reader of
+    the release refuses the new name, as the reference refuses an unknown variant."""
+    case = HERE / "cases" / "ENUM_VALUE_NO_ADD"
+    previous = _folder(
+        tmp_path, "1.0.0", {"line.schema.json": _load(case / "previous.schema.json")}
+    )
+    current = _folder(tmp_path, "now", {"line.schema.json": _load(case / "current.schema.json")})
+    argv = ["--baseline", str(previous), "--current", str(current), "--mode", mode]
+    assert compat.main(argv) == status
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == summary
+    marker = "BREAKING" if status else "ok      "
+    assert out[1] == (
+        f'{marker} line.schema.json#/properties/stage/enum: enum value "compare" added'
+        " [ENUM_VALUE_NO_ADD]" + (" (forward)" if status else "")
+    )
 
 
 def test_the_first_release_is_kept(tmp_path: Path) -> None:
@@ -123,4 +175,6 @@ def test_the_first_release_is_kept(tmp_path: Path) -> None:
     # the real schemas through the comparer: a release against itself has no change at all
     copy = tmp_path / "copy"
     shutil.copytree(release, copy)
-    assert compat.compare_dirs(release, copy).summary() == "compatible: 0 changes, 0 breaking"
+    assert (
+        compat.compare_dirs(release, copy).summary() == "compatible (full): 0 changes, 0 breaking"
+    )
