@@ -249,8 +249,10 @@ def js(session: nox.Session) -> None:
 def compat(session: nox.Session) -> None:
     """schema/ against its newest release: fails on a change that breaks a reader or writer.
 
-    Compares with the newest folder of schema-releases/ and lists each change with its
-    path and rule id (`-- --baseline DIR` to compare with another).
+    Compares with the newest folder of schema-releases/ in full mode (old readers of new
+    files and new readers of old files) and lists each change with its path and rule id;
+    fails too when schema/ changed without a higher version, or a release folder no longer
+    matches schema-releases/SHA256SUMS (`-- --mode backward`, `-- --baseline DIR`).
     """
     session.install(".")
     session.run("python", "-m", "overbrainer_contract.compat", *session.posargs)

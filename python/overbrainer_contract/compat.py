@@ -72,14 +72,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from .releases import Problem, contract_version, edited_releases, latest_release, version_problems
+
 SUFFIX: Final = ".schema.json"
+CONSTANTS: Final = "contract.json"
 
 BACKWARD: Final = "backward"
 FORWARD: Final = "forward"
@@ -96,6 +98,8 @@ PATTERN_NO_CHANGE: Final = "PATTERN_NO_CHANGE"
 REF_NO_CHANGE: Final = "REF_NO_CHANGE"
 DEFAULT_NO_CHANGE: Final = "DEFAULT_NO_CHANGE"
 KEYWORD_NO_CHANGE: Final = "KEYWORD_NO_CHANGE"
+CONSTANT_NO_CHANGE: Final = "CONSTANT_NO_CHANGE"
+CONSTANT_NO_DELETE: Final = "CONSTANT_NO_DELETE"
 # ... that narrow the schema: a new reader refuses what an earlier writer wrote.
 REQUIRED_NO_ADD: Final = "REQUIRED_NO_ADD"
 TYPE_NO_NARROW: Final = "TYPE_NO_NARROW"
@@ -123,6 +127,7 @@ DEF_ADD: Final = "DEF_ADD"
 PROPERTY_ADD: Final = "PROPERTY_ADD"
 ANNOTATION_CHANGE: Final = "ANNOTATION_CHANGE"
 ID_CHANGE: Final = "ID_CHANGE"
+CONSTANT_ADD: Final = "CONSTANT_ADD"
 
 RULE_BREAKS: Final[dict[str, frozenset[str]]] = {
     **dict.fromkeys(
@@ -135,6 +140,8 @@ RULE_BREAKS: Final[dict[str, frozenset[str]]] = {
             REF_NO_CHANGE,
             DEFAULT_NO_CHANGE,
             KEYWORD_NO_CHANGE,
+            CONSTANT_NO_CHANGE,
+            CONSTANT_NO_DELETE,
         ),
         BOTH,
     ),
@@ -167,7 +174,9 @@ RULE_BREAKS: Final[dict[str, frozenset[str]]] = {
         ),
         frozenset({FORWARD}),
     ),
-    **dict.fromkeys((FILE_ADD, DEF_ADD, PROPERTY_ADD, ANNOTATION_CHANGE, ID_CHANGE), NEITHER),
+    **dict.fromkeys(
+        (FILE_ADD, DEF_ADD, PROPERTY_ADD, ANNOTATION_CHANGE, ID_CHANGE, CONSTANT_ADD), NEITHER
+    ),
 }
 BREAKING_RULES: Final = tuple(rule for rule, breaks in RULE_BREAKS.items() if breaks)
 
@@ -197,8 +206,6 @@ SINGLE_SCHEMAS: Final = (
 )
 VARIANT_LISTS: Final = ("oneOf", "anyOf")
 CLOSING: Final = ("additionalProperties", "unevaluatedProperties")
-
-_VERSION = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")
 
 
 @dataclass(frozen=True)
@@ -623,8 +630,33 @@ def _load_dir(folder: Path) -> dict[str, Any]:
     }
 
 
+def compare_constants(previous: Any, current: Any, file: str = CONSTANTS) -> list[Change]:
+    """Every change from `previous` to `current`, two versions of the constants document:
+    a file name or an environment variable renamed breaks every orchestrator."""
+    changes: list[Change] = []
+
+    def walk(old: Any, new: Any, at: str) -> None:
+        if isinstance(old, dict) and isinstance(new, dict):
+            for key in sorted(old.keys() - new.keys()):
+                message = f"constant {at[1:]}/{key} removed".replace(" /", " ")
+                changes.append(Change(CONSTANT_NO_DELETE, file, f"{at}/{_escape(key)}", message))
+            for key in sorted(new.keys() - old.keys()):
+                message = f"constant {at[1:]}/{key} added".replace(" /", " ")
+                changes.append(Change(CONSTANT_ADD, file, f"{at}/{_escape(key)}", message))
+            for key in sorted(old.keys() & new.keys()):
+                walk(old[key], new[key], f"{at}/{_escape(key)}")
+        elif _json(old) != _json(new):
+            rule = {"/version": ID_CHANGE, "/$schema": ID_CHANGE, "/reference": ANNOTATION_CHANGE}
+            message = f"{at[1:]} {_json(old)} became {_json(new)}"
+            changes.append(Change(rule.get(at, CONSTANT_NO_CHANGE), file, at, message))
+
+    walk(previous, current, "")
+    return changes
+
+
 def compare_dirs(baseline: Path, current: Path, mode: str = "full") -> Report:
-    """Every change from the schemas of `baseline` to those of `current`, judged in `mode`."""
+    """Every change from the schemas (and constants) of `baseline` to those of `current`,
+    judged in `mode`."""
     report = Report(baseline, current, mode=mode)
     before, after = _load_dir(baseline), _load_dir(current)
     for name in sorted(before.keys() - after.keys()):
@@ -633,39 +665,18 @@ def compare_dirs(baseline: Path, current: Path, mode: str = "full") -> Report:
         report.changes.append(Change(FILE_ADD, name, "", "schema file added"))
     for name in sorted(before.keys() & after.keys()):
         report.changes += compare_schema(before[name], after[name], name)
+    constants = (baseline / CONSTANTS, current / CONSTANTS)
+    if all(path.is_file() for path in constants):
+        old, new = (json.loads(path.read_text(encoding="utf-8")) for path in constants)
+        report.changes += compare_constants(old, new)
     return report
-
-
-def _version_key(name: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in name.split("."))
-
-
-def releases(folder: Path) -> list[Path]:
-    """The release folders of `folder` (`1.0.0`, `1.2.0`...), oldest first."""
-    if not folder.is_dir():
-        return []
-    found = [p for p in folder.iterdir() if p.is_dir() and _VERSION.match(p.name)]
-    return sorted(found, key=lambda p: _version_key(p.name))
-
-
-def latest_release(folder: Path) -> Path | None:
-    """The newest release folder of `folder`, or None when there is none."""
-    found = releases(folder)
-    return found[-1] if found else None
-
-
-def _version(folder: Path) -> str:
-    contract = folder / "contract.json"
-    if not contract.is_file():
-        return "?"
-    return str(json.loads(contract.read_text(encoding="utf-8")).get("version", "?"))
 
 
 def render(report: Report) -> Iterable[str]:
     """The lines `main` prints: breaking changes, compatible ones, then the summary."""
     yield (
-        f"{report.current} (contract {_version(report.current)}) against "
-        f"{report.baseline} (contract {_version(report.baseline)})"
+        f"{report.current} (contract {contract_version(report.current) or '?'}) against "
+        f"{report.baseline} (contract {contract_version(report.baseline) or '?'})"
     )
     for change in report.breaking:
         directions = "+".join(sorted(change.breaks & MODES[report.mode]))
@@ -675,18 +686,37 @@ def render(report: Report) -> Iterable[str]:
     yield report.summary()
 
 
+def release_problems(report: Report, releases_folder: Path | None) -> list[Problem]:
+    """The release rules (see `releases`): the version raised with any change since the
+    baseline release, and, given the folder of releases, none of them edited."""
+    problems: list[Problem] = []
+    if contract_version(report.baseline) is not None:
+        changed = sum(1 for change in report.changes if change.rule != ID_CHANGE)
+        problems += version_problems(report.baseline, report.current, changed)
+    if releases_folder is not None:
+        problems += edited_releases(releases_folder)
+    return problems
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m overbrainer_contract.compat",
-        description="Fail on a schema change that breaks a reader or a writer of the contract.",
+        description="Fail on a schema change that breaks a reader or a writer of the contract, "
+        "on a change without a version raised, and on an edited release.",
     )
     parser.add_argument(
         "--baseline",
         type=Path,
-        help="a released schema/ (default: the newest folder of schema-releases/)",
+        help="a released schema/ (default: the newest folder of --releases)",
     )
     parser.add_argument(
         "--current", type=Path, default=Path("schema"), help="the working schemas (default: schema)"
+    )
+    parser.add_argument(
+        "--releases",
+        type=Path,
+        default=Path("schema-releases"),
+        help="the folder of releases, one per version (default: schema-releases)",
     )
     parser.add_argument(
         "--mode",
@@ -697,17 +727,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     baseline: Path | None = args.baseline
+    releases_folder: Path | None = None
     if baseline is None:
-        baseline = latest_release(Path("schema-releases"))
+        releases_folder = args.releases
+        baseline = latest_release(args.releases)
         if baseline is None:
-            parser.error("no release in schema-releases/: pass --baseline DIR")
+            parser.error(f"no release in {args.releases}/: pass --baseline DIR")
     for folder in (baseline, args.current):
         if not folder.is_dir() or not any(folder.glob(f"*{SUFFIX}")):
             parser.error(f"{folder}: no *{SUFFIX} there")
     report = compare_dirs(baseline, args.current, args.mode)
     for line in render(report):
         print(line)
-    return 0 if report.ok else 1
+    problems = release_problems(report, releases_folder)
+    for problem in problems:
+        print(f"RELEASE  {problem}")
+    if releases_folder is not None and not problems:
+        print(f"releases: {releases_folder}/ as released, version {contract_version(args.current)}")
+    return 0 if report.ok and not problems else 1
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from overbrainer_contract import compat
 HERE = Path(__file__).parent
 CASES = sorted(p for p in (HERE / "cases").iterdir() if p.is_dir())
 ROOT = HERE.parent.parent
+FOLDER_RULES = {compat.FILE_NO_DELETE, compat.CONSTANT_NO_CHANGE, compat.CONSTANT_NO_DELETE}
 
 
 def _load(path: Path) -> Any:
@@ -40,10 +41,10 @@ def test_rule_case(case: Path) -> None:
 
 
 def test_every_breaking_rule_has_a_case() -> None:
-    """A case folder per schema-level rule (FILE_NO_DELETE is a folder-level rule, below),
-    in which that rule is reported; the compatible pair breaks nothing."""
+    """A case folder per schema-level rule (the file and constants rules are folder-level,
+    below), in which that rule is reported; the compatible pair breaks nothing."""
     names = {p.name for p in CASES}
-    assert names == (set(compat.BREAKING_RULES) - {compat.FILE_NO_DELETE}) | {"compatible"}
+    assert names == (set(compat.BREAKING_RULES) - FOLDER_RULES) | {"compatible"}
     for case in CASES:
         expect = _load(case / "expect.json")
         rules = {rule for rule, _ in expect["backward"] + expect["forward"]}
@@ -74,7 +75,7 @@ def test_every_rule_breaks_in_the_directions_its_cases_show() -> None:
     assert seen == {
         rule: set(breaks)
         for rule, breaks in compat.RULE_BREAKS.items()
-        if breaks and rule != compat.FILE_NO_DELETE
+        if breaks and rule not in FOLDER_RULES
     }
 
 
@@ -96,11 +97,28 @@ def test_folders_file_removed_and_added(tmp_path: Path) -> None:
     assert report.summary() == "breaking (full): 2 changes, 1 breaking"
 
 
-def test_latest_release_is_by_version_not_by_name(tmp_path: Path) -> None:
-    for name in ("1.0.0", "1.10.0", "1.9.2", "notes"):
-        (tmp_path / name).mkdir()
-    assert compat.latest_release(tmp_path) == tmp_path / "1.10.0"
-    assert compat.latest_release(tmp_path / "absent") is None
+def test_constants_renamed_removed_and_added() -> None:
+    """contract.json is compared too: an environment variable renamed breaks every
+    orchestrator; the version is an identifier, the reference an annotation."""
+    before = json.loads((ROOT / "schema" / "contract.json").read_text())
+    after = json.loads(json.dumps(before))
+    after["env"]["metrics"] = "OVERBRAINER_METRICS_FILE"
+    del after["files"]["snapshot"]
+    after["files"]["lock"] = "metrics.lock"
+    after["version"] = "2.0.0"
+    after["reference"] = "overbrainer 0.9.0, module metrics"
+    changes = compat.compare_constants(before, after)
+    assert sorted((c.rule, c.pointer, bool(c.breaks)) for c in changes) == [
+        ("ANNOTATION_CHANGE", "/reference", False),
+        ("CONSTANT_ADD", "/files/lock", False),
+        ("CONSTANT_NO_CHANGE", "/env/metrics", True),
+        ("CONSTANT_NO_DELETE", "/files/snapshot", True),
+        ("ID_CHANGE", "/version", False),
+    ]
+    assert str(next(c for c in changes if c.rule == "CONSTANT_NO_CHANGE")) == (
+        'contract.json#/env/metrics: env/metrics "OVERBRAINER_METRICS" became '
+        '"OVERBRAINER_METRICS_FILE" [CONSTANT_NO_CHANGE]'
+    )
 
 
 def test_cli_compatible_breaking_and_usage(
