@@ -166,3 +166,15 @@ def test_record_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as usage:
         releases.main(["--record", "3.0.0", "--releases", str(folder)])
     assert usage.value.code == 2
+
+
+def test_without_git_the_digests_are_still_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "schema-releases"
+    release = _release(folder, "1.0.0", {"a.schema.json": {"type": "string"}})
+    releases.record(folder, "1.0.0")
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    assert releases.edited_releases(folder) == []
+    (release / "a.schema.json").write_text("{}", encoding="utf-8")
+    assert [p.rule for p in releases.edited_releases(folder)] == [releases.RELEASE_NO_EDIT]
