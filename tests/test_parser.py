@@ -88,3 +88,39 @@ def test_huge_inputs_do_not_escape() -> None:
     )
     with pytest.raises(ParseError, match="number out of range"):
         parse_line('{"event":"end","time":1,"step":2,"x":' + "1" * 400 + "}")
+
+
+FULL_LINES = [
+    LOG,
+    '{"event":"begin","time":1.5,"max_steps":12}',
+    '{"event":"stage","name":"train","time":1764467476}',
+    '{"event":"eval","time":1.5,"step":3,"total":40}',
+    '{"event":"end","time":1.5,"step":3}',
+]
+
+
+@pytest.mark.parametrize("line", FULL_LINES)
+def test_whole_lines_take_the_fast_path_and_odd_ones_the_exact_path(
+    line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every field written once, as the plugin writes it: msgspec's value is vouched for and
+    the exact path never runs (the speed of `nox -s bench`). A duplicate key, or a field left
+    out, goes to the exact path."""
+    exact = parse_line.__globals__["parse_exact"]
+    calls: list[str | bytes] = []
+
+    def spy(text: str | bytes) -> object:
+        calls.append(text)
+        return exact(text)
+
+    monkeypatch.setitem(parse_line.__globals__, "parse_exact", spy)
+    assert parse_line(line) == parse_line(line.encode()) == exact(line)
+    assert calls == []
+    duplicated = line[:-1] + ',"time":2.5}'
+    with pytest.raises(ParseError, match="duplicate field `time`"):
+        parse_line(duplicated)
+    shorter = line.replace('"time":1.5,', "").replace(',"time":1.5', "")
+    shorter = shorter.replace('"time":1764467476,', "").replace(',"time":1764467476', "")
+    with pytest.raises(ParseError, match="missing field `time`"):
+        parse_line(shorter)
+    assert calls == [duplicated, shorter]

@@ -53,13 +53,10 @@ def _members(kind: Type) -> tuple[Type, ...]:
     return kind.types if isinstance(kind, UnionType) else (kind,)
 
 
-def _vouch(variant: type[Any], quote: str | bytes) -> Callable[[Any, Any], Any]:
-    """The check that vouches for a line decoded as `variant` (see the module's doc).
-
-    Compiled from the generated model's fields, so it follows the schema: one
-    boolean expression, no loop, on the hot path. `quote` is `'"'` for str input,
-    `b'"'` for bytes.
-    """
+def _condition(variant: type[Any], quote: str) -> str:
+    """The check that vouches for a line decoded as `variant` (see the module's doc), as
+    one boolean expression over `line` and `o`, compiled from the generated model's fields:
+    it follows the schema. `quote` names the quote of the input's type."""
     info = type_info(variant)
     assert isinstance(info, StructType)
     quotes = 2 * (len(info.fields) + 2)  # each key, plus the `event` key and its value
@@ -80,33 +77,61 @@ def _vouch(variant: type[Any], quote: str | bytes) -> Callable[[Any, Any], Any]:
         else:  # pragma: no cover - the schema has no other kind of field
             raise TypeError(f"no fast check for {variant.__name__}.{field.name}")
         terms.append(term)
-    source = f"lambda line, o: line.count(QUOTE) == {quotes} and {' and '.join(terms)}"
-    vouch: Callable[[Any, Any], Any] = eval(source, {"UNSET": UNSET, "QUOTE": quote})
-    return vouch
+    return f"line.count({quote}) == {quotes} and {' and '.join(terms)}"
 
 
-_VOUCH: dict[type[Any], dict[type[Any], Callable[[Any, Any], Any]]] = {
-    kind: {variant: _vouch(variant, quote) for variant in VARIANTS.values()}
-    for kind, quote in ((bytes, b'"'), (str, '"'))
-}
-_VOUCH_BYTES = _VOUCH[bytes]
-_VOUCH_STR = _VOUCH[str]
+# The variants, most frequent first: a run writes a `log` line a step.
+_ORDER = ("log", "eval", "stage", "begin", "end")
 
 
-def parse_line(line: str | bytes) -> MetricLine:
-    """Parse one line of `metrics.jsonl` as the reference's `parse_line` does.
+def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
+    """`parse_line` as one function: decode, then the variant's check inline, per input type.
 
-    Returns the generated model of the line (`Begin`, `Log`, `Stage`, `Eval`,
-    `End`); a missing optional field is `None`, as in the reference. Raises
-    `ParseError` — and nothing else — for any line the reference rejects, with
-    the reference's error category. White space around the value (a trailing
-    newline included) is accepted. Bytes must be UTF-8.
+    Generated (like the checks) so that the hot path makes no call but msgspec's decoder,
+    `bytes.count` and, for a line it cannot vouch for, the exact path.
     """
-    try:
-        decoded = _DECODE(line)
-        vouch = (_VOUCH_BYTES if line.__class__ is bytes else _VOUCH_STR)[decoded.__class__]
-        if vouch(line, decoded):
-            return decoded
-    except Exception:  # msgspec's errors, a str it cannot encode, another input type
-        pass
-    return parse_exact(line)
+    variants = [VARIANTS[name] for name in _ORDER]
+    assert set(variants) == set(VARIANTS.values())
+    lines = [
+        "def parse_line(line):",
+        "    try:",
+        "        o = DECODE(line)",
+        "        c = o.__class__",
+    ]
+    for kind, quote in (("bytes", "QUOTE_BYTES"), ("str", "QUOTE_STR")):
+        lines.append(f"        {'if' if kind == 'bytes' else 'elif'} line.__class__ is {kind}:")
+        for index, variant in enumerate(variants):
+            keyword = "if" if index == 0 else "elif"
+            lines.append(f"            {keyword} c is {variant.__name__}:")
+            lines.append(f"                if {_condition(variant, quote)}:")
+            lines.append("                    return o")
+    lines += [
+        "    except Exception:  # msgspec's errors, a str it cannot encode, another input type",
+        "        pass",
+        "    return parse_exact(line)",
+    ]
+    namespace: dict[str, Any] = {
+        "DECODE": _DECODE,
+        "QUOTE_BYTES": b'"',
+        "QUOTE_STR": '"',
+        "UNSET": UNSET,
+        "parse_exact": parse_exact,
+        **{variant.__name__: variant for variant in variants},
+    }
+    exec(compile("\n".join(lines) + "\n", f"<{__name__} parse_line>", "exec"), namespace)
+    function: Callable[[str | bytes], MetricLine] = namespace["parse_line"]
+    function.__module__ = __name__
+    function.__doc__ = _DOC
+    return function
+
+
+_DOC = """Parse one line of `metrics.jsonl` as the reference's `parse_line` does.
+
+Returns the generated model of the line (`Begin`, `Log`, `Stage`, `Eval`,
+`End`); a missing optional field is `None`, as in the reference. Raises
+`ParseError` — and nothing else — for any line the reference rejects, with
+the reference's error category. White space around the value (a trailing
+newline included) is accepted. Bytes must be UTF-8.
+"""
+
+parse_line = _compile_parse_line()
