@@ -14,23 +14,14 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from overbrainer_contract import ParseError, dump_line, parse_line
-from overbrainer_contract._serde import parse_exact
+from overbrainer_contract._serde import FIELDS as KINDS
+from overbrainer_contract._serde import OPT_U64, STAGE, U64, U64_MAX, VARIANTS, parse_exact
+from overbrainer_contract._serde import STAGES as SERDE_STAGES
 
-U64_MAX = 18446744073709551615
-FIELDS = [
-    "time",
-    "step",
-    "epoch",
-    "max_steps",
-    "loss",
-    "eval_loss",
-    "learning_rate",
-    "grad_norm",
-    "total",
-    "name",
-]
-TAGS = ["begin", "log", "stage", "eval", "end"]
-STAGES = ["train", "merge", "export", "compare"]
+# The variants, their fields and kinds, as the exact path reads them (one source).
+TAGS = list(VARIANTS)
+FIELDS = list(dict.fromkeys(name for fields in KINDS.values() for name, _ in fields))
+STAGES = list(SERDE_STAGES)
 
 settings.register_profile(
     "ci",
@@ -131,19 +122,12 @@ def arrays(draw: st.DrawFn) -> str:
 def written_lines(draw: st.DrawFn) -> str:
     """Lines as writers write them: a variant, its fields, canonical or not."""
     tag = draw(st.sampled_from(TAGS))
-    fields = {
-        "begin": ["time", "max_steps"],
-        "log": FIELDS[:8],
-        "stage": ["time", "name"],
-        "eval": ["time", "step", "total"],
-        "end": ["time", "step"],
-    }[tag]
     line: dict[str, Any] = {"event": tag}
-    for name in fields:
-        required = name in ("time", "step", "name")
-        if name in ("step", "max_steps", "total"):
+    for name, kind in KINDS[VARIANTS[tag]]:
+        required = not kind.startswith("Option<")
+        if kind in (U64, OPT_U64):
             value: Any = st.integers(0, U64_MAX)
-        elif name == "name":
+        elif kind == STAGE:
             value = st.sampled_from(STAGES)
         else:
             value = st.floats(allow_nan=False, allow_infinity=False)

@@ -154,7 +154,8 @@ def edited_releases(folder: Path) -> list[Problem]:
     and each line of `SHA256SUMS` once committed and since changed (git, when available)."""
     sums_path = folder / SUMS
     where = sums_path.as_posix()
-    sums = read_sums(sums_path.read_text(encoding="utf-8")) if sums_path.is_file() else {}
+    text = sums_path.read_text(encoding="utf-8") if sums_path.is_file() else ""
+    sums = read_sums(text)
     problems = []
     present: dict[str, Path] = {}
     for release in releases(folder):
@@ -174,7 +175,7 @@ def edited_releases(folder: Path) -> list[Problem]:
         problems.append(Problem(RELEASE_NO_EDIT, f"{folder.as_posix()}/{name}", message))
     if _git(folder, "rev-parse", "--is-inside-work-tree").strip() == "true":
         commits = _git(folder, "log", "--format=%H", "--", SUMS).split()
-        lines = set(sums_path.read_text(encoding="utf-8").splitlines()) if sums else set()
+        lines = set(text.splitlines())
         for commit in commits:
             for line in _git(folder, "show", f"{commit}:./{SUMS}").splitlines():
                 if line.strip() and line not in lines:
