@@ -66,6 +66,18 @@ class Env(Struct):
     """
     Env variable naming the snapshot request the plugin watches for (`SNAPSHOT_ENV`).
     """
+    snapshot_on_sigterm: (
+        Annotated[
+            str,
+            Meta(
+                description='Env variable that, set to `1`, makes SIGTERM a snapshot request with reason `preempted` (`SNAPSHOT_ON_SIGTERM_ENV`): at the end of the current step every rank saves and stops, the proof and the `end` line are written, and the process exits by itself. Since contract 1.1.0.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Env variable that, set to `1`, makes SIGTERM a snapshot request with reason `preempted` (`SNAPSHOT_ON_SIGTERM_ENV`): at the end of the current step every rank saves and stops, the proof and the `end` line are written, and the process exits by itself. Since contract 1.1.0.
+    """
 
 
 class Files(Struct):
