@@ -246,7 +246,7 @@ def test_only_process_zero_writes_or_looks(
 ) -> None:
     run.request.write_text("manual")
     looks: list[str] = []
-    monkeypatch.setattr(om.os.path, "exists", lambda p: looks.append(p) or True)
+    monkeypatch.setattr(om.os.path, "lexists", lambda p: looks.append(p) or True)
     callback = om.OverbrainerMetricsCallback()
     args, state, control = make(zero=False)
     callback.on_train_begin(args, state, control)
@@ -266,8 +266,8 @@ def test_each_step_looks_once_for_the_request(
     om: ModuleType, run: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     looks: list[str] = []
-    real = os.path.exists
-    monkeypatch.setattr(om.os.path, "exists", lambda p: looks.append(p) or real(p))
+    real = os.path.lexists
+    monkeypatch.setattr(om.os.path, "lexists", lambda p: looks.append(p) or real(p))
     callback = om.OverbrainerMetricsCallback()
     args, state, control = make(max_steps=10)
     callback.on_train_begin(args, state, control)
