@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -244,3 +247,83 @@ def build_trainer(
         data_collator=DataCollatorForLanguageModeling(tokenizer, mlm=False),
         callbacks=callbacks,
     )
+
+
+def at_step(step: int, action: Callable[[Any], None], event: str = "on_log") -> Any:
+    """A Trainer callback that runs `action(state)` once, at `event` of step `step`.
+
+    Placed after the plugin in the callback list, it acts once the plugin has handled
+    the same event: in the training's own thread, at a step known in advance.
+    """
+    from transformers import TrainerCallback
+
+    class AtStep(TrainerCallback):  # type: ignore[misc]
+        done = False
+
+        def hook(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:  # noqa: ARG002
+            if not self.done and state.global_step == step:
+                self.done = True
+                action(state)
+
+    callback = AtStep()
+    setattr(callback, event, callback.hook)
+    return callback
+
+
+def plugin_warnings(records: list[Any]) -> list[str]:
+    """The plugin's warnings and errors among captured log records."""
+    return [r.getMessage() for r in records if r.name == "overbrainer_metrics" and r.levelno >= 30]
+
+
+@contextlib.contextmanager
+def tmpfs(folder: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of `size` mounted on `folder` (CI runs as root); skips the test, saying why,
+    where mounting is impossible."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mount = shutil.which("mount")
+    if mount is None:
+        pytest.skip("no mount command: a real full disk needs `mount -t tmpfs` (util-linux)")
+    done = subprocess.run(
+        [mount, "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs (root and CAP_SYS_ADMIN needed): {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], timeout=30, check=False)
+
+
+class Filler:
+    """Fills a filesystem to its last block with files of one block each, and frees them."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.block = os.statvfs(folder).f_bsize
+        self.files: list[Path] = []
+
+    def fill(self) -> None:
+        """Writes one-block files until the filesystem refuses (ENOSPC)."""
+        while True:
+            path = self.folder / f"filler-{len(self.files)}"
+            self.files.append(path)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+            try:
+                if os.write(fd, b"\0" * self.block) < self.block:
+                    return
+            except OSError as error:
+                if error.errno != errno.ENOSPC:
+                    raise
+                return
+            finally:
+                os.close(fd)
+
+    def free(self, blocks: int | None = None) -> None:
+        """Frees `blocks` blocks (all of them when `None`)."""
+        count = len(self.files) if blocks is None else blocks
+        for _ in range(min(count, len(self.files))):
+            self.files.pop().unlink()
