@@ -60,6 +60,35 @@ def run_with_request(
     Fails the test if it is still running after `timeout` seconds (a hang), killing
     its whole process group; returns its exit status.
     """
+    return run_acting(
+        command,
+        cwd=cwd,
+        env=env,
+        log=log,
+        acts=[(when, lambda _: request.write_text(word))],
+        timeout=timeout,
+    )
+
+
+Act = tuple[Callable[[], bool], Callable[["subprocess.Popen[bytes]"], None]]
+
+
+def run_acting(
+    command: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log: Path,
+    acts: list[Act],
+    timeout: float,
+) -> int:
+    """Runs `command` and, in order, does each act `(when, act)`: `act(process)` once
+    `when()` holds (a request to write, a signal to send).
+
+    Fails the test if it is still running after `timeout` seconds (a hang), killing
+    its whole process group; returns its exit status (minus the signal that ended it).
+    """
+    pending = list(acts)
     with log.open("w") as output:
         process = subprocess.Popen(
             command,
@@ -72,8 +101,8 @@ def run_with_request(
         deadline = time.monotonic() + timeout
         try:
             while process.poll() is None and time.monotonic() < deadline:
-                if not request.exists() and when():
-                    request.write_text(word)
+                if pending and pending[0][0]():
+                    pending.pop(0)[1](process)
                 time.sleep(0.02)
             if process.poll() is None:
                 tail = log.read_text(errors="replace")[-6000:]
@@ -83,6 +112,13 @@ def run_with_request(
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
     return process.returncode
+
+
+def catches_sigterm(pid: int) -> bool:
+    """Whether process `pid` has a handler of its own for SIGTERM (Linux: /proc)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
 
 
 def _no_constant(name: str) -> Any:
