@@ -7,6 +7,8 @@ import json
 import logging
 import os
 import shutil
+import socket
+import threading
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -15,7 +17,8 @@ import pytest
 
 transformers = pytest.importorskip("transformers")
 
-from plugin_helpers import check_metrics, check_snapshot, load_plugin  # noqa: E402
+from overbrainer_contract import parse_line  # noqa: E402
+from plugin_helpers import Filler, check_metrics, check_snapshot, load_plugin, tmpfs  # noqa: E402
 from transformers import TrainerCallback, TrainerControl, TrainerState  # noqa: E402
 
 GOLDEN = Path(__file__).parents[1] / "conformance" / "cases" / "plugin-scripted-run.jsonl"
@@ -579,7 +582,164 @@ def test_lines_are_single_writes_on_an_append_descriptor(
     monkeypatch.setattr(om.os, "open", spy_open)
     monkeypatch.setattr(om.os, "write", spy_write)
     drive(om, steps=2)
-    assert all(flags & os.O_APPEND for flags in opened)
+    assert all(flags & os.O_APPEND for flags in opened if flags & os.O_WRONLY)
     assert all(w.endswith(b"\n") and w.count(b"\n") == 1 for w in writes)
     assert b"".join(writes) == run.metrics.read_bytes()
     assert [json.loads(w)["event"] for w in writes] == ["begin", "log", "eval", "log", "end"]
+
+
+# --- the request: whatever the file is, a request, read without blocking ---------------------
+
+
+def make_request(kind: str, path: Path, folder: Path) -> Any:
+    """A request that is not a regular file; returns what must outlive the test (a socket)."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(str(path))
+        server.listen()
+        return server
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    elif kind == "dangling":
+        path.symlink_to(folder / "nowhere")
+    return None
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "socket", "device", "dangling"])
+def test_a_request_of_any_kind_takes_the_snapshot_with_no_reason(
+    om: ModuleType, run: SimpleNamespace, caplog: pytest.LogCaptureFixture, kind: str
+) -> None:
+    """Its presence is the request; its reason comes only from a regular file, so it is
+    null with one warning. A plugin that opened the FIFO would wait for a writer for ever:
+    the watchdog then plays the writer, and the test fails."""
+    keep = make_request(kind, run.request, run.folder)
+    released: list[bool] = []
+
+    def release() -> None:
+        released.append(True)
+        os.close(os.open(run.request, os.O_WRONLY | os.O_NONBLOCK))
+
+    watchdog = threading.Timer(30.0, release) if kind == "fifo" else None
+    if watchdog is not None:
+        watchdog.start()
+    try:
+        with caplog.at_level(logging.WARNING, logger="overbrainer_metrics"):
+            _, _, state, control = snapshot_at(om, run, None, step=1)
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        if keep is not None:
+            keep.close()
+    assert released == [], "the plugin blocked on the FIFO"
+    assert (state.global_step, control.should_training_stop) == (1, True)
+    proof = check_snapshot(run.folder / "snapshot.json")
+    assert (proof["step"], proof["reason"]) == (1, None)
+    messages = warnings_of(caplog)
+    assert len(messages) == 1
+    expected = "cannot read the snapshot request" if kind == "dangling" else "not a regular file"
+    assert expected in messages[0]
+
+
+def test_a_request_past_64_kib_has_no_reason_and_one_warning(
+    om: ModuleType, run: SimpleNamespace, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="overbrainer_metrics"):
+        snapshot_at(om, run, b"manual" + b" " * (64 * 1024 - 5))
+    assert check_snapshot(run.folder / "snapshot.json")["reason"] is None
+    assert [m for m in warnings_of(caplog) if "longer than 65536 bytes" in m] == warnings_of(caplog)
+    assert len(warnings_of(caplog)) == 1
+
+
+# --- cut lines: never joined -------------------------------------------------------------------
+
+
+def test_a_cut_line_left_by_a_killed_writer_is_not_joined(
+    om: ModuleType, run: SimpleNamespace
+) -> None:
+    """The file ends in the middle of a line (a writer killed mid-write): the plugin's first
+    line starts on a line of its own; the cut line stays where it was, the only bad one."""
+    whole = b'{"event":"begin","time":1.5,"max_steps":null}\n'
+    cut = b'{"event":"log","time":2.5,"st'
+    run.metrics.write_bytes(whole + cut)
+    drive(om)
+    data = run.metrics.read_bytes()
+    assert data.startswith(whole + cut + b"\n")
+    rest = run.folder / "rest.jsonl"
+    rest.write_bytes(data[len(whole + cut + b"\n") :])
+    assert [line["event"] for line in check_metrics(rest)] == [
+        "begin", "log", "eval", "log", "log", "end",
+    ]  # fmt: skip
+
+
+def test_a_fragment_another_writer_appended_to_is_not_joined(
+    om: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A real full disk (a tmpfs) cuts a line short, and the job's shell appends its stage
+    line right after the fragment, before the plugin can remove it: the plugin's next line
+    starts on a line of its own, and the warning is one."""
+    with tmpfs(tmp_path / "disk", "64k") as disk:
+        metrics = disk / "metrics.jsonl"
+        monkeypatch.setenv("OVERBRAINER_METRICS", str(metrics))
+        monkeypatch.setenv("OVERBRAINER_SNAPSHOT", str(disk / "snapshot.request"))
+        callback = om.OverbrainerMetricsCallback()
+        args, state, control = make()
+        callback.on_train_begin(args, state, control)
+        filler = Filler(disk)
+        filler.fill()
+        stage = b'{"event":"stage","name":"train","time":1700000000}\n'
+        real_write = os.write
+        cuts: list[int] = []
+
+        def write(fd: int, data: bytes) -> int:
+            written = real_write(fd, data)
+            if written < len(data) and not cuts:
+                cuts.append(written)
+                filler.free()
+                with metrics.open("ab") as shell:  # the shell's `>>`, between two lines
+                    shell.write(stage)
+            return written
+
+        monkeypatch.setattr(om.os, "write", write)
+        with caplog.at_level(logging.WARNING, logger="overbrainer_metrics"):
+            step = 0
+            while not cuts and step < 100:
+                step += 1
+                state.global_step = step
+                callback.on_log(args, state, control, logs={"loss": 1.0 + step})
+            state.global_step = step + 1
+            callback.on_log(args, state, control, logs={"loss": 0.5})
+            callback.on_train_end(args, state, control)
+        monkeypatch.undo()
+        data = metrics.read_bytes()
+    assert cuts, "the disk never cut a line short"
+    raw = data.split(b"\n")
+    glued = next(i for i, line in enumerate(raw) if line.endswith(stage.rstrip(b"\n")))
+    assert raw[glued] != stage.rstrip(b"\n"), "the fragment was there, the shell's line after it"
+    before, after = run_lines(raw[:glued]), run_lines(raw[glued + 1 :])
+    assert [line["event"] for line in before] == ["begin", *["log"] * (step - 1)]
+    assert [(line["event"], line["step"]) for line in after] == [
+        ("log", step + 1),
+        ("end", step + 1),
+    ]
+    assert len(warnings_of(caplog)) == 1
+
+
+def run_lines(raw: list[bytes]) -> list[dict[str, Any]]:
+    """Lines, each through `parse_line` and the schema (an empty last one is the file's end)."""
+    from plugin_helpers import METRICS_LINE, strict_loads
+
+    lines = []
+    for line in raw:
+        if line:
+            parse_line(line)
+            value = strict_loads(line.decode())
+            METRICS_LINE.validate(value)
+            lines.append(value)
+    return lines

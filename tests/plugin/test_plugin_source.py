@@ -47,6 +47,8 @@ def test_the_plugin_constants_equal_the_contract() -> None:
     constants = module_constants()
     assert constants["METRICS_ENV"] == CONTRACT["env"]["metrics"]
     assert constants["SNAPSHOT_ENV"] == CONTRACT["env"]["snapshot"]
+    assert constants["SNAPSHOT_ON_SIGTERM_ENV"] == CONTRACT["env"]["snapshot_on_sigterm"]
+    assert set(CONTRACT["env"]) == {"metrics", "snapshot", "snapshot_on_sigterm"}, "a new variable"
     assert constants["SNAPSHOT_FILE"] == CONTRACT["files"]["snapshot"]
     assert constants["EVAL_PROGRESS_INTERVAL_SECONDS"] == CONTRACT["eval_progress_interval_seconds"]
 

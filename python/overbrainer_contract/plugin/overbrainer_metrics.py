@@ -149,7 +149,7 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         self._pending: int | None = None  # step of a snapshot taken, until its proof
         self._taken = False  # a snapshot was taken in this training
         self._reason: str | None = None
-        self._cut = False  # the metrics file may end in a cut line: start on a fresh one
+        self._cut = False  # the metrics file may end in a cut line: look before writing
         self._armed = False  # our SIGTERM handler is installed
         self._previous: Any = None  # the SIGTERM handler before ours
         self._signalled = False  # a SIGTERM came during the training
@@ -183,7 +183,7 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
             self._warn("encode", "a metrics line could not be encoded (%s); skipped", error)
             return
         if self._cut:
-            data = b"\n" + data
+            data = self._fresh_line(path) + data
         try:
             fd = os.open(path, _APPEND, 0o644)
         except OSError as error:
@@ -222,24 +222,24 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
                 return
         except OSError:
             pass
-        self._cut = data[written - 1 : written] != b"\n"
+        self._cut = True  # the next line looks at how the file ends
 
-    def _check_tail(self) -> None:
-        """Whether the metrics file already ends in a cut line (a killed writer, a full disk)."""
-        path = self._metrics
-        if path is None:
-            return
+    @staticmethod
+    def _fresh_line(path: str) -> bytes:
+        """`\\n` when the file ends in a cut line (a killed writer, a fragment that stayed)."""
         try:
-            info = os.stat(path)
-            if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
-                return
             fd = os.open(path, os.O_RDONLY | _NONBLOCK)
-            try:
-                self._cut = os.pread(fd, 1, info.st_size - 1) != b"\n"
-            finally:
-                os.close(fd)
+        except FileNotFoundError:
+            return b""
         except OSError:
-            return
+            return b"\n"
+        try:
+            size = os.fstat(fd).st_size
+            return b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
+        except OSError:
+            return b"\n"
+        finally:
+            os.close(fd)
 
     def _step(self, value: Any) -> int:
         """The step to write: a u64 always (`step` is required); an odd one is one warning."""
@@ -281,7 +281,7 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         self._metrics = os.environ.get(METRICS_ENV) or None
         if self._metrics is None:
             self._warn("env-metrics", "%s is not set: no metrics are written", METRICS_ENV)
-        self._check_tail()
+        self._cut = True  # the first line looks at how the file ends
         self._request = os.environ.get(SNAPSHOT_ENV) or None
         if self._request is None:
             self._warn("env-snapshot", "%s is not set: no snapshot can be requested", SNAPSHOT_ENV)
@@ -370,7 +370,7 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
             # With save_strategy "best", an evaluation this step may cancel the save:
             # every rank sees the same, so every rank waits for the next step.
             return
-        self._pending = int(state.global_step)
+        self._pending = self._step(state.global_step)
         self._taken = True
         control.should_save = True
         control.should_training_stop = True
@@ -429,7 +429,7 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
     def _prove(self, args: Any, state: Any) -> None:
         """Writes the proof beside the request: temporary file, then rename."""
         assert self._request is not None
-        step = int(state.global_step)
+        step = self._step(state.global_step)
         checkpoint = os.path.abspath(
             os.path.join(str(args.output_dir), f"{_CHECKPOINT_PREFIX}-{step}")
         )
@@ -443,7 +443,7 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
             relative = checkpoint
         proof = {
             "checkpoint": relative.replace(os.sep, "/"),
-            "step": self._step(step),
+            "step": step,
             "time": time.time(),
             "reason": self._reason,
         }
