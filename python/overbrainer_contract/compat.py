@@ -60,6 +60,8 @@ rule                                 breaks    change
 
 Compatible in every mode, listed and never failing: an optional property, a `$defs` entry or a
 schema file added (``PROPERTY_ADD``, ``DEF_ADD``, ``FILE_ADD``: serde ignores unknown fields),
+a constant added to `contract.json`, with its property in `contract.schema.json` even where
+that closes `additionalProperties` (``CONSTANT_ADD``: each version reads its own constants),
 an annotation changed or a default added (``ANNOTATION_CHANGE``: `title`, `description`,
 `$comment`, `examples`), `$id`/`$schema` changed (``ID_CHANGE``: the `$id`s carry the version).
 
@@ -82,6 +84,7 @@ from .releases import Problem, contract_version, edited_releases, latest_release
 
 SUFFIX: Final = ".schema.json"
 CONSTANTS: Final = "contract.json"
+CONSTANTS_SCHEMA: Final = "contract.schema.json"
 
 BACKWARD: Final = "backward"
 FORWARD: Final = "forward"
@@ -654,6 +657,16 @@ def compare_constants(previous: Any, current: Any, file: str = CONSTANTS) -> lis
     return changes
 
 
+def _constant_added(change: Change) -> Change:
+    """In the constants' own schema, a property added where the release closed the object is
+    a constant added: each version reads the `contract.json` it ships with, never another
+    version's, so no deployed reader meets it (a constant renamed or removed still breaks)."""
+    if change.rule != PROPERTY_NO_ADD_TO_CLOSED:
+        return change
+    message = change.message.split(":")[0] + ": a constant of this version's contract.json"
+    return Change(CONSTANT_ADD, change.file, change.pointer, message)
+
+
 def compare_dirs(baseline: Path, current: Path, mode: str = "full") -> Report:
     """Every change from the schemas (and constants) of `baseline` to those of `current`,
     judged in `mode`."""
@@ -664,7 +677,10 @@ def compare_dirs(baseline: Path, current: Path, mode: str = "full") -> Report:
     for name in sorted(after.keys() - before.keys()):
         report.changes.append(Change(FILE_ADD, name, "", "schema file added"))
     for name in sorted(before.keys() & after.keys()):
-        report.changes += compare_schema(before[name], after[name], name)
+        changes = compare_schema(before[name], after[name], name)
+        if name == CONSTANTS_SCHEMA:
+            changes = [_constant_added(change) for change in changes]
+        report.changes += changes
     constants = (baseline / CONSTANTS, current / CONSTANTS)
     if all(path.is_file() for path in constants):
         old, new = (json.loads(path.read_text(encoding="utf-8")) for path in constants)

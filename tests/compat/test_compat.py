@@ -196,3 +196,36 @@ def test_the_first_release_is_kept(tmp_path: Path) -> None:
     assert (
         compat.compare_dirs(release, copy).summary() == "compatible (full): 0 changes, 0 breaking"
     )
+
+
+def test_a_constant_added_with_its_property_is_compatible(tmp_path: Path) -> None:
+    """A new env variable in contract.json and its property in contract.schema.json, whose
+    object the release closed: a constant added, compatible in every mode (each version
+    reads the contract.json it ships with); the same property in a line's schema breaks."""
+    release = ROOT / "schema-releases" / "1.0.0"
+    current = tmp_path / "current"
+    shutil.copytree(release, current)
+    constants, schema = _load(current / "contract.json"), _load(current / "contract.schema.json")
+    constants["env"]["extra"] = "OVERBRAINER_EXTRA"
+    schema["properties"]["env"]["properties"]["extra"] = {"type": "string"}
+    (current / "contract.json").write_text(json.dumps(constants), encoding="utf-8")
+    (current / "contract.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    report = compat.compare_dirs(release, current)
+    assert [(c.rule, c.path) for c in report.changes] == [
+        ("CONSTANT_ADD", "contract.schema.json#/properties/env/properties/extra"),
+        ("CONSTANT_ADD", "contract.json#/env/extra"),
+    ]
+    assert report.summary() == "compatible (full): 2 changes, 0 breaking"
+    (current / "line.schema.json").write_text(
+        json.dumps(schema["properties"]["env"]), encoding="utf-8"
+    )
+    (release_copy := tmp_path / "release").mkdir()
+    for path in release.iterdir():
+        shutil.copy(path, release_copy / path.name)
+    closed = dict(schema["properties"]["env"])
+    closed["properties"] = {k: v for k, v in closed["properties"].items() if k != "extra"}
+    (release_copy / "line.schema.json").write_text(json.dumps(closed), encoding="utf-8")
+    elsewhere = compat.compare_dirs(release_copy, current)
+    assert [(c.rule, c.path) for c in elsewhere.breaking] == [
+        ("PROPERTY_NO_ADD_TO_CLOSED", "line.schema.json#/properties/extra")
+    ]

@@ -137,7 +137,9 @@ def test_compat_fails_on_a_change_without_a_new_version(
     folder = tmp_path / "schema-releases"
     shutil.copytree(ROOT / "schema-releases", folder)
     current = tmp_path / "schema"
-    shutil.copytree(SCHEMA, current)
+    newest = releases.latest_release(folder)
+    assert newest is not None
+    shutil.copytree(newest, current)  # schema/ as released, whatever the newest release is
     line = current / "metrics-line.schema.json"
     doc = json.loads(line.read_text())
     doc["description"] += " Edited."
@@ -150,12 +152,15 @@ def test_compat_fails_on_a_change_without_a_new_version(
     assert out[-1].endswith("[VERSION_NO_BUMP]")
 
     contract = json.loads((current / "contract.json").read_text())
-    contract["version"] = "1.0.1"
+    version = releases.parse_version(contract["version"])
+    assert version is not None
+    patch = f"{version[0]}.{version[1]}.{version[2] + 1}"
+    contract["version"] = patch
     (current / "contract.json").write_text(json.dumps(contract), encoding="utf-8")
     assert compat.main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[-2] == "compatible (full): 2 changes, 0 breaking"
-    assert out[-1] == f"releases: {folder}/ as released, version 1.0.1"
+    assert out[-1] == f"releases: {folder}/ as released, version {patch}"
 
 
 def test_record_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
