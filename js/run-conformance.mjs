@@ -20,7 +20,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..");
 const SCHEMA_DIR = join(ROOT, "schema");
 const CONFORMANCE = join(ROOT, "tests", "conformance");
-const METRICS_LINE_ID = "https://overbrainer.dev/contract/1.0.0/metrics-line.schema.json";
+// The `$id` carries the contract's version: read it from contract.json, its one source.
+const VERSION = JSON.parse(readFileSync(join(SCHEMA_DIR, "contract.json"), "utf8")).version;
+const METRICS_LINE_ID = `https://overbrainer.dev/contract/${VERSION}/metrics-line.schema.json`;
 const VERBOSE = process.argv.includes("--verbose");
 
 /** Every schema of schema/, in one strict Ajv instance: each must compile. */

@@ -49,6 +49,10 @@ export interface Contract {
      * Env variable naming the snapshot request the plugin watches for (`SNAPSHOT_ENV`).
      */
     snapshot: string;
+    /**
+     * Env variable that, set to `1`, makes SIGTERM a snapshot request with reason `preempted` (`SNAPSHOT_ON_SIGTERM_ENV`): at the end of the current step every rank saves and stops, the proof and the `end` line are written, and the process exits by itself. Since contract 1.1.0.
+     */
+    snapshot_on_sigterm?: string;
   };
   /**
    * Files of a run folder, relative to it.
