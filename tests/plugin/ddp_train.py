@@ -3,7 +3,8 @@
 
 The plugin comes from `PYTHONPATH`, as in a real run; each rank writes what it saw to
 `RESULTS/rank-<rank>.json` once `train()` returned. `--jit` turns on transformers'
-`enable_jit_checkpoint`; `--wait-before` marks `RESULTS/built` once the Trainer is built
+`enable_jit_checkpoint`; `--slow-end` marks `RESULTS/ending` after the last step end and
+waits 5 s before the training ends; `--wait-before` marks `RESULTS/built` once the Trainer is built
 and waits before training, `--linger` marks `RESULTS/trained` after the training and
 waits (a SIGTERM then meets the handler the process has outside the training).
 """
@@ -16,11 +17,26 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import overbrainer_metrics
 from plugin_helpers import build_trainer, slow_callback
+
+
+def slow_end(marker: Path) -> Any:
+    """Marks `marker`, then waits 5 s, at the Trainer's last log: after the last step end,
+    before `on_train_end`."""
+    from transformers import TrainerCallback
+
+    class SlowEnd(TrainerCallback):  # type: ignore[misc]
+        def on_log(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:  # noqa: ARG002
+            if "train_runtime" in (kwargs.get("logs") or {}):
+                marker.touch()
+                time.sleep(5)
+
+    return SlowEnd()
 
 
 def main() -> None:
@@ -30,6 +46,7 @@ def main() -> None:
     parser.add_argument("--jit", action="store_true")
     parser.add_argument("--linger", action="store_true")
     parser.add_argument("--wait-before", action="store_true")
+    parser.add_argument("--slow-end", action="store_true")
     options = parser.parse_args()
     assets, out, results = options.paths
     plugin = overbrainer_metrics.OverbrainerMetricsPlugin()
@@ -43,7 +60,11 @@ def main() -> None:
         assets / "data.jsonl",
         assets / "eval.jsonl",
         out,
-        [*plugin.add_callbacks_pre_trainer(cfg=None, model=None), slow_callback(0.1)],
+        [
+            *plugin.add_callbacks_pre_trainer(cfg=None, model=None),
+            slow_callback(0.1),
+            *([slow_end(results / "ending")] if options.slow_end else []),
+        ],
         max_steps=options.max_steps,
         eval_steps=10,
         **settings,

@@ -193,6 +193,35 @@ def test_sigterm_before_or_after_the_training_kills_the_process(
     assert check_metrics(after.metrics)[-1]["event"] == "end"
 
 
+def test_a_sigterm_after_the_last_step_end_is_warned_and_delivered_again(
+    assets: Path, tmp_path: Path
+) -> None:
+    """SIGTERM between the last step end and the training's end: no step end is left to
+    take the snapshot, so the plugin says so, writes `end`, and the process dies of it."""
+    run = Run(tmp_path, assets, sigterm=True)
+    ending = run.results / "ending"
+    status = run.run([(ending.exists, terminate)], "--max-steps", "4", "--slow-end")
+    assert status == -signal.SIGTERM, run.tail()
+    assert "SIGTERM came after the last step ended: no snapshot was taken" in run.tail()
+    assert not (run.folder / "snapshot.json").exists()
+    assert run.checkpoints() == []
+    assert check_metrics(run.metrics)[-1]["event"] == "end"
+    assert run.ranks() == [], "the process went on after the training"
+
+
+def test_transformers_jit_checkpoint_alone_is_left_alone(assets: Path, tmp_path: Path) -> None:
+    """Without the variable, transformers' JIT checkpoint answers SIGTERM its own way (a
+    checkpoint once its 3 s have passed, the training stopped) and no proof is written."""
+    run = Run(tmp_path, assets, sigterm=False)
+    status = run.run([(run.at_step(3), terminate)], "--jit")
+    assert status == 0, run.tail()
+    (seen,) = run.ranks()
+    assert "JITCheckpointCallback" in seen["callbacks"]
+    assert 3 < seen["global_step"] < 60
+    assert len(run.checkpoints()) == 1
+    assert not (run.folder / "snapshot.json").exists()
+
+
 def test_two_ranks_under_torchrun_stop_on_the_same_step(assets: Path, tmp_path: Path) -> None:
     """SIGTERM to the launcher, as an orchestrator sends it: torchrun forwards it to both
     ranks and kills them after its own grace period (30 s). Both ranks save and stop on the
