@@ -360,7 +360,7 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
             _dist.all_reduce(flag, op=_dist.ReduceOp.MAX)
             return int(flag.item())
         except Exception as error:
-            self._warn("broadcast", "cannot share the snapshot decision (%s)", error)
+            self._warn("share", "cannot share the snapshot decision (%s)", error)
             return wanted
 
     def _take(self, args: Any, state: Any, control: Any, wanted: int) -> None:
