@@ -92,9 +92,14 @@ def main() -> None:
     if distributed:
         # Tear the group down before the interpreter does: gloo's threads left running at
         # exit abort the process ("terminate called without an active exception") on a
-        # loaded machine.
+        # loaded machine. Then leave without the interpreter's teardown: freeing the DDP
+        # model destroys the gloo group while holding the GIL, joining a gloo thread that
+        # waits for the GIL to free a tensor (a deadlock seen on a loaded machine).
         dist.barrier()
         dist.destroy_process_group()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 if __name__ == "__main__":

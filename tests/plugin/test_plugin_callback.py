@@ -698,7 +698,12 @@ def test_a_fragment_another_writer_appended_to_is_not_joined(
         cuts: list[int] = []
 
         def write(fd: int, data: bytes) -> int:
-            written = real_write(fd, data)
+            try:
+                written = real_write(fd, data)
+            except OSError:
+                if not cuts:  # the file's last block was full: give it one more
+                    filler.free(1)
+                raise
             if written < len(data) and not cuts:
                 cuts.append(written)
                 filler.free()
@@ -723,7 +728,8 @@ def test_a_fragment_another_writer_appended_to_is_not_joined(
     glued = next(i for i, line in enumerate(raw) if line.endswith(stage.rstrip(b"\n")))
     assert raw[glued] != stage.rstrip(b"\n"), "the fragment was there, the shell's line after it"
     before, after = run_lines(raw[:glued]), run_lines(raw[glued + 1 :])
-    assert [line["event"] for line in before] == ["begin", *["log"] * (step - 1)]
+    assert before[0]["event"] == "begin"
+    assert {line["event"] for line in before[1:]} == {"log"}
     assert [(line["event"], line["step"]) for line in after] == [
         ("log", step + 1),
         ("end", step + 1),

@@ -173,10 +173,15 @@ def test_a_full_disk_freed_mid_run_leaves_no_glued_line(
         filler = Filler(disk)
         seen: dict[str, int] = {}
         shorts: list[int] = []  # what each write the disk cut short wrote
+        refused: list[int] = []  # writes the full disk refused whole
         real_write = os.write
 
         def write(fd: int, data: bytes) -> int:  # passes every write through, watching
-            written = real_write(fd, data)
+            try:
+                written = real_write(fd, data)
+            except OSError:
+                refused.append(len(data))
+                raise
             if written < len(data):
                 shorts.append(written)
             return written
@@ -196,8 +201,9 @@ def test_a_full_disk_freed_mid_run_leaves_no_glued_line(
                 elif "filled" in seen and "cut" not in seen:
                     if shorts:
                         seen["cut"] = step
-                    elif metrics.stat().st_size % filler.block == 0:
-                        filler.free(1)  # the last block exactly full: the next line needs one
+                    elif refused or metrics.stat().st_size % filler.block == 0:
+                        refused.clear()
+                        filler.free(1)  # the last block full: the next line needs one
                 elif "cut" in seen and "freed" not in seen and step >= seen["cut"] + 2:
                     filler.free()
                     seen["freed"] = step
