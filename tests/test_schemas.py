@@ -8,7 +8,7 @@ import re
 
 import jsonschema
 import pytest
-from overbrainer_contract import CONTRACT, VERSION
+from overbrainer_contract import CONTRACT, SNAPSHOT_ON_SIGTERM_ENV, VERSION
 from overbrainer_contract.contract import schema_dir
 from overbrainer_contract.schemas import load_schema, schema_paths
 from schema_registry import registry, validator
@@ -104,7 +104,12 @@ def test_contract_document_is_valid_and_is_what_the_package_exports() -> None:
     )
     assert document["plugin"]["file"] == f"{document['plugin']['module']}.py"
     # the values the reference hard-codes
-    assert document["env"] == {"metrics": "OVERBRAINER_METRICS", "snapshot": "OVERBRAINER_SNAPSHOT"}
+    assert document["env"]["metrics"] == "OVERBRAINER_METRICS"
+    assert document["env"]["snapshot"] == "OVERBRAINER_SNAPSHOT"
+    # contract 1.1.0: the opt-in preemption snapshot (not in the reference)
+    assert document["env"]["snapshot_on_sigterm"] == SNAPSHOT_ON_SIGTERM_ENV
+    assert SNAPSHOT_ON_SIGTERM_ENV == "OVERBRAINER_SNAPSHOT_ON_SIGTERM"
+    assert set(document["env"]) == {"metrics", "snapshot", "snapshot_on_sigterm"}
     assert document["files"]["snapshot_request"] == "snapshot.request"
     assert document["files"]["snapshot"] == "snapshot.json"
 

@@ -23,6 +23,7 @@ from .contract import (
     PLUGIN_FILE,
     SNAPSHOT_ENV,
     SNAPSHOT_FILE,
+    SNAPSHOT_ON_SIGTERM_ENV,
     SNAPSHOT_REQUEST,
     VERSION,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "PLUGIN_FILE",
     "SNAPSHOT_ENV",
     "SNAPSHOT_FILE",
+    "SNAPSHOT_ON_SIGTERM_ENV",
     "SNAPSHOT_REQUEST",
     "VERSION",
     "Begin",

@@ -35,6 +35,19 @@ PLUGIN_FILE: str = CONTRACT.plugin.file
 PLUGIN_CLASS: str = CONTRACT.plugin.qualified_name
 METRICS_ENV: str = CONTRACT.env.metrics
 SNAPSHOT_ENV: str = CONTRACT.env.snapshot
+
+
+def _since_1_1(value: object, name: str) -> str:
+    """A constant optional in the schema (older contracts lack it) but in this contract.json."""
+    if not isinstance(value, str):
+        raise RuntimeError(f"{schema_dir() / 'contract.json'} lacks {name}")
+    return value
+
+
+SNAPSHOT_ON_SIGTERM_ENV: str = _since_1_1(
+    CONTRACT.env.snapshot_on_sigterm, "env.snapshot_on_sigterm"
+)
+"""Set to `1`, SIGTERM is a snapshot request with reason `preempted` (contract 1.1.0)."""
 METRICS_FILE: str = CONTRACT.files.metrics
 SNAPSHOT_REQUEST: str = CONTRACT.files.snapshot_request
 SNAPSHOT_FILE: str = CONTRACT.files.snapshot
