@@ -38,7 +38,7 @@ class Snapshot(Struct):
     """
     Unix time the proof was written, in seconds.
     """
-    reason: Annotated[Word, Meta(description="The request's one word, or null when the request was empty or not one word.")] | None
+    reason: Annotated[Word, Meta(description="The request's one word, or null when the request was empty, not one word, not a regular file or longer than 64 KiB; `preempted` for a snapshot taken on SIGTERM (`OVERBRAINER_SNAPSHOT_ON_SIGTERM`, contract 1.1.0).")] | None
     """
-    The request's one word, or null when the request was empty or not one word.
+    The request's one word, or null when the request was empty, not one word, not a regular file or longer than 64 KiB; `preempted` for a snapshot taken on SIGTERM (`OVERBRAINER_SNAPSHOT_ON_SIGTERM`, contract 1.1.0).
     """

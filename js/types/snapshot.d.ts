@@ -26,7 +26,7 @@ export interface Snapshot {
    */
   time: number;
   /**
-   * The request's one word, or null when the request was empty or not one word.
+   * The request's one word, or null when the request was empty, not one word, not a regular file or longer than 64 KiB; `preempted` for a snapshot taken on SIGTERM (`OVERBRAINER_SNAPSHOT_ON_SIGTERM`, contract 1.1.0).
    */
   reason: Word | null;
   [k: string]: unknown;
