@@ -161,8 +161,8 @@ def test_a_full_disk_freed_mid_run_leaves_no_glued_line(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """The run folder on a small tmpfs: filled from step 3 until a line has been cut short
-    (one block is freed whenever the file's last block is exactly full, so that a cut
-    must come), then freed two steps later, as `save_total_limit` deleting a checkpoint
+    (one block is freed whenever the file's last block is full or a line was refused
+    whole, so that a cut must come), then freed two steps later, as `save_total_limit` deleting a checkpoint
     does. Every line of the file is a line of the contract, the lines after the freeing
     are all there, and the fault is one warning."""
     with tmpfs(tmp_path / "disk", "1m") as disk:
