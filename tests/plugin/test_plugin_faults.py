@@ -162,9 +162,9 @@ def test_a_full_disk_freed_mid_run_leaves_no_glued_line(
 ) -> None:
     """The run folder on a small tmpfs: filled from step 3 until a line has been cut short
     (one block is freed whenever the file's last block is full or a line was refused
-    whole, so that a cut must come), then freed two steps later, as `save_total_limit` deleting a checkpoint
-    does. Every line of the file is a line of the contract, the lines after the freeing
-    are all there, and the fault is one warning."""
+    whole, so that a cut must come), then freed two steps later, as `save_total_limit`
+    deleting a checkpoint does. Every line of the file is a line of the contract, the
+    lines after the freeing are all there, and the fault is one warning."""
     with tmpfs(tmp_path / "disk", "1m") as disk:
         metrics = disk / "metrics.jsonl"
         monkeypatch.setenv("OVERBRAINER_METRICS", str(metrics))
