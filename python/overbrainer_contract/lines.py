@@ -66,12 +66,11 @@ class LineSplitter:
 
     def finish(self) -> bytes | None:
         """The last line, without its newline (or an `Overlong`), at the end of the input."""
-        if self.skipped:
-            last: bytes = Overlong(self.skipped, False)
-        else:
-            last = self.pending
+        last: bytes | None = self.pending or None
+        if self.skipped:  # an empty marker: not falsy in meaning, so never `or`-ed
+            last = Overlong(self.skipped, False)
         self.pending, self.skipped = b"", 0
-        return last or None
+        return last
 
 
 def read_lines(handle: IO[bytes], max_line: int = MAX_LINE, block: int = BLOCK) -> Iterator[bytes]:
