@@ -94,7 +94,7 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
         except ParseError as error:
             if raw.__class__ is Overlong:
                 errors += 1
-                emit(_overlong(name, number, raw))  # type: ignore[arg-type]
+                emit(_overlong(name, number, raw))
                 continue
             if raw[-1:] != b"\n":  # the last line, cut: checked after the loop
                 continue

@@ -234,8 +234,8 @@ def follow(path: Path, interval: float, grace: float, view: PlainView | RichView
                     continue
                 if line.__class__ is Log:  # the most of them: nothing to show but eval losses
                     take(line)
-                    if not first and line.eval_loss.__class__ is float:  # type: ignore[union-attr]
-                        view.event(f"eval loss {line.eval_loss:.4g} at step {line.step:,}")  # type: ignore[union-attr]
+                    if not first and line.eval_loss.__class__ is float:
+                        view.event(f"eval loss {line.eval_loss:.4g} at step {line.step:,}")
                     continue
                 was = state.evaluation
                 take(line)
@@ -269,6 +269,6 @@ def follow(path: Path, interval: float, grace: float, view: PlainView | RichView
 
 def _invalid(path: Path, number: int, raw: bytes, error: ParseError) -> str:
     if raw.__class__ is Overlong:
-        size = raw.size  # type: ignore[attr-defined]
+        size = raw.size
         return f"{path}:{number} $: a line of {size:,} bytes: over the {MAX_LINE:,} it reads"
     return f"{path}:{number} {error.path or '$'}: {error}"
