@@ -213,9 +213,10 @@ def cli(session: nox.Session) -> None:
     """The command line, with its extra (rich, matplotlib).
 
     check and status outputs (syrupy), exit codes, watch against a writer in another
-    process, plot, snapshot.
+    process, plot, snapshot; hostile files under a memory cap; the pre-commit hook through
+    `pre-commit try-repo` (needs git).
     """
-    session.install(".[cli]", "--group", "test")
+    session.install(".[cli]", "--group", "test", "--group", "precommit")
     session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
 
 
