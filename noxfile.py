@@ -165,6 +165,7 @@ def bench(session: nox.Session) -> None:
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
     session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
+    session.run("python", "benchmarks/cli.py", *session.posargs)  # watch, -o json; peak memory
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")

@@ -147,9 +147,12 @@ class RunState:
     stage: str | None = None
     end_step: int | None = None
     """The step of the latest `end` line, if no training began since."""
-    loss: Value | None = None
-    eval_loss: Value | None = None
-    learning_rate: Value | None = None
+    loss_log: Log | None = None
+    """The latest log with a training loss (kept whole: no object made per line)."""
+    eval_log: Log | None = None
+    """The latest log with an evaluation loss."""
+    rate_log: Log | None = None
+    """The latest log with a learning rate."""
     evaluation: EvalMark | None = None
     """The evaluation under way: its latest progress line, until its result is logged."""
     last_time: float | None = None
@@ -160,6 +163,24 @@ class RunState:
     @property
     def ended(self) -> bool:
         return self.end_step is not None
+
+    @property
+    def loss(self) -> Value | None:
+        """The latest training loss and its step."""
+        log = self.loss_log
+        return None if log is None else Value(log.step, log.loss)  # type: ignore[arg-type]
+
+    @property
+    def eval_loss(self) -> Value | None:
+        """The latest evaluation loss and its step."""
+        log = self.eval_log
+        return None if log is None else Value(log.step, log.eval_loss)  # type: ignore[arg-type]
+
+    @property
+    def learning_rate(self) -> Value | None:
+        """The latest learning rate and its step."""
+        log = self.rate_log
+        return None if log is None else Value(log.step, log.learning_rate)  # type: ignore[arg-type]
 
     @property
     def step(self) -> int:
@@ -184,17 +205,21 @@ class RunState:
         return line
 
     def take(self, line: MetricLine) -> None:
-        """Take one parsed line into account."""
+        """Take one parsed line into account.
+
+        A log, nearly every line, only keeps references (the parser gives exact `float`s:
+        a class check is enough): `watch` reads a backlog at about `check`'s cost per line.
+        """
         self.last_time = line.time
-        if isinstance(line, Log):
+        if line.__class__ is Log:
             self.pace.add(line)
-            if isinstance(line.loss, float):
-                self.loss = Value(line.step, line.loss)
-            if isinstance(line.eval_loss, float):
-                self.eval_loss = Value(line.step, line.eval_loss)
+            if line.loss.__class__ is float:
+                self.loss_log = line
+            if line.eval_loss.__class__ is float:
+                self.eval_log = line
                 self.evaluation = None
-            if isinstance(line.learning_rate, float):
-                self.learning_rate = Value(line.step, line.learning_rate)
+            if line.learning_rate.__class__ is float:
+                self.rate_log = line
         elif isinstance(line, Eval):
             self.evaluation = EvalMark(
                 line.step, line.total if isinstance(line.total, int) else None
