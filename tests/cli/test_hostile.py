@@ -230,11 +230,13 @@ def test_a_folder_where_the_metrics_file_goes(tmp_path: Path, command: str) -> N
         assert result.stderr == f"{PREFIX}run/metrics.jsonl: a folder, not a file\n"
 
 
-@pytest.mark.parametrize("command", ["check", "status", "watch"])
-def test_a_metrics_file_that_is_a_device(tmp_path: Path, command: str) -> None:
+@pytest.mark.parametrize(
+    "command", [["check"], ["status"], ["watch"], ["plot", "-o", "plot.png"]], ids=" ".join
+)
+def test_a_metrics_file_that_is_a_device(tmp_path: Path, command: list[str]) -> None:
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "metrics.jsonl").symlink_to("/dev/zero")
-    result = cli(command, "run", cwd=tmp_path)
+    result = cli(*command, "run", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr == f"{PREFIX}run/metrics.jsonl: a character device, not a file\n"
 
