@@ -198,14 +198,20 @@ def test_a_request_linked_to_dev_zero_is_refused(run: Path, command: str) -> Non
     assert result.stderr == f"{PREFIX}run/snapshot.request: a character device, not a file\n"
 
 
+@pytest.mark.parametrize(("name", "bound"), [("snapshot.request", 4096), ("snapshot.json", 65536)])
 @pytest.mark.parametrize("command", ["check", "status"])
-def test_a_sparse_gigabyte_request_is_refused_unread(run: Path, command: str) -> None:
-    sparse(run / "snapshot.request")
+def test_a_sparse_gigabyte_side_file_is_refused_unread(
+    run: Path, command: str, name: str, bound: int
+) -> None:
+    sparse(run / name)
     result = cli(command, "run", cwd=run.parent)
     assert result.returncode == 2
     assert result.stderr == (
-        f"{PREFIX}run/snapshot.request: 1,073,741,824 bytes, over the 4,096 it may hold\n"
+        f"{PREFIX}run/{name}: 1,073,741,824 bytes, over the {bound:,} it may hold\n"
     )
+    (run / name).write_bytes(b" " * bound)  # at the bound: read (and judged on its text)
+    result = cli(command, "run", cwd=run.parent)
+    assert "may hold" not in result.stderr
 
 
 @pytest.mark.parametrize("command", ["check", "status"])
