@@ -143,6 +143,15 @@ def test_random_bytes_print_a_bounded_number_of_errors(tmp_path: Path) -> None:
     assert fewer[-1] == lines[-1]  # the summary counts them all, whatever is shown
     every = cli("check", "random", "--max-errors", "0", cwd=tmp_path).stdout.splitlines()
     assert len(every) == total + 1
+    json_lines = cli("check", "random", "-o", "json", cwd=tmp_path).stdout.splitlines()
+    assert len(json_lines) == total + 1  # JSON: every finding by default
+    bounded = cli("check", "random", "-o", "json", "--max-errors", "3", cwd=tmp_path)
+    *findings, summary = [json.loads(line) for line in bounded.stdout.splitlines()]
+    assert [item["type"] for item in findings] == ["finding"] * 3
+    assert (summary["type"], summary["errors"]) == ("file", total)
+    refused = cli("check", "random", "--max-errors", "-1", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr == f"{PREFIX}--max-errors must be 0 (all) or more, not -1\n"
 
 
 def test_standard_input_is_read_once(tmp_path: Path) -> None:
