@@ -345,18 +345,26 @@ def _append_later(path: Path, text: str, delay: float) -> threading.Thread:
     return thread
 
 
-def test_snapshot_wait_ends_when_the_run_ends_without_a_proof(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("line", "how"),
+    [
+        (f'{{"event":"end","time":{T + 9},"step":2}}\n', "an end line at step 2"),
+        (f'{{"event":"stage","name":"compare","time":{int(T) + 9}}}\n', "the compare stage began"),
+    ],
+    ids=["end", "compare"],
+)
+def test_snapshot_wait_ends_when_the_run_ends_without_a_proof(
+    tmp_path: Path, line: str, how: str
+) -> None:
     run = make_run(tmp_path / "run", EVALUATING, proof=PROOF)  # an older proof
-    end = f'{{"event":"end","time":{T + 9},"step":2}}\n'
-    writer = _append_later(run / "metrics.jsonl", end, delay=1.0)
+    writer = _append_later(run / "metrics.jsonl", line, delay=1.0)
     start = time.monotonic()
     result = cli("snapshot", "run", "--wait", "600", "--interval", "0.05", cwd=tmp_path)
     writer.join()
     assert time.monotonic() - start < TIMEOUT / 2
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1] == (
-        f"{PREFIX}the run ended (an end line at step 2, after the request) without a new"
-        " snapshot.json in run"
+        f"{PREFIX}the run ended ({how}, after the request) without a new snapshot.json in run"
     )
     assert result.stdout == ""
 
