@@ -40,23 +40,26 @@ class Follower:
         """Whether the last look left bytes unread (the next one needs no wait)."""
 
     def poll(self) -> Iterable[bytes] | None:
-        """New complete lines (each with its newline); None while the file does not exist."""
+        """New complete lines (each with its newline); None while the file does not exist.
+
+        Within a backlog (`behind`) the next block is read at once; between blocks, and
+        only there, the file is looked at: shrunk or replaced, it is read again."""
         if self.handle is None:
             try:
                 self.handle = open_metrics(self.path, pipe=False)
             except FileNotFoundError:
                 return None
-        size = os.fstat(self.handle.fileno()).st_size
-        if size < self.offset or self._replaced():
-            self.reopen()
-            return self.poll()
-        if size == self.offset:
-            self.behind = False
-            return ()
-        self.handle.seek(self.offset)
-        data = self.handle.read(min(size - self.offset, self.block))
+        if not self.behind:
+            size = os.fstat(self.handle.fileno()).st_size
+            if size < self.offset or self._replaced():
+                self.reopen()
+                return self.poll()
+            if size == self.offset:
+                return ()
+            self.handle.seek(self.offset)
+        data = self.handle.read(self.block)
         self.offset += len(data)
-        self.behind = self.offset < size
+        self.behind = len(data) == self.block  # maybe more there: read on without a wait
         return self.splitter.feed(data)
 
     def _replaced(self) -> bool:
@@ -71,6 +74,7 @@ class Follower:
             self.handle.close()
         self.handle = None
         self.offset = 0
+        self.behind = False
         self.splitter = LineSplitter(self.max_line)
         self.restarted = True
 

@@ -17,8 +17,9 @@ from typing import IO
 MAX_LINE = 1 << 20
 """The longest line held whole: 1 MiB (overbrainer's lines are a few hundred bytes)."""
 
-BLOCK = 1 << 20
-"""Bytes read at a time."""
+BLOCK = 1 << 16
+"""Bytes read at a time: 64 KiB, small enough that a line is still in the CPU's cache when
+it is parsed (1 MiB blocks cost `check` 15% more per line, `nox -s bench`)."""
 
 
 class Overlong(bytes):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -120,21 +121,17 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{args.run_name}: no such run folder", USAGE)
     proof = folder / SNAPSHOT_FILE
     before = _identity(proof)
-    follower = Follower(target.metrics)
-    try:
+    with contextlib.closing(Follower(target.metrics)) as follower:
+        # What the run said before the request; the lines after it are followed from here.
         ended_before = _ended(follower) if args.wait is not None else None
-    except CliError:
-        follower.close()
-        raise
-    try:
-        request = write_request(folder, args.reason)
-        requested_at = request.stat().st_mtime_ns
-    except OSError as error:
-        raise CliError(
-            f"{folder}: cannot write {SNAPSHOT_REQUEST}: {error.strerror or error}"
-        ) from error
-    print(f"requested a snapshot ({args.reason}): {request}", file=sys.stderr)
-    try:
+        try:
+            request = write_request(folder, args.reason)
+            requested_at = request.stat().st_mtime_ns
+        except OSError as error:
+            raise CliError(
+                f"{folder}: cannot write {SNAPSHOT_REQUEST}: {error.strerror or error}"
+            ) from error
+        print(f"requested a snapshot ({args.reason}): {request}", file=sys.stderr)
         if args.wait is None:
             return OK
         if ended_before is not None:
@@ -143,8 +140,6 @@ def run(args: argparse.Namespace) -> int:
                 INVALID,
             )
         return _wait(proof, before, requested_at, follower, args.wait, args.interval)
-    finally:
-        follower.close()
 
 
 def _wait(
