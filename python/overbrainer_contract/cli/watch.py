@@ -224,8 +224,7 @@ def follow(path: Path, interval: float, grace: float, view: PlainView | RichView
                 state, number = RunState(), 0
                 take = state.take
             seen = number
-            for raw in lines:
-                number += 1
+            for number, raw in enumerate(lines, seen + 1):
                 try:
                     line = parse(raw)
                 except ParseError as error:
