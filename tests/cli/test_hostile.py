@@ -1,7 +1,8 @@
 """The command line under hostile input: FIFOs, `/dev/zero`, sparse files of a gigabyte,
 symlink loops, folders where files go, garbage. Every case runs the CLI in a child process
-with a time limit and a cap on its address space (`RLIMIT_AS`): a hang fails the test by
-its timeout, a read that is not bounded fails it by running out of memory."""
+with a time limit, and the cases of hostile files with a cap on its address space
+(`RLIMIT_AS`): a hang fails the test by its timeout, a read that is not bounded fails it by
+running out of memory (`plot` gets four times the cap: matplotlib is large)."""
 
 from __future__ import annotations
 
@@ -125,6 +126,14 @@ def test_a_gigabyte_without_a_newline_is_one_error_in_flat_memory(tmp_path: Path
         " 1,048,576 bytes a line is read to",
         "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
     ]
+    status = cli("status", "junk.jsonl", cwd=tmp_path)
+    assert status.returncode == 1, status.stderr
+    assert status.stderr == (
+        "overbrainer-contract: junk.jsonl: 1 invalid line of 1"
+        " ('overbrainer-contract check junk.jsonl' says which)\n"
+    )
+    plot = cli("plot", "junk.jsonl", "-o", "junk.png", cwd=tmp_path, memory=4 * MEMORY)
+    assert "warning: junk.jsonl: 1 invalid line skipped" in plot.stderr
 
 
 def test_random_bytes_print_a_bounded_number_of_errors(tmp_path: Path) -> None:
