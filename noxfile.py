@@ -165,6 +165,7 @@ def bench(session: nox.Session) -> None:
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
     session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
+    session.run("python", "benchmarks/cli.py", *session.posargs)  # watch, -o json; peak memory
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")
@@ -213,9 +214,10 @@ def cli(session: nox.Session) -> None:
     """The command line, with its extra (rich, matplotlib).
 
     check and status outputs (syrupy), exit codes, watch against a writer in another
-    process, plot, snapshot.
+    process, plot, snapshot; hostile files under a memory cap; the pre-commit hook through
+    `pre-commit try-repo` (needs git).
     """
-    session.install(".[cli]", "--group", "test")
+    session.install(".[cli]", "--group", "test", "--group", "precommit")
     session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
 
 

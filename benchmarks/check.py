@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside thi
 
 from overbrainer_contract import parse_line
 from overbrainer_contract.checker import Finding, check_lines
+from overbrainer_contract.lines import read_lines
 from parse import write_realistic_file
 
 GOAL = 1.5
@@ -38,7 +39,7 @@ def bare(path: Path) -> None:
 def check(path: Path) -> None:
     findings: list[Finding] = []
     with path.open("rb") as handle:
-        result = check_lines(handle, str(path), findings.append)
+        result = check_lines(read_lines(handle), str(path), findings.append)
     if not result.valid or findings:
         raise SystemExit(f"the bench file has problems: {findings[:3]}")
 

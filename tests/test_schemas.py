@@ -18,7 +18,14 @@ U64_MAX = 18446744073709551615
 
 
 def test_every_schema_of_the_contract_is_there() -> None:
-    assert NAMES == ["contract", "job-stage", "metrics-line", "snapshot", "snapshot-request"]
+    assert NAMES == [
+        "check-report",
+        "contract",
+        "job-stage",
+        "metrics-line",
+        "snapshot",
+        "snapshot-request",
+    ]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -16,9 +16,11 @@ from typing import Literal
 import msgspec
 
 from .errors import ParseError
+from .lines import MAX_LINE, Overlong
 from .models import Begin, End, Eval, Log, Stage
 from .parser import parse_line
-from .runs import REQUEST_PATTERN, Run, read_snapshot
+from .runs import REQUEST_PATTERN, Run, read_request, read_snapshot
+from .sidefile import exists
 
 Severity = Literal["error", "warning"]
 Kind = Literal["metrics", "snapshot", "snapshot-request"]
@@ -42,7 +44,8 @@ class Finding:
     """JSON path of the offending value (`$.step`), `$` for the whole line."""
     severity: Severity
     category: str
-    """`syntax`, `eof`, `data` (the parser's categories), `order`, `truncated` or `schema`."""
+    """`syntax`, `eof`, `data` (the parser's categories), `length`, `order`, `truncated` or
+    `schema`: the `Category` of `schema/check-report.schema.json`."""
     message: str
     column: int | None = None
 
@@ -70,10 +73,13 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
     """Check the lines of a metrics file (binary, each with its newline), calling `emit`
     for every problem found; the file's summary.
 
-    Errors: a line the reference rejects. Warnings: a last line without its newline
-    (a run still writing, or killed), and the order the reader relies on — a log, an
-    evaluation or an end before the first `begin`, a log or an evaluation after an
-    `end` (until the next `begin`), a training step going back.
+    Errors: a line the reference rejects, and a line longer than `lines.MAX_LINE` (an
+    `Overlong` from `read_lines`). The last line without its newline is a warning only
+    when the reference would read it as a line cut short: a whole line (its newline
+    missing) or one it rejects with the category `eof`; any other last line is an error.
+    Warnings too: the order the reader relies on — a log, an evaluation or an end before
+    the first `begin`, a log or an evaluation after an `end` (until the next `begin`), a
+    training step going back.
     """
     parse = parse_line
     counts: dict[type[object], int] = dict.fromkeys((kind for kind, _ in EVENTS), 0)
@@ -86,6 +92,10 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
         try:
             line = parse(raw)
         except ParseError as error:
+            if raw.__class__ is Overlong:
+                errors += 1
+                emit(_overlong(name, number, raw))
+                continue
             if raw[-1:] != b"\n":  # the last line, cut: checked after the loop
                 continue
             errors += 1
@@ -132,14 +142,14 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
                 warnings += 1
                 emit(_order(name, number, phase, "end"))
             phase = 2
-    if number and raw[-1:] != b"\n":
-        warnings += 1
-        try:
-            parse(raw)
-            detail = "no newline at its end"
-        except ParseError as error:
-            detail = str(error)
-        emit(Finding(name, number, "$", "warning", "truncated", f"truncated last line: {detail}"))
+    if number and raw[-1:] != b"\n" and raw.__class__ is not Overlong:
+        finding = _last_line(name, number, raw)
+        if finding is not None:
+            if finding.severity == "error":
+                errors += 1
+            else:
+                warnings += 1
+            emit(finding)
     return FileResult(
         name,
         "metrics",
@@ -150,16 +160,49 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
     )
 
 
+def _last_line(name: str, number: int, raw: bytes) -> Finding | None:
+    """The finding for a last line without its newline (None: not one, it parsed in the
+    loop). A warning when the reference reads it as a line cut short, else an error."""
+    try:
+        parse_line(raw)
+        return Finding(
+            name, number, "$", "warning", "truncated", "truncated last line: no newline at its end"
+        )
+    except ParseError as error:
+        if error.category == "eof":
+            return Finding(
+                name,
+                number,
+                error.path or "$",
+                "warning",
+                "truncated",
+                f"truncated last line: {error}",
+                error.column,
+            )
+        message = f"{error} (the last line, without its newline)"
+        return Finding(
+            name, number, error.path or "$", "error", error.category, message, error.column
+        )
+
+
+def _overlong(name: str, number: int, marker: Overlong) -> Finding:
+    size = f"{marker.size:,} bytes" + ("" if marker.complete else ", without its newline")
+    message = f"a line of {size}: over the {MAX_LINE:,} bytes a line is read to"
+    return Finding(name, number, "$", "error", "length", message)
+
+
 def _order(name: str, number: int, phase: int, event: str) -> Finding:
     where = "before the first begin line" if phase == 0 else "after the end line"
     return Finding(name, number, "$.event", "warning", "order", f"{event} line {where}")
 
 
 def check_snapshot(path: Path, name: str, emit: Emit) -> FileResult:
-    """Check `snapshot.json` against its model."""
+    """Check `snapshot.json` against its model (read by `sidefile`: `SideFileError` when it
+    is not a small regular file, FileNotFoundError when it is gone)."""
     result = FileResult(name, "snapshot")
     try:
-        read_snapshot(path)
+        if read_snapshot(path) is None:
+            raise FileNotFoundError(2, "No such file or directory", str(path))
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         message, at = _split_msgspec(str(error))
         result.errors += 1
@@ -170,7 +213,10 @@ def check_snapshot(path: Path, name: str, emit: Emit) -> FileResult:
 def check_request(path: Path, name: str, emit: Emit) -> FileResult:
     """Check `snapshot.request`: one word, or nothing, white space around it allowed."""
     result = FileResult(name, "snapshot-request")
-    text = path.read_bytes().decode("utf-8", errors="replace")
+    read = read_request(path)
+    if read is None:
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    text = read[0]
     if not REQUEST_PATTERN.match(text):
         result.errors += 1
         shown = text if len(text) <= 40 else text[:37] + "..."
@@ -202,8 +248,8 @@ def run_files(run: Run) -> list[tuple[Path, Kind]]:
     if run.metrics is not None:
         files.append((run.metrics, "metrics"))
     if run.is_folder and run.request is not None and run.snapshot is not None:
-        if run.request.exists():
+        if exists(run.request):
             files.append((run.request, "snapshot-request"))
-        if run.snapshot.exists():
+        if exists(run.snapshot):
             files.append((run.snapshot, "snapshot"))
     return files

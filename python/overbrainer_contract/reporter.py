@@ -1,10 +1,20 @@
-"""Output of `check`: plain text for people (streamed as problems are found) and JSON
-for machines (one document at the end)."""
+"""Output of `check`: plain text for people and JSON Lines for machines, both streamed
+as problems are found."""
 
 from __future__ import annotations
 
-import json
-from typing import Any, Protocol
+from typing import Protocol
+
+import msgspec
+from overbrainer_contract_models.check_report_schema import (
+    Category,
+    EventCounts,
+    FileKind,
+    ReportFile,
+    ReportFinding,
+    ReportUnreadable,
+    Severity,
+)
 
 from .checker import FileResult, Finding
 
@@ -31,21 +41,40 @@ def plural(count: int, word: str) -> str:
 
 
 class TextReporter:
-    """`PATH:LINE $.field: message` per problem, then a summary line per file."""
+    """`PATH:LINE $.field: message` per problem, then a summary line per file.
 
-    def __init__(self, out: Writer, colour: bool = False) -> None:
+    At most `limit` errors and `limit` warnings are printed per file (0: all); one line
+    counts those not shown, and the summary counts them all.
+    """
+
+    def __init__(self, out: Writer, colour: bool = False, limit: int = 0) -> None:
         self.out = out
         self.colour = colour
+        self.limit = limit
+        self.shown = {"error": 0, "warning": 0}
+        self.hidden = {"error": 0, "warning": 0}
 
     def finding(self, finding: Finding) -> None:
+        severity = finding.severity
+        if self.limit and self.shown[severity] >= self.limit:
+            self.hidden[severity] += 1
+            return
+        self.shown[severity] += 1
         where = finding.file if finding.line is None else f"{finding.file}:{finding.line}"
-        if finding.severity == "warning":
+        if severity == "warning":
             message = f"{paint('warning', 'warning', self.colour)}: {finding.message}"
         else:
             message = finding.message
         self.out.write(f"{where} {finding.path}: {message}\n")
 
     def result(self, result: FileResult) -> None:
+        if any(self.hidden.values()):
+            counts = [plural(n, f"more {s}") for s, n in self.hidden.items() if n]
+            self.out.write(
+                f"{result.file}: {' and '.join(counts)} not shown (--max-errors {self.limit})\n"
+            )
+        self.shown = dict.fromkeys(self.shown, 0)
+        self.hidden = dict.fromkeys(self.hidden, 0)
         parts = []
         if result.lines is not None:
             events = ", ".join(f"{name} {count:,}" for name, count in result.events.items())
@@ -60,55 +89,64 @@ class TextReporter:
         verdict = paint("valid", "ok", self.colour) if result.valid else "invalid"
         self.out.write(f"{result.file}: {verdict}: {', '.join(parts)}\n")
 
+    def unreadable_path(self, name: str, message: str) -> None:
+        """Nothing on standard output: the command says it on standard error."""
+
     def close(self) -> None:
         self.out.flush()
 
 
 class JsonReporter:
-    """The same as one JSON document: `{"valid", "files": [...], "unreadable": [...]}`."""
+    """The same as JSON Lines, streamed: one `finding` object per problem as it is found,
+    one `file` object per file, one `unreadable` object per path that cannot be read —
+    `schema/check-report.schema.json`, encoded from its generated models. Nothing is kept:
+    memory is flat whatever the count. At most `limit` findings of each severity per file
+    (0, the default: all)."""
 
-    def __init__(self, out: Writer) -> None:
+    def __init__(self, out: Writer, limit: int = 0) -> None:
         self.out = out
-        self.files: list[dict[str, Any]] = []
-        self.findings: list[dict[str, Any]] = []
-        self.unreadable: list[dict[str, str]] = []
+        self.limit = limit
+        self.counts = {"error": 0, "warning": 0}
+        self.encode = msgspec.json.Encoder().encode
+
+    def _line(self, item: ReportFinding | ReportFile | ReportUnreadable) -> None:
+        self.out.write(self.encode(item).decode() + "\n")
 
     def finding(self, finding: Finding) -> None:
-        self.findings.append(
-            {
-                "line": finding.line,
-                "path": finding.path,
-                "severity": finding.severity,
-                "category": finding.category,
-                "message": finding.message,
-                "column": finding.column,
-            }
+        severity = finding.severity
+        if self.limit:
+            if self.counts[severity] >= self.limit:
+                return
+            self.counts[severity] += 1
+        self._line(
+            ReportFinding(
+                file=finding.file,
+                line=finding.line,
+                column=finding.column,
+                path=finding.path,
+                severity=Severity(severity),
+                category=Category(finding.category),
+                message=finding.message,
+            )
         )
 
     def result(self, result: FileResult) -> None:
-        self.files.append(
-            {
-                "file": result.file,
-                "kind": result.kind,
-                "valid": result.valid,
-                "lines": result.lines,
-                "events": result.events if result.lines is not None else None,
-                "errors": result.errors,
-                "warnings": result.warnings,
-                "findings": self.findings,
-            }
+        self.counts = dict.fromkeys(self.counts, 0)
+        events = None if result.lines is None else EventCounts(**result.events)
+        self._line(
+            ReportFile(
+                file=result.file,
+                kind=FileKind(result.kind),
+                valid=result.valid,
+                lines=result.lines,
+                events=events,
+                errors=result.errors,
+                warnings=result.warnings,
+            )
         )
-        self.findings = []
 
     def unreadable_path(self, name: str, message: str) -> None:
-        self.unreadable.append({"file": name, "message": message})
+        self._line(ReportUnreadable(file=name, message=message))
 
     def close(self) -> None:
-        document = {
-            "valid": all(item["valid"] for item in self.files) and not self.unreadable,
-            "files": self.files,
-            "unreadable": self.unreadable,
-        }
-        json.dump(document, self.out, indent=2)
-        self.out.write("\n")
         self.out.flush()

@@ -7,14 +7,19 @@ stands for the folder it lies in.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
+from . import sidefile
 from .contract import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from .errors import ParseError
+from .lines import Overlong, read_lines
 from .mark import EvalMark
 from .models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
 from .pace import Pace
@@ -68,32 +73,57 @@ def resolve(name: str, *, must_exist: bool = True) -> Run:
     """The run that `name` names: `-` (standard input), a folder or a metrics file.
 
     Raises `RunError` when it does not exist (unless `must_exist` is false: a folder or a
-    file that will appear), or a folder without a metrics file.
+    file that will appear), is a symlink loop, or is a folder without a metrics file.
     """
     if name == STDIN:
         return Run(name, None, None)
     path = Path(name)
-    if path.is_dir():
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:  # a symlink loop, a folder on the way that is not one...
+        raise RunError(str(sidefile.SideFileError(name, _what(error)))) from error
+    if mode is not None and stat.S_ISDIR(mode):
         metrics = path / METRICS_FILE
-        if must_exist and not metrics.exists():
+        if must_exist and not sidefile.exists(metrics):
+            if path.name == METRICS_FILE:
+                raise RunError(f"{name}: a folder, not a file")
             raise RunError(f"{name}: no {METRICS_FILE} in this folder")
         return Run(name, metrics, path, is_folder=True)
-    if path.exists() or not must_exist:
-        if not path.exists() and not path.suffix:  # a run folder still to come
+    if mode is not None or not must_exist:
+        if mode is None and not path.suffix:  # a run folder still to come
             return Run(name, path / METRICS_FILE, path, is_folder=True)
         return Run(name, path, path.parent)
     raise RunError(f"{name}: no such file or folder")
 
 
-def read_request(path: Path) -> str | None:
-    """The reason in a snapshot request, or None when it is empty or not one word."""
-    match = REQUEST_PATTERN.match(path.read_text(encoding="utf-8", errors="replace"))
+def _what(error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "a symlink loop (too many levels of symbolic links)"
+    return (error.strerror or str(error)).lower()
+
+
+def read_request(path: Path) -> tuple[str, int] | None:
+    """The text of a snapshot request (bytes that are not UTF-8 replaced) and when it was
+    written (mtime, ns), or None when there is none; `SideFileError` when it is not a small
+    regular file."""
+    read = sidefile.read_stamped(path, sidefile.REQUEST_LIMIT)
+    return None if read is None else (read[0].decode("utf-8", errors="replace"), read[1])
+
+
+def request_reason(text: str) -> str | None:
+    """The reason in a request's text, or None when it is empty or not one word."""
+    match = REQUEST_PATTERN.match(text)
     return match.group(1) if match else None
 
 
-def read_snapshot(path: Path) -> Snapshot:
-    """The proof of a snapshot; `msgspec.ValidationError` / `DecodeError` when it is not one."""
-    return msgspec.json.decode(path.read_bytes(), type=Snapshot)
+def read_snapshot(path: Path) -> tuple[Snapshot, int] | None:
+    """The proof of a snapshot and when it was written (mtime, ns), None when there is
+    none; `msgspec.ValidationError` / `DecodeError` when it is not one, `SideFileError`
+    when it is not a small regular file."""
+    read = sidefile.read_stamped(path, sidefile.PROOF_LIMIT)
+    return None if read is None else (msgspec.json.decode(read[0], type=Snapshot), read[1])
 
 
 @dataclass
@@ -111,14 +141,18 @@ class RunState:
     lines: int = 0
     invalid: int = 0
     partial: bool = False
-    """Whether the last line read is incomplete (no newline yet, and not a whole line)."""
+    """Whether the last line read is cut short (no newline yet, and the reference finds it
+    cut: category `eof`)."""
     began: bool = False
     stage: str | None = None
     end_step: int | None = None
     """The step of the latest `end` line, if no training began since."""
-    loss: Value | None = None
-    eval_loss: Value | None = None
-    learning_rate: Value | None = None
+    loss_log: Log | None = None
+    """The latest log with a training loss (kept whole: no object made per line)."""
+    eval_log: Log | None = None
+    """The latest log with an evaluation loss."""
+    rate_log: Log | None = None
+    """The latest log with a learning rate."""
     evaluation: EvalMark | None = None
     """The evaluation under way: its latest progress line, until its result is logged."""
     last_time: float | None = None
@@ -129,6 +163,24 @@ class RunState:
     @property
     def ended(self) -> bool:
         return self.end_step is not None
+
+    @property
+    def loss(self) -> Value | None:
+        """The latest training loss and its step."""
+        log = self.loss_log
+        return None if log is None else Value(log.step, log.loss)  # type: ignore[arg-type]
+
+    @property
+    def eval_loss(self) -> Value | None:
+        """The latest evaluation loss and its step."""
+        log = self.eval_log
+        return None if log is None else Value(log.step, log.eval_loss)  # type: ignore[arg-type]
+
+    @property
+    def learning_rate(self) -> Value | None:
+        """The latest learning rate and its step."""
+        log = self.rate_log
+        return None if log is None else Value(log.step, log.learning_rate)  # type: ignore[arg-type]
 
     @property
     def step(self) -> int:
@@ -143,27 +195,31 @@ class RunState:
         self.lines += 1
         try:
             line = parse_line(raw)
-        except ParseError:
-            if raw[-1:] in (b"\n", "\n"):
+        except ParseError as error:
+            if raw[-1:] in (b"\n", "\n") or raw.__class__ is Overlong or error.category != "eof":
                 self.invalid += 1
-            else:  # the last line, still being written (or cut): not an error
+            else:  # the last line, still being written (or cut): not an error, as in `check`
                 self.partial = True
             return None
         self.take(line)
         return line
 
     def take(self, line: MetricLine) -> None:
-        """Take one parsed line into account."""
+        """Take one parsed line into account.
+
+        A log, nearly every line, only keeps references (the parser gives exact `float`s:
+        a class check is enough): `watch` reads a backlog at about `check`'s cost per line.
+        """
         self.last_time = line.time
-        if isinstance(line, Log):
+        if line.__class__ is Log:
             self.pace.add(line)
-            if isinstance(line.loss, float):
-                self.loss = Value(line.step, line.loss)
-            if isinstance(line.eval_loss, float):
-                self.eval_loss = Value(line.step, line.eval_loss)
+            if line.loss.__class__ is float:
+                self.loss_log = line
+            if line.eval_loss.__class__ is float:
+                self.eval_log = line
                 self.evaluation = None
-            if isinstance(line.learning_rate, float):
-                self.learning_rate = Value(line.step, line.learning_rate)
+            if line.learning_rate.__class__ is float:
+                self.rate_log = line
         elif isinstance(line, Eval):
             self.evaluation = EvalMark(
                 line.step, line.total if isinstance(line.total, int) else None
@@ -200,18 +256,23 @@ class RunState:
 
 
 def read_state(run: Run, state: RunState | None = None) -> RunState:
-    """The state of a run after all its lines (standard input read to its end)."""
+    """The state of a run after all its lines (standard input read to its end), read in
+    bounded blocks (`lines.read_lines`): memory stays flat whatever the file."""
     import sys
 
     state = RunState() if state is None else state
     if run.metrics is None:
-        for raw in sys.stdin.buffer:
+        for raw in read_lines(sys.stdin.buffer):
             state.feed(raw)
         return state
     try:
-        with run.metrics.open("rb") as handle:
-            for raw in handle:
+        with sidefile.open_metrics(run.metrics) as handle:
+            for raw in read_lines(handle):
                 state.feed(raw)
+    except sidefile.SideFileError as error:
+        raise RunError(str(error)) from error
+    except FileNotFoundError as error:
+        raise RunError(f"{run.display(run.metrics)}: no such file") from error
     except OSError as error:
         raise RunError(f"{run.name}: {error.strerror or error}") from error
     return state

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from cli_samples import LOGS, PROOF, VALID, make_run
+from schema_registry import validator
 
 
 @pytest.mark.parametrize("name", list(LOGS))
@@ -22,14 +23,28 @@ def test_check_text(name: str, cli: Callable[..., Any], snapshot: Any) -> None:
     assert result.out == snapshot
 
 
+def report(out: str) -> list[dict[str, Any]]:
+    """The JSON Lines of `check -o json`, each validated against its schema."""
+    check = validator("check-report")
+    items = [json.loads(line) for line in out.splitlines()]
+    for item in items:
+        check.validate(item)
+    return items
+
+
 @pytest.mark.parametrize("name", list(LOGS))
 @pytest.mark.usefixtures("logs")
 def test_check_json(name: str, cli: Callable[..., Any], snapshot: Any) -> None:
     result = cli("check", f"{name}.jsonl", "-o", "json")
     assert result.code == (1 if name == "invalid" else 0)
-    document = json.loads(result.out)
-    assert document["valid"] is (name != "invalid")
-    assert document == snapshot
+    items = report(result.out)
+    summary = items[-1]
+    assert summary["type"] == "file"
+    assert summary["valid"] is (name != "invalid")
+    findings = items[:-1]
+    assert {item["type"] for item in findings} <= {"finding"}
+    assert len(findings) == summary["errors"] + summary["warnings"]
+    assert items == snapshot
 
 
 @pytest.mark.usefixtures("logs")
@@ -64,7 +79,7 @@ def test_a_run_folder_checks_the_snapshot_files(
     bad = cli("check", "bad", "-o", "json")
     assert bad.code == 1
     assert cli("check", "good", "bad").out == snapshot(name="text")
-    assert json.loads(bad.out) == snapshot(name="json")
+    assert report(bad.out) == snapshot(name="json")
 
 
 @pytest.mark.usefixtures("logs")
@@ -114,8 +129,16 @@ def test_unreadable_file(cli: Callable[..., Any]) -> None:
     (folder / "metrics.jsonl").mkdir()  # a folder where the file should be
     result = cli("check", str(folder), "-o", "json")
     assert result.code == 2
-    assert json.loads(result.out)["unreadable"][0]["file"] == "valid.jsonl.d/metrics.jsonl"
-    assert result.err.count("\n") == 1
+    assert report(result.out) == [
+        {
+            "type": "unreadable",
+            "file": "valid.jsonl.d/metrics.jsonl",
+            "message": "a folder, not a file",
+        }
+    ]
+    assert result.err == (
+        "overbrainer-contract: error: valid.jsonl.d/metrics.jsonl: a folder, not a file\n"
+    )
 
 
 @pytest.mark.usefixtures("logs")

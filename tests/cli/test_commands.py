@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_samples import PROOF, VALID, make_run, python_env
+from cli_samples import EVALUATING, PROOF, VALID, make_run, python_env
 from overbrainer_contract import parse_line
 from overbrainer_contract.cli import build_parser
 from overbrainer_contract.models import Stage
@@ -72,17 +72,20 @@ def test_snapshot_of_a_missing_folder(tmp_path: Path, cli: Callable[..., Any]) -
 
 
 def test_snapshot_wait_times_out(tmp_path: Path, cli: Callable[..., Any]) -> None:
-    run = make_run(tmp_path / "run", VALID, proof=PROOF)  # an old proof does not count
+    run = make_run(tmp_path / "run", EVALUATING, proof=PROOF)  # an old proof does not count
     start = time.monotonic()
     result = cli("snapshot", str(run), "--wait", "0.3", "--interval", "0.05")
     assert result.code == 1
     assert time.monotonic() - start < 3
-    assert "no snapshot.json" in result.err
+    assert result.err.endswith(
+        f"error: no new snapshot.json in {run} after 0.3 s; the one there is older than the"
+        " request\n"
+    )
     assert result.out == ""
 
 
 def test_snapshot_wait_prints_the_new_proof(tmp_path: Path, cli: Callable[..., Any]) -> None:
-    run = make_run(tmp_path / "run", VALID)
+    run = make_run(tmp_path / "run", EVALUATING)  # a run still training
 
     def plugin() -> None:  # what the plugin does, once it sees the request
         deadline = time.monotonic() + 10

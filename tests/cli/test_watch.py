@@ -157,34 +157,59 @@ def test_the_follower_reads_only_appended_bytes_and_holds_a_partial_line(tmp_pat
     path = tmp_path / "metrics.jsonl"
     follower = Follower(path)
     assert follower.poll() is None
+
+    def poll() -> list[bytes]:
+        lines = follower.poll()
+        assert lines is not None
+        return list(lines)
+
     path.write_bytes(b"")
-    assert follower.poll() == []
+    assert poll() == []
     with path.open("ab", buffering=0) as handle:
         handle.write(b'{"a":1}\n{"b"')
-        assert follower.poll() == [b'{"a":1}']
+        assert poll() == [b'{"a":1}\n']
         assert follower.offset == 12
-        assert follower.poll() == []
+        assert poll() == []
         handle.write(b":2}")
-        assert follower.poll() == []
+        assert poll() == []
         handle.write(b"\n\n")
-        assert follower.poll() == [b'{"b":2}', b""]
-        assert follower.pending == b""
+        assert poll() == [b'{"b":2}\n', b"\n"]
+        assert follower.splitter.pending == b""
         read: list[int] = []
         assert follower.handle is not None
         real_read = follower.handle.read
 
-        def counting(size: int = -1) -> bytes:
+        def counting(size: int | None = -1) -> bytes:
             data = real_read(size)
             read.append(len(data))
             return data
 
         follower.handle.read = counting  # type: ignore[method-assign]
         handle.write(b"x" * 10 + b"\n")
-        assert follower.poll() == [b"x" * 10]
+        assert poll() == [b"x" * 10 + b"\n"]
         assert read == [11]  # the new bytes only, not the file
     path.write_bytes(b'{"c":3}\n')  # truncated and rewritten: read again from the start
-    assert follower.poll() == [b'{"c":3}']
+    assert poll() == [b'{"c":3}\n']
     assert follower.restarted
+    follower.close()
+
+
+def test_the_follower_reads_a_backlog_a_block_at_a_time(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b"".join(b"%d\n" % n for n in range(1000)))  # 3,890 bytes
+    follower = Follower(path, block=1000)
+    seen: list[bytes] = []
+    looks = 0
+    while True:
+        lines = follower.poll()
+        assert lines is not None
+        seen += lines
+        looks += 1
+        assert follower.offset <= 1000 * looks  # never more than a block a look
+        if not follower.behind:
+            break
+    assert looks == 4
+    assert seen == [b"%d\n" % n for n in range(1000)]
     follower.close()
 
 

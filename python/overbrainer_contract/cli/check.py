@@ -4,14 +4,30 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from ..checker import FileResult, check_lines, check_request, check_snapshot, run_files
+from ..lines import BLOCK, LineSplitter, read_lines
 from ..reporter import JsonReporter, TextReporter
 from ..runs import RunError, resolve
-from ._common import EXIT_CODES, INVALID, OK, PROG, USAGE, Stdout, colour_on, formatter, say
+from ..sidefile import SideFileError, open_metrics
+from ._common import (
+    EXIT_CODES,
+    INVALID,
+    OK,
+    PROG,
+    USAGE,
+    CliError,
+    Stdout,
+    colour_on,
+    formatter,
+    say,
+)
+
+DEFAULT_MAX_ERRORS = 20
+"""Errors (and warnings) printed per file in text: a file of random bytes is one screen."""
 
 PROGRESS_BYTES = 64 * 2**20
 """A file at least this large shows a progress bar (on a terminal)."""
@@ -19,10 +35,14 @@ PROGRESS_BYTES = 64 * 2**20
 DESCRIPTION = """\
 Validate metrics files, run folders or standard input (`-`): every line goes through
 parse_line, as overbrainer reads it. Each problem is one line `PATH:LINE $.field: message`,
-then a summary per file. A last line without its newline (a run still writing, or killed)
-is a warning, not an error; so are the order checks: a step going back, lines before
-`begin`, lines after `end`. In a run folder, snapshot.json and snapshot.request are
-checked too."""
+then a summary per file (at most --max-errors problems printed per file, then one line
+counting the rest; the summary counts them all). A last line without its newline is a
+warning when it is a line cut short (a run still writing, or killed: a whole line, or one
+the reference finds cut, category `eof`); any other bad last line is an error. The order
+checks are warnings too: a step going back, lines before `begin`, lines after `end`. In a
+run folder, snapshot.json and snapshot.request are checked too (regular files only, of
+bounded size). -o json writes JSON Lines: one object per finding, one per file, one per
+unreadable path (`schema check-report` prints their schema)."""
 
 EPILOG = f"""\
 examples:
@@ -52,25 +72,34 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         default="auto",
         help="progress bar on stderr: auto shows it on a terminal for a file over 64 MiB",
     )
+    parser.add_argument(
+        "--max-errors",
+        type=int,
+        metavar="N",
+        help=f"print at most N errors and N warnings per file, then one line counting the"
+        f" rest (text: {DEFAULT_MAX_ERRORS} by default; json: all; 0: all)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    text = args.output == "text"
+    if args.paths.count("-") > 1:
+        raise CliError("standard input (-) can be read only once")
+    if args.max_errors is not None and args.max_errors < 0:
+        raise CliError(f"--max-errors must be 0 (all) or more, not {args.max_errors}")
     reporter: TextReporter | JsonReporter
-    reporter = (
-        TextReporter(Stdout(), colour_on(sys.stdout, args.color))
-        if text
-        else JsonReporter(sys.stdout)
-    )
+    if args.output == "text":
+        limit = DEFAULT_MAX_ERRORS if args.max_errors is None else args.max_errors
+        reporter = TextReporter(Stdout(), colour_on(sys.stdout, args.color), limit)
+    else:
+        reporter = JsonReporter(Stdout(), args.max_errors or 0)
     invalid = unreadable = False
 
     def fail(name: str, message: str) -> None:
         nonlocal unreadable
         unreadable = True
         say(f"error: {name}: {message}")
-        if isinstance(reporter, JsonReporter):
-            reporter.unreadable_path(name, message)
+        reporter.unreadable_path(name, message)
 
     for name in args.paths:
         try:
@@ -79,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             fail(name, str(error).removeprefix(f"{name}: "))
             continue
         if target.metrics is None:  # standard input
-            result = check_lines(sys.stdin.buffer, "-", reporter.finding)
+            result = check_lines(read_lines(sys.stdin.buffer), "-", reporter.finding)
             reporter.result(result)
             invalid |= not result.valid
             continue
@@ -92,8 +121,11 @@ def run(args: argparse.Namespace) -> int:
                     result = check_snapshot(path, display, reporter.finding)
                 else:
                     result = check_request(path, display, reporter.finding)
+            except SideFileError as error:
+                fail(display, error.what)
+                continue
             except OSError as error:
-                fail(display, error.strerror or str(error))
+                fail(display, (error.strerror or str(error)).lower())
                 continue
             reporter.result(result)
             invalid |= not result.valid
@@ -104,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
 def _check_metrics(
     path: Path, display: str, reporter: TextReporter | JsonReporter, progress: str
 ) -> FileResult:
-    with path.open("rb") as handle:
+    with open_metrics(path) as handle:
         size = _size(handle)
         show = progress == "always" or (
             progress == "auto" and size >= PROGRESS_BYTES and sys.stderr.isatty()
@@ -114,7 +146,7 @@ def _check_metrics(
                 return check_lines(_with_progress(handle, size, display), display, reporter.finding)
             except ImportError:  # no rich: no bar
                 pass
-        return check_lines(handle, display, reporter.finding)
+        return check_lines(read_lines(handle), display, reporter.finding)
 
 
 def _size(handle: IO[bytes]) -> int:
@@ -150,9 +182,15 @@ def _with_progress(handle: IO[bytes], size: int, label: str) -> Iterator[bytes]:
     redirect = sys.stdout.isatty()
     with Progress(*columns, console=console, transient=True, redirect_stdout=redirect) as bar:
         task = bar.add_task(label, total=size or None)
+        splitter = LineSplitter()
+        done = 0
         while True:
-            block: Iterable[bytes] = handle.readlines(1 << 22)
+            block = handle.read(BLOCK)
             if not block:
                 break
-            yield from block
-            bar.update(task, completed=handle.tell())
+            yield from splitter.feed(block)
+            done += len(block)
+            bar.update(task, completed=done)
+        last = splitter.finish()
+        if last is not None:
+            yield last

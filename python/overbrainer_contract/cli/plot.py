@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParseError
+from ..lines import read_lines
 from ..models import Log
 from ..parser import parse_line
 from ..reporter import plural
 from ..runs import Run, RunError, resolve
+from ..sidefile import SideFileError, open_metrics
 from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, formatter, say
 
 DESCRIPTION = """\
@@ -65,11 +67,12 @@ def read_series(target: Run) -> Series:
     if target.metrics is None:
         import sys
 
-        lines: Any = sys.stdin.buffer
-        return _fill(series, lines)
+        return _fill(series, read_lines(sys.stdin.buffer))
     try:
-        with target.metrics.open("rb") as handle:
-            return _fill(series, handle)
+        with open_metrics(target.metrics) as handle:
+            return _fill(series, read_lines(handle))
+    except SideFileError as error:
+        raise CliError(str(error)) from error
     except OSError as error:
         raise CliError(f"{target.name}: {error.strerror or error}") from error
 

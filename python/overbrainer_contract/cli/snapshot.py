@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -12,17 +13,28 @@ from typing import Any
 
 import msgspec
 
+from .. import sidefile
 from ..contract import SNAPSHOT_FILE, SNAPSHOT_REQUEST
-from ..runs import WORD, read_snapshot, resolve
+from ..errors import ParseError
+from ..follower import Follower
+from ..models import Begin, End, Snapshot, Stage
+from ..parser import parse_line
+from ..plugin_source import JOB_STAGES
+from ..runs import WORD, RunError, resolve
 from ._common import EXIT_CODES, INVALID, OK, PROG, USAGE, CliError, formatter
 
 DEFAULT_WAIT = 3600.0
+
+TRAIN = JOB_STAGES[0]
 
 DESCRIPTION = f"""\
 Write {SNAPSHOT_REQUEST} into the run folder, atomically (a temporary file, then a rename),
 holding the reason: one word of 1 to 64 letters, digits, `_` or `-`. At the end of its
 current step the plugin saves a checkpoint, stops the training and writes {SNAPSHOT_FILE}.
-With --wait, wait for that proof and print it (exit 1 when the time runs out).
+With --wait, wait for that proof (a snapshot.json newer than the request) and print it;
+exit 1 when the time runs out, or as soon as the run shows it ended without one (an `end`
+line written after the request, or a stage after training, up to `compare`). The request is
+written with the mode your umask gives a new file (readable by the plugin's user).
 Delete or rename {SNAPSHOT_REQUEST} before resuming from the checkpoint."""
 
 EPILOG = f"""\
@@ -62,16 +74,26 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
 def _identity(path: Path) -> tuple[int, int, int] | None:
     try:
         stat = path.stat()
-    except FileNotFoundError:
+    except OSError:
         return None
     return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
+def _umask() -> int:
+    """The process's umask (read by setting it, then putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_request(folder: Path, reason: str) -> Path:
-    """Write `snapshot.request` in `folder` atomically; its path."""
+    """Write `snapshot.request` in `folder` atomically, with the mode the user's umask gives
+    a new file (mkstemp's 0600 would hide the reason from a plugin running as another user);
+    its path."""
     target = folder / SNAPSHOT_REQUEST
     descriptor, temporary = tempfile.mkstemp(prefix=f".{SNAPSHOT_REQUEST}.", dir=folder)
     try:
+        os.fchmod(descriptor, 0o666 & ~_umask())
         with os.fdopen(descriptor, "w", encoding="ascii") as handle:
             handle.write(f"{reason}\n")
             handle.flush()
@@ -88,36 +110,106 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             f"the reason must be one word of 1 to 64 letters, digits, _ or -: {args.reason!r}"
         )
-    target = resolve(args.run_name, must_exist=False)
+    try:
+        target = resolve(args.run_name, must_exist=False)
+    except RunError as error:
+        raise CliError(str(error)) from error
     folder = target.folder
-    if folder is None:
+    if folder is None or target.metrics is None:
         raise CliError("a snapshot needs a run folder, not standard input")
     if not folder.is_dir():
         raise CliError(f"{args.run_name}: no such run folder", USAGE)
     proof = folder / SNAPSHOT_FILE
     before = _identity(proof)
-    try:
-        request = write_request(folder, args.reason)
-    except OSError as error:
-        raise CliError(
-            f"{folder}: cannot write {SNAPSHOT_REQUEST}: {error.strerror or error}"
-        ) from error
-    print(f"requested a snapshot ({args.reason}): {request}", file=sys.stderr)
-    if args.wait is None:
-        return OK
-    deadline = time.monotonic() + args.wait
+    with contextlib.closing(Follower(target.metrics)) as follower:
+        # What the run said before the request; the lines after it are followed from here.
+        ended_before = _ended(follower) if args.wait is not None else None
+        try:
+            request = write_request(folder, args.reason)
+            requested_at = request.stat().st_mtime_ns
+        except OSError as error:
+            raise CliError(
+                f"{folder}: cannot write {SNAPSHOT_REQUEST}: {error.strerror or error}"
+            ) from error
+        print(f"requested a snapshot ({args.reason}): {request}", file=sys.stderr)
+        if args.wait is None:
+            return OK
+        if ended_before is not None:
+            raise CliError(
+                f"the run had ended ({ended_before}) before the request: no snapshot will come",
+                INVALID,
+            )
+        return _wait(proof, before, requested_at, follower, args.wait, args.interval)
+
+
+def _wait(
+    proof: Path,
+    before: tuple[int, int, int] | None,
+    requested_at: int,
+    follower: Follower,
+    wait: float,
+    interval: float,
+) -> int:
+    """Wait for a proof newer than the request; exit 1 when the run ends without one, or
+    when the time runs out."""
+    deadline = time.monotonic() + wait
     while True:
-        now = _identity(proof)
-        if now is not None and now != before:
-            try:
-                read_snapshot(proof)
-            except (msgspec.ValidationError, msgspec.DecodeError) as error:
-                raise CliError(f"{proof}: not a valid proof: {error}", INVALID) from error
-            except FileNotFoundError:
-                pass
-            else:
-                sys.stdout.write(proof.read_text(encoding="utf-8").rstrip("\n") + "\n")
+        if _print_new_proof(proof, before, requested_at):
+            return OK
+        ended = _ended(follower)
+        if ended is not None:
+            if _print_new_proof(proof, before, requested_at):  # written just before the end
                 return OK
+            raise CliError(
+                f"the run ended ({ended}, after the request) without a new {SNAPSHOT_FILE}"
+                f" in {proof.parent}",
+                INVALID,
+            )
         if time.monotonic() >= deadline:
-            raise CliError(f"no {SNAPSHOT_FILE} in {folder} after {args.wait:g} s", INVALID)
-        time.sleep(max(0.0, min(args.interval, deadline - time.monotonic())))
+            older = "; the one there is older than the request" if before is not None else ""
+            raise CliError(
+                f"no new {SNAPSHOT_FILE} in {proof.parent} after {wait:g} s{older}", INVALID
+            )
+        time.sleep(max(0.0, min(interval, deadline - time.monotonic())))
+
+
+def _print_new_proof(proof: Path, before: tuple[int, int, int] | None, requested_at: int) -> bool:
+    """Print the proof if there is one newer than the request; whether it did."""
+    now = _identity(proof)
+    if now is None or now == before or now[1] < requested_at:
+        return False
+    try:
+        read = sidefile.read_side_file(proof, sidefile.PROOF_LIMIT)
+        if read is None:
+            return False
+        msgspec.json.decode(read, type=Snapshot)
+    except sidefile.SideFileError as error:
+        raise CliError(str(error)) from error
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise CliError(f"{proof}: not a valid proof: {error}", INVALID) from error
+    sys.stdout.write(read.decode("utf-8").rstrip("\n") + "\n")
+    return True
+
+
+def _ended(follower: Follower, ended: str | None = None) -> str | None:
+    """How the run shows it ended, from the lines not read yet (`ended`: what the lines
+    before said): its latest `end` line, or a stage after training (the job moved on),
+    unless training began again after it; None while it has not ended."""
+    while True:
+        try:
+            lines = follower.poll()
+        except sidefile.SideFileError as error:
+            raise CliError(str(error)) from error
+        for raw in lines or ():
+            try:
+                line = parse_line(raw)
+            except ParseError:
+                continue
+            if isinstance(line, End):
+                ended = f"an end line at step {line.step:,}"
+            elif isinstance(line, Stage):
+                ended = None if line.name.value == TRAIN else f"the {line.name.value} stage began"
+            elif isinstance(line, Begin):
+                ended = None
+        if not follower.behind:
+            return ended

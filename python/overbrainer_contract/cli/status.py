@@ -9,15 +9,37 @@ from typing import Any
 
 import msgspec
 
-from ..reporter import paint
-from ..runs import Run, RunError, RunState, read_request, read_snapshot, read_state, resolve
-from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, colour_on, format_duration, formatter
+from ..reporter import paint, plural
+from ..runs import (
+    Run,
+    RunError,
+    RunState,
+    read_request,
+    read_snapshot,
+    read_state,
+    request_reason,
+    resolve,
+)
+from ..sidefile import SideFileError
+from ._common import (
+    EXIT_CODES,
+    INVALID,
+    OK,
+    PROG,
+    CliError,
+    colour_on,
+    format_duration,
+    formatter,
+    say,
+)
 
 DESCRIPTION = """\
 One screen on a run: its stage, step / max_steps, the latest loss and eval loss, an
 evaluation under way and its progress, the time left (ETA, from the pace of the training
 logs, as overbrainer computes it), and whether a snapshot was requested or taken.
-Exit 1 when a line of the metrics file is invalid (`check` says which)."""
+A request not yet answered (no proof newer than it) is always shown, beside an older proof.
+Exit 1, with one line on stderr, when a line of the metrics file is invalid (`check` says
+which)."""
 
 EPILOG = f"""\
 examples:
@@ -47,30 +69,47 @@ def run(args: argparse.Namespace) -> int:
     try:
         target = resolve(args.run_name)
         state = read_state(target)
-    except RunError as error:
+        document = summary(target, state)
+    except (RunError, SideFileError) as error:
         raise CliError(str(error)) from error
-    document = summary(target, state)
     if args.output == "json":
         json.dump(document, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render(document, colour_on(sys.stdout, args.color)))
-    return INVALID if state.invalid else OK
+    if state.invalid:
+        say(
+            f"{target.name}: {plural(state.invalid, 'invalid line')} of {state.lines:,}"
+            f" ('{PROG} check {args.run_name}' says which)"
+        )
+        return INVALID
+    return OK
 
 
 def snapshot_status(target: Run) -> dict[str, Any]:
-    """Whether a snapshot was requested (and why) and whether it was taken."""
-    requested = target.request is not None and target.request.exists()
-    reason = read_request(target.request) if requested and target.request is not None else None
+    """Whether a snapshot was requested (and why), whether it was taken, and whether the
+    request is pending: there, and newer than the proof if there is one."""
+    assert target.request is not None
+    assert target.snapshot is not None
+    request = read_request(target.request)
+    reason = None if request is None else request_reason(request[0])
     taken: dict[str, Any] | None = None
     problem: str | None = None
-    if target.snapshot is not None and target.snapshot.exists():
-        try:
-            proof = read_snapshot(target.snapshot)
-            taken = msgspec.to_builtins(proof)
-        except (msgspec.ValidationError, msgspec.DecodeError, OSError) as error:
-            problem = f"{target.snapshot.name} is not a valid proof: {error}"
-    return {"requested": requested, "reason": reason, "taken": taken, "problem": problem}
+    proof_time: int | None = None
+    try:
+        proof = read_snapshot(target.snapshot)
+        if proof is not None:
+            taken, proof_time = msgspec.to_builtins(proof[0]), proof[1]
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        problem = f"{target.snapshot.name} is not a valid proof: {error}"
+    pending = request is not None and (proof_time is None or proof_time < request[1])
+    return {
+        "requested": request is not None,
+        "pending": pending,
+        "reason": reason,
+        "taken": taken,
+        "problem": problem,
+    }
 
 
 def summary(target: Run, state: RunState) -> dict[str, Any]:
@@ -163,12 +202,13 @@ def _snapshot_text(snapshot: dict[str, Any] | None) -> str:
     if snapshot is None:
         return "- (standard input)"
     parts = []
+    if snapshot["pending"]:
+        parts.append(f"requested ({snapshot['reason'] or 'no reason'}), not taken yet")
     taken = snapshot["taken"]
     if taken is not None:
         reason = taken["reason"] or "no reason"
-        parts.append(f"taken at step {taken['step']:,}: {taken['checkpoint']} ({reason})")
-    elif snapshot["requested"]:
-        parts.append(f"requested ({snapshot['reason'] or 'no reason'}), not taken yet")
+        earlier = "an earlier one " if snapshot["pending"] else ""
+        parts.append(f"{earlier}taken at step {taken['step']:,}: {taken['checkpoint']} ({reason})")
     if snapshot["problem"]:
         parts.append(snapshot["problem"])
     return "; ".join(parts) or "none requested"

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ..errors import ParseError
+from ..follower import Follower
+from ..lines import MAX_LINE, Overlong
 from ..mark import EvalMark
 from ..models import Begin, End, Eval, Log, MetricLine, Stage
 from ..parser import parse_line
 from ..plugin_source import JOB_STAGES
 from ..runs import RunError, RunState, resolve
+from ..sidefile import SideFileError
 from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, colour_on, format_duration, formatter
 
 LAST_STAGE = JOB_STAGES[-1]
@@ -61,65 +63,6 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="plain lines, no progress bar (the default off a terminal)",
     )
     parser.set_defaults(run=run)
-
-
-class Follower:
-    """The complete lines appended to a file since the last look.
-
-    Keeps the file open and its offset: each look reads only the new bytes. A partial
-    last line waits for its newline. A file that shrinks (truncated, replaced) is read
-    again from its start.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.handle: IO[bytes] | None = None
-        self.offset = 0
-        self.pending = b""
-        self.restarted = False
-
-    def poll(self) -> list[bytes] | None:
-        """New complete lines (without their newline); None while the file does not exist."""
-        if self.handle is None:
-            try:
-                self.handle = self.path.open("rb")
-            except FileNotFoundError:
-                return None
-        size = os.fstat(self.handle.fileno()).st_size
-        if size < self.offset or self._replaced():
-            self.reopen()
-            return self.poll()
-        if size == self.offset:
-            return []
-        self.handle.seek(self.offset)
-        data = self.handle.read(size - self.offset)
-        self.offset += len(data)
-        if b"\n" not in data:
-            self.pending += data
-            return []
-        *lines, rest = (self.pending + data).split(b"\n")
-        self.pending = rest
-        return lines
-
-    def _replaced(self) -> bool:
-        assert self.handle is not None
-        try:
-            return os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
-        except FileNotFoundError:
-            return False
-
-    def reopen(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-        self.handle = None
-        self.offset = 0
-        self.pending = b""
-        self.restarted = True
-
-    def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-            self.handle = None
 
 
 class PlainView:
@@ -249,16 +192,26 @@ def _write(text: str) -> None:
 
 
 def follow(path: Path, interval: float, grace: float, view: PlainView | RichView) -> int:
-    """Follow `path` until the job is done; the exit status."""
+    """Follow `path` until the job is done; the exit status.
+
+    A backlog is read a block at a time (`Follower`), without waiting between blocks: the
+    memory stays flat, and each line costs about what `check` spends on it — a log line,
+    nearly all of them, goes straight to the state.
+    """
     follower = Follower(path)
     state = RunState()
     waiting_said = False
     first = True
     quiet_since = time.monotonic()
     number = 0
+    parse = parse_line
+    take = state.take
     try:
         while True:
-            lines = follower.poll()
+            try:
+                lines = follower.poll()
+            except SideFileError as error:
+                raise CliError(str(error)) from error
             if lines is None:
                 if not waiting_said:
                     view.event(f"waiting for {path}")
@@ -269,25 +222,34 @@ def follow(path: Path, interval: float, grace: float, view: PlainView | RichView
                 follower.restarted = False
                 view.event(f"{path} was truncated or replaced: reading it again")
                 state, number = RunState(), 0
-            for raw in lines:
-                number += 1
-                was = state.evaluation
-                state.lines += 1
+                take = state.take
+            seen = number
+            for number, raw in enumerate(lines, seen + 1):
                 try:
-                    line = parse_line(raw)
+                    line = parse(raw)
                 except ParseError as error:
                     state.invalid += 1
-                    view.event(f"{path}:{number} {error.path or '$'}: {error}")
+                    view.event(_invalid(path, number, raw, error))
                     continue
-                state.take(line)
+                if line.__class__ is Log:  # the most of them: nothing to show but eval losses
+                    take(line)
+                    if not first and line.eval_loss.__class__ is float:
+                        view.event(f"eval loss {line.eval_loss:.4g} at step {line.step:,}")
+                    continue
+                was = state.evaluation
+                take(line)
                 text = describe(line, state, was)
-                if text is not None and not (first and isinstance(line, Eval | Log)):
+                if text is not None and not (first and isinstance(line, Eval)):
                     view.event(text)
                 if isinstance(line, Stage) and line.name.value == LAST_STAGE:
+                    state.lines += number - seen
                     view.progress(state, force=True)
                     return INVALID if state.invalid else OK
+            state.lines += number - seen
+            if follower.behind:  # a backlog: on to its next block at once
+                continue
             now = time.monotonic()
-            if lines:
+            if number > seen:
                 quiet_since = now
                 view.progress(state, force=first)
             done = state.ended or (state.stage is not None and state.stage != "train")
@@ -302,3 +264,10 @@ def follow(path: Path, interval: float, grace: float, view: PlainView | RichView
             time.sleep(interval)
     finally:
         follower.close()
+
+
+def _invalid(path: Path, number: int, raw: bytes, error: ParseError) -> str:
+    if raw.__class__ is Overlong:
+        size = raw.size
+        return f"{path}:{number} $: a line of {size:,} bytes: over the {MAX_LINE:,} it reads"
+    return f"{path}:{number} {error.path or '$'}: {error}"

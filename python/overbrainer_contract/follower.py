@@ -1,0 +1,84 @@
+"""Following a growing metrics file: the complete lines appended since the last look.
+
+Used by `watch` (the whole run, live) and `snapshot --wait` (the lines written after the
+request: did the run end without a proof?). Each look reads at most one block, so a
+backlog of millions of lines is taken a block at a time in flat memory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import BinaryIO
+
+from .lines import BLOCK, MAX_LINE, LineSplitter
+from .sidefile import open_metrics
+
+
+class Follower:
+    """The complete lines appended to a file since the last look.
+
+    Keeps the file open and its offset: each look reads only new bytes, at most `block`
+    of them (`behind` says whether more are there already). A partial last line waits for
+    its newline (a line over `max_line` bytes is skipped and stands as an `Overlong`). A
+    file that shrinks or is replaced is read again from its start (`restarted`). Only a
+    regular file is followed: anything else is a `SideFileError`.
+    """
+
+    def __init__(
+        self, path: Path, offset: int = 0, block: int = BLOCK, max_line: int = MAX_LINE
+    ) -> None:
+        self.path = path
+        self.handle: BinaryIO | None = None
+        self.offset = offset
+        self.block = block
+        self.max_line = max_line
+        self.splitter = LineSplitter(max_line)
+        self.restarted = False
+        self.behind = False
+        """Whether the last look left bytes unread (the next one needs no wait)."""
+
+    def poll(self) -> Iterable[bytes] | None:
+        """New complete lines (each with its newline); None while the file does not exist.
+
+        Within a backlog (`behind`) the next block is read at once; between blocks, and
+        only there, the file is looked at: shrunk or replaced, it is read again."""
+        if self.handle is None:
+            try:
+                self.handle = open_metrics(self.path, pipe=False)
+            except FileNotFoundError:
+                return None
+        if not self.behind:
+            size = os.fstat(self.handle.fileno()).st_size
+            if size < self.offset or self._replaced():
+                self.reopen()
+                return self.poll()
+            if size == self.offset:
+                return ()
+            self.handle.seek(self.offset)
+        data = self.handle.read(self.block)
+        self.offset += len(data)
+        self.behind = len(data) == self.block  # maybe more there: read on without a wait
+        return self.splitter.feed(data)
+
+    def _replaced(self) -> bool:
+        assert self.handle is not None
+        try:
+            return os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
+        except FileNotFoundError:
+            return False
+
+    def reopen(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+        self.handle = None
+        self.offset = 0
+        self.behind = False
+        self.splitter = LineSplitter(self.max_line)
+        self.restarted = True
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None

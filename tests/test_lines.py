@@ -1,0 +1,110 @@
+"""`lines`: the bounded reading of a metrics file gives the lines that iterating the file
+gives, however the input is cut into blocks, and stands for a line over the bound with one
+`Overlong` marker instead of holding it."""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import given
+from hypothesis import strategies as st
+from overbrainer_contract.lines import LineSplitter, Overlong, read_lines
+
+MAX = 16
+
+# Bytes rich in newlines and in `\r` (a line ends at `\n` only, as iterating a file).
+text = st.lists(st.sampled_from([b"a", b"\n", b"\r", b"{}", b"x" * 7]), max_size=60).map(b"".join)
+
+
+def expected(data: bytes) -> list[tuple[str, int, bool] | bytes]:
+    """What the reading must give: the file's own lines, an overlong one as (size, complete)."""
+    out: list[tuple[str, int, bool] | bytes] = []
+    for line in io.BytesIO(data):
+        if len(line.rstrip(b"\n")) > MAX:
+            out.append(("overlong", len(line), line.endswith(b"\n")))
+        else:
+            out.append(line)
+    return out
+
+
+def seen(lines: list[bytes]) -> list[tuple[str, int, bool] | bytes]:
+    return [
+        ("overlong", line.size, line.complete) if isinstance(line, Overlong) else line
+        for line in lines
+    ]
+
+
+@given(text, st.integers(min_value=1, max_value=40))
+def test_read_lines_is_iterating_the_file_with_a_bound(data: bytes, block: int) -> None:
+    lines = list(read_lines(io.BufferedReader(io.BytesIO(data)), max_line=MAX, block=block))
+    check_cover(data, lines)
+    got = seen(lines)
+    # A line longer than the bound is an Overlong as soon as its held part passes the bound;
+    # one that fits in the bound plus a block may be read whole: both are allowed, and only
+    # those lines may differ.
+    want = expected(data)
+    assert len(got) == len(want)
+    for line, wanted in zip(got, want, strict=True):
+        if isinstance(wanted, tuple):
+            assert line == wanted or (isinstance(line, bytes) and len(line) <= MAX + block)
+        else:
+            assert line == wanted
+
+
+def check_cover(data: bytes, out: list[bytes]) -> None:
+    """`out` covers `data` in order: each line is the data's next line, each marker stands
+    for the next line, longer than the bound, of exactly its size."""
+    position = 0
+    for index, line in enumerate(out):
+        last = index == len(out) - 1
+        if isinstance(line, Overlong):
+            part = data[position : position + line.size]
+            assert len(part) == line.size
+            assert part.count(b"\n") == (1 if line.complete else 0)
+            assert len(part.rstrip(b"\n")) > MAX
+            assert line.complete or last
+            position += line.size
+        else:
+            assert data[position : position + len(line)] == line
+            assert line.count(b"\n") == (1 if line.endswith(b"\n") else 0)
+            assert line.endswith(b"\n") or last
+            position += len(line)
+    assert position == len(data)
+
+
+@given(text, st.lists(st.integers(min_value=1, max_value=30), min_size=1, max_size=10))
+def test_the_splitter_holds_at_most_the_bound(data: bytes, cuts: list[int]) -> None:
+    splitter = LineSplitter(MAX)
+    out: list[bytes] = []
+    position, index = 0, 0
+    while position < len(data):
+        size = cuts[index % len(cuts)]
+        out += splitter.feed(data[position : position + size])
+        assert len(splitter.pending) <= MAX  # never more than the bound held
+        position += size
+        index += 1
+    last = splitter.finish()
+    if last is not None:
+        out.append(last)
+    check_cover(data, out)
+
+
+def test_a_gigabyte_of_zeros_is_one_marker_read_in_blocks() -> None:
+    class Zeros(io.RawIOBase):
+        """A gigabyte of zero bytes, made as it is read."""
+
+        left = 2**30
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+            size = min(len(buffer), self.left)
+            buffer[:size] = bytes(size)
+            self.left -= size
+            return size
+
+    lines = list(read_lines(io.BufferedReader(Zeros())))
+    assert len(lines) == 1
+    assert isinstance(lines[0], Overlong)
+    assert (lines[0].size, lines[0].complete) == (2**30, False)
