@@ -34,7 +34,7 @@ from .models import Begin, End, Eval, JobStage, Log, MetricLine, Snapshot, Stage
 from .pace import Pace
 from .parser import parse_line
 
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 __all__ = [
     "CONTRACT",
