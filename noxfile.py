@@ -32,6 +32,7 @@ nox.options.sessions = [
 ROOT = Path(__file__).parent
 SCHEMA = ROOT / "schema"
 GENERATED = ROOT / "generated" / "overbrainer_contract_models"
+ARROW_CODEGEN = ROOT / "python" / "overbrainer_contract" / "table" / "codegen.py"
 PYTHON = "3.11"
 
 
@@ -77,6 +78,8 @@ def _generate(session: nox.Session, out: Path) -> None:
             shutil.copy(path, src / path.name)
         session.run("datamodel-codegen", "--input", str(src), "--output", str(out), silent=True)
     (out / "py.typed").write_text("")  # the models are typed: PEP 561
+    # The Arrow schema of a table of metrics lines (issue: many runs as one table).
+    session.run("python", str(ARROW_CODEGEN), str(SCHEMA), str(out / "metrics_line_arrow.py"))
 
 
 def _check_generated(session: nox.Session, fresh: Path) -> None:

@@ -1,0 +1,282 @@
+"""Rows from metrics files, in Arrow record batches: every line through `parse_line`.
+
+A row is what the reference reads from a line, nothing else: a line `parse_line` rejects
+is left out and counted (by the reference's error category), never guessed at. Lines
+are read in binary from disk and turned into columns a batch at a time, so memory stays
+flat whatever the runs' size. The loop that fills the columns is compiled from the
+generated Arrow schema and the generated models (one branch per variant), so it follows
+the schema and costs no call per line but the parser's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import pyarrow as pa
+
+from ..contract import METRICS_FILE
+from ..errors import ParseError
+from ..models import Begin, End, Eval, JobStage, Log, Stage
+from ..parser import parse_line
+from ..runs import Run, resolve
+from .schema import DICTIONARIES, SCHEMA, VARIANT_FIELDS
+
+BATCH_ROWS = 65_536
+"""Rows per record batch (and per Parquet row group)."""
+
+COUNTS_KEY = b"overbrainer:counts"
+"""The key of `read_runs`'s schema metadata holding each run's counts (JSON)."""
+
+_TABLE_COLUMNS = ("run", "line")
+_LINE_COLUMNS = tuple(name for name in SCHEMA.names if name not in _TABLE_COLUMNS)
+"""The columns a line fills: `event`, then one per field of any variant."""
+
+
+@dataclass
+class RunCounts:
+    """What reading one run gave: its lines, its rows, the lines left out."""
+
+    run: str
+    """The run's name in the table (the `run` column)."""
+    path: str
+    """The metrics file, as the user named the run."""
+    lines: int = 0
+    rows: int = 0
+    rejected: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_CATEGORIES, 0))
+    """Lines the reference rejects, per error category (`syntax`, `eof`, `data`)."""
+    first_rejected: int | None = None
+    """The number of the first rejected line."""
+    cut: bool = False
+    """Whether the last line has no newline and does not parse (a run still writing, or
+    killed): left out, but not counted among the rejected lines."""
+
+    @property
+    def left_out(self) -> int:
+        """Lines that gave no row."""
+        return sum(self.rejected.values()) + self.cut
+
+
+_CATEGORIES = ("syntax", "eof", "data")
+
+
+def run_name(run: Run) -> str:
+    """The `run` value of a run: its folder's name, or a metrics file's name when it is
+    not `metrics.jsonl` (which stands for its folder); `-` for standard input."""
+    if run.metrics is None:
+        return run.name
+    if run.is_folder or run.metrics.name == METRICS_FILE:
+        folder = run.folder if run.folder is not None else run.metrics.parent
+        return folder.resolve().name
+    return run.metrics.name
+
+
+class RunReader:
+    """Reads runs into record batches of the table's schema, one run after another.
+
+    `runs` are run folders, metrics files or `-` (standard input), as on the command line.
+    Raises `RunError` for a run that does not exist, `ValueError` for two runs of the
+    same name (they would mix in the table). `counts` fills as the batches are read;
+    `bytes_read` / `bytes_total` tell the progress over the files.
+    """
+
+    def __init__(
+        self,
+        runs: Iterable[str | os.PathLike[str]],
+        *,
+        batch_rows: int = BATCH_ROWS,
+        stdin: IO[bytes] | None = None,
+    ) -> None:
+        if batch_rows < 1:
+            raise ValueError("batch_rows must be at least 1")
+        self.runs = [resolve(os.fspath(run)) for run in runs]
+        names = [run_name(run) for run in self.runs]
+        seen: dict[str, str] = {}
+        for run, name in zip(self.runs, names, strict=True):
+            if name in seen:
+                raise ValueError(
+                    f"two runs are named {name!r} ({seen[name]} and {run.name}): "
+                    "each run needs a name of its own in the table"
+                )
+            seen[name] = run.name
+        self.counts = [RunCounts(name, run.name) for run, name in zip(self.runs, names)]
+        self.batch_rows = batch_rows
+        self.stdin = stdin
+        self.bytes_read = 0
+        self.bytes_total = sum(_size(run) for run in self.runs)
+        self._run_dictionary = pa.array(names, pa.string())
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """The rows of every run, in order: a run's rows in the order of its lines."""
+        done = 0
+        for index, (run, counts) in enumerate(zip(self.runs, self.counts)):
+            if run.metrics is None:
+                handle = self.stdin if self.stdin is not None else sys.stdin.buffer
+                yield from self._read(handle, index, counts, lambda: 0)
+                continue
+            with run.metrics.open("rb") as handle:
+                yield from self._read(handle, index, counts, handle.tell, done)
+            done += _size(run)
+            self.bytes_read = done
+
+    def reader(self) -> pa.RecordBatchReader:
+        """The batches as a `pyarrow.RecordBatchReader` (what Arrow's writers take)."""
+        return pa.RecordBatchReader.from_batches(SCHEMA, self.batches())
+
+    def _read(
+        self,
+        handle: IO[bytes],
+        index: int,
+        counts: RunCounts,
+        tell: Callable[[], int],
+        done: int = 0,
+    ) -> Iterator[pa.RecordBatch]:
+        number = 0
+        run_index = pa.scalar(index, pa.int32())
+
+        def reject(line: int, raw: bytes, error: ParseError) -> None:
+            if raw[-1:] != b"\n":  # only the last line can lack it
+                counts.cut = True
+                return
+            counts.rejected[error.category] += 1
+            if counts.first_rejected is None:
+                counts.first_rejected = line
+
+        while True:
+            columns: list[list[Any]] = [[] for _ in _LINE_COLUMNS]
+            line_numbers: list[int] = []
+            number, rows = _FILL(
+                handle, number, self.batch_rows, line_numbers, columns, reject, parse_line
+            )
+            counts.lines = number
+            counts.rows += rows
+            if rows:
+                self.bytes_read = done + tell()
+                yield self._batch(run_index, line_numbers, columns)
+            if rows < self.batch_rows:
+                return
+
+    def _batch(
+        self, run_index: pa.Scalar[Any], line_numbers: list[int], columns: list[list[Any]]
+    ) -> pa.RecordBatch:
+        size = len(line_numbers)
+        arrays: list[pa.Array[Any]] = [
+            pa.DictionaryArray.from_arrays(pa.repeat(run_index, size), self._run_dictionary),
+            pa.array(line_numbers, pa.uint64()),
+        ]
+        for name, values in zip(_LINE_COLUMNS, columns, strict=True):
+            kind = SCHEMA.field(name).type
+            if isinstance(kind, pa.DictionaryType):
+                indices = pa.array(values, kind.index_type)
+                arrays.append(pa.DictionaryArray.from_arrays(indices, _DICTIONARY_ARRAYS[name]))
+            else:
+                arrays.append(pa.array(values, kind))
+        return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
+
+
+def iter_batches(
+    runs: Iterable[str | os.PathLike[str]], *, batch_rows: int = BATCH_ROWS
+) -> Iterator[pa.RecordBatch]:
+    """The rows of `runs` as record batches of the table's schema, read as they are
+    consumed (for runs larger than memory). `RunReader` also gives the counts."""
+    return RunReader(runs, batch_rows=batch_rows).batches()
+
+
+def read_runs(runs: Iterable[str | os.PathLike[str]]) -> pa.Table:
+    """One table of the rows of every run (see `SCHEMA`).
+
+    The lines left out are counted per run in the schema's metadata under
+    `overbrainer:counts` (JSON: a list of `RunCounts`); `RunReader` gives them as objects.
+    """
+    reader = RunReader(runs)
+    table = pa.Table.from_batches(list(reader.batches()), schema=SCHEMA)
+    counts = json.dumps([asdict(counts) for counts in reader.counts])
+    return table.replace_schema_metadata({**(SCHEMA.metadata or {}), COUNTS_KEY: counts})
+
+
+def _size(run: Run) -> int:
+    if run.metrics is None:
+        return 0
+    try:
+        return run.metrics.stat().st_size
+    except OSError:
+        return 0
+
+
+# --- the loop that fills the columns, compiled from the schema ---
+
+_DICTIONARY_ARRAYS = {name: pa.array(values, pa.string()) for name, values in DICTIONARIES.items()}
+_VARIANTS = (Log, Eval, Stage, Begin, End)  # most frequent first: a `log` line a step
+_STAGE_INDEX = {JobStage(value): index for index, value in enumerate(DICTIONARIES["name"])}
+
+
+def _tag(variant: type[Any]) -> str:
+    tag = variant.__struct_config__.tag
+    assert isinstance(tag, str)
+    return tag
+
+
+def _value(name: str, variant: type[Any]) -> str:
+    """The expression that gives column `name` of a line `o` of `variant`."""
+    if name == "event":
+        return str(DICTIONARIES["event"].index(_tag(variant)))
+    if name not in VARIANT_FIELDS[_tag(variant)]:
+        return "None"
+    if name in DICTIONARIES:
+        if name != "name":  # pragma: no cover - the schema's only other enum is the tag
+            raise TypeError(f"no index map for the dictionary column {name!r}")
+        return "STAGE_INDEX[o.name]"
+    return f"o.{name}"
+
+
+def _compile_fill() -> Callable[..., tuple[int, int]]:
+    """`fill(handle, number, limit, line_numbers, columns, reject, parse)`: reads lines
+    from `handle` (numbered from `number + 1`) until `limit` rows were added to the
+    columns or the lines run out; returns the last line's number and the rows added."""
+    for variant in _VARIANTS:  # the models and the Arrow schema come from the same schema
+        assert tuple(variant.__struct_fields__) == VARIANT_FIELDS[_tag(variant)], variant
+    assert {_tag(variant) for variant in _VARIANTS} == set(VARIANT_FIELDS)
+    appends = [f"a{index}" for index in range(len(_LINE_COLUMNS))]
+    body = [
+        "def fill(handle, number, limit, line_numbers, columns, reject, parse):",
+        "    a_line = line_numbers.append",
+        f"    {', '.join(appends)}, = [column.append for column in columns]",
+        "    rows = 0",
+        "    for raw in handle:",
+        "        number += 1",
+        "        try:",
+        "            o = parse(raw)",
+        "        except ParseError as error:",
+        "            reject(number, raw, error)",
+        "            continue",
+        "        c = o.__class__",
+    ]
+    for position, variant in enumerate(_VARIANTS):
+        body.append(f"        {'if' if position == 0 else 'elif'} c is {variant.__name__}:")
+        calls = [f"a_line(number)"] + [
+            f"{append}({_value(name, variant)})"
+            for append, name in zip(appends, _LINE_COLUMNS, strict=True)
+        ]
+        body.append("            " + "; ".join(calls))
+    body += [
+        "        rows += 1",
+        "        if rows == limit:",
+        "            break",
+        "    return number, rows",
+    ]
+    namespace: dict[str, Any] = {
+        "ParseError": ParseError,
+        "STAGE_INDEX": _STAGE_INDEX,
+        **{variant.__name__: variant for variant in _VARIANTS},
+    }
+    exec(compile("\n".join(body) + "\n", f"<{__name__} fill>", "exec"), namespace)
+    function: Callable[..., tuple[int, int]] = namespace["fill"]
+    return function
+
+
+_FILL = _compile_fill()
