@@ -143,6 +143,12 @@ class RunReader:
             if raw[-1:] != b"\n":  # only the last line can lack it
                 counts.cut = True
                 return
+            # The line is what comes before its newline (as the golden suite splits a
+            # file): without it, a cut string is `eof`, not a control character.
+            try:
+                parse_line(raw[:-1])
+            except ParseError as bare:
+                error = bare
             counts.rejected[error.category] += 1
             if counts.first_rejected is None:
                 counts.first_rejected = line
