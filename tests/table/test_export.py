@@ -1,0 +1,295 @@
+"""`overbrainer-contract export`: three real Trainer runs to Parquet, queried by DuckDB and
+polars with the README's own queries; the other formats, partitions, errors and faults.
+
+The expected best eval loss of each run is computed here from the metrics files with
+`json` alone, not from anything the package reads or writes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.csv
+import pyarrow.parquet as pq
+import pytest
+from overbrainer_contract.table import SCHEMA, read_runs
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+RUNS = ["tiny-run", "sweep-lr3e-2-seed1", "sweep-lr3e-4-seed2"]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _section(title: str) -> str:
+    start = README.index(f"\n## {title}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start : end if end != -1 else None]
+
+
+SECTION = _section("Many runs as one table")
+SQL = re.search(r"```sql\n(.*?)```", SECTION, re.S)
+POLARS = re.search(r"```python\n(.*?)```", SECTION, re.S)
+SHELL = re.search(r"```sh\n(.*?)```", SECTION, re.S)
+
+
+def expected_best() -> list[tuple[str, float, int]]:
+    """(run, lowest eval loss, its step) from the raw lines, lowest first."""
+    best = []
+    for run in RUNS:
+        found: tuple[float, int] | None = None
+        for text in (EXAMPLES / run / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
+            line = json.loads(text)
+            loss = line.get("eval_loss")
+            if line["event"] == "log" and loss is not None and (found is None or loss < found[0]):
+                found = (loss, line["step"])
+        assert found is not None, f"{run} has no evaluation"
+        best.append((run, *found))
+    return sorted(best, key=lambda item: item[1])
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The README's export command, run in a folder holding the examples."""
+    folder = tmp_path_factory.mktemp("export")
+    assert SHELL is not None
+    command = SHELL.group(1).split()
+    assert command[:2] == ["overbrainer-contract", "export"]
+    assert command[2:-2] == [f"examples/{run}" for run in RUNS]
+    done = subprocess.run(
+        [sys.executable, "-m", "overbrainer_contract", *command[1:-1], str(folder / command[-1])],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "exported 268 rows of 3 runs" in done.stderr
+    return folder
+
+
+def test_the_examples_are_three_real_runs_with_evaluations() -> None:
+    best = expected_best()
+    assert len({step for _, _, step in best}) > 1
+    lines = (EXAMPLES / "sweep-lr3e-2-seed1" / "metrics.jsonl").read_text().splitlines()
+    last_eval = [json.loads(t) for t in lines if '"eval_loss":null' not in t and "eval_loss" in t]
+    assert last_eval[-1]["step"] != best[0][2], "the best comes before the last evaluation"
+
+
+def test_duckdb_gives_the_best_eval_loss_of_each_run(
+    exported: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert SQL is not None
+    monkeypatch.chdir(exported)
+    rows = duckdb.sql(SQL.group(1)).fetchall()
+    assert rows == expected_best()  # floats exact: the Parquet holds the lines' values
+
+
+def test_polars_gives_the_same(exported: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert POLARS is not None
+    monkeypatch.chdir(exported)
+    scope: dict[str, Any] = {}
+    exec(compile(POLARS.group(1), "README.md (polars)", "exec"), scope)
+    best = scope["best"]
+    assert isinstance(best, pl.DataFrame)
+    assert best.rows() == expected_best()
+
+
+def test_the_readmes_result_table_is_what_the_query_gives() -> None:
+    table = re.findall(r"^\| ([\w.-]+) \| ([\d.]+) \| (\d+) \|$", SECTION, re.M)
+    assert [(run, round(loss, 4), step) for run, loss, step in expected_best()] == [
+        (run, float(loss), int(step)) for run, loss, step in table
+    ]
+
+
+def test_partitioned_export_reads_the_same(tmp_path: Path) -> None:
+    out = tmp_path / "runs.parquet"
+    code, _, err = _cli(
+        "export", *(str(EXAMPLES / run) for run in RUNS), "--partition-by", "run", "-o", str(out)
+    )
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"run={run}" for run in RUNS)
+    assert SQL is not None
+    query = SQL.group(1).replace(
+        "'runs.parquet'", f"read_parquet('{out}/*/*.parquet', hive_partitioning = true)"
+    )
+    assert duckdb.sql(query).fetchall() == expected_best()
+    part = pq.read_table(out / "run=tiny-run" / "part-0.parquet")
+    assert part.column("line").to_pylist() == list(range(1, part.num_rows + 1))  # in order
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".arrow", ".csv"])
+def test_every_format_holds_the_rows_of_read_runs(tmp_path: Path, suffix: str) -> None:
+    runs = [str(EXAMPLES / run) for run in RUNS]
+    out = tmp_path / f"runs{suffix}"
+    code, _, err = _cli("export", *runs, "-o", str(out))
+    assert code == 0, err
+    expected = read_runs(runs).to_pylist()
+    if suffix == ".parquet":
+        back = pq.read_table(out)
+        assert back.schema.equals(SCHEMA, check_metadata=True)
+    elif suffix == ".arrow":
+        back = pa.ipc.open_file(str(out)).read_all()
+        assert back.schema.equals(SCHEMA, check_metadata=True)
+    else:
+        types = {
+            f.name: pa.string() if isinstance(f.type, pa.DictionaryType) else f.type
+            for f in SCHEMA
+        }
+        options = pyarrow.csv.ConvertOptions(column_types=types, strings_can_be_null=True)
+        back = pyarrow.csv.read_csv(out, convert_options=options)  # an empty cell is null
+    assert back.to_pylist() == expected
+    assert [name for name in os.listdir(tmp_path)] == [out.name]  # no temporary left
+
+
+# --- the command line: errors, exit codes, faults ---
+
+
+@pytest.fixture
+def cli_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., tuple[int, str, str]]:
+    monkeypatch.chdir(tmp_path)
+    return _cli
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "overbrainer_contract", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_rejected_lines_are_left_out_counted_and_exit_1(
+    cli_in: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    (tmp_path / "bad.jsonl").write_bytes(
+        b'{"event":"end","time":1,"step":2}\n'
+        b"not json\n"
+        b'{"event":"end","time":1,"step":-1}\n'
+        b'{"event":"log","time":3,"step":3}\n'
+        b'{"event":"end"'
+    )
+    code, out, err = cli_in("export", "bad.jsonl", "-o", "t.parquet")
+    assert code == 1
+    assert out == ""
+    assert "bad.jsonl: 2 lines left out, rejected by the reference (syntax 1, data 1); " in err
+    assert "the first at line 2" in err
+    assert "bad.jsonl: warning: the last line is cut short" in err
+    assert "exported 2 rows of 1 run to t.parquet; 2 lines left out" in err
+    table = pq.read_table(tmp_path / "t.parquet")
+    assert table.column("line").to_pylist() == [1, 4]
+    assert table.column("run").to_pylist() == ["bad.jsonl", "bad.jsonl"]
+
+
+def test_a_cut_last_line_alone_is_a_warning(
+    cli_in: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    (tmp_path / "live.jsonl").write_bytes(b'{"event":"end","time":1,"step":2}\n{"event":"lo')
+    code, _, err = cli_in("export", "live.jsonl", "-o", "t.csv")
+    assert code == 0, err
+    assert "warning: the last line is cut short" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["examples/tiny-run", "-o", "t.txt"], "unknown output format"),
+        (["nowhere", "-o", "t.parquet"], "nowhere: no such file or folder"),
+        (["examples/tiny-run", "examples/tiny-run/metrics.jsonl", "-o", "t.csv"], "two runs"),
+        (["examples/tiny-run", "-o", "missing/t.parquet"], "missing"),
+        (["examples/tiny-run", "--partition-by", "event", "-o", "t.parquet"], "invalid choice"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out, err = _cli("export", *argv)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not (ROOT / "t.parquet").exists()
+    assert not (ROOT / "t.csv").exists()
+
+
+def test_a_partitioned_export_never_writes_into_a_folder_that_holds_something(
+    cli_in: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    (tmp_path / "runs.parquet").mkdir()
+    (tmp_path / "runs.parquet" / "keep.txt").write_text("mine")
+    run = str(EXAMPLES / "tiny-run")
+    code, _, err = cli_in("export", run, "--partition-by", "run", "-o", "runs.parquet")
+    assert code == 2
+    assert "already exists" in err
+    assert [p.name for p in (tmp_path / "runs.parquet").iterdir()] == ["keep.txt"]
+    (tmp_path / "runs.parquet" / "keep.txt").unlink()  # an empty folder is taken
+    code, _, err = cli_in("export", run, "--partition-by", "run", "-o", "runs.parquet")
+    assert code == 0, err
+
+
+def test_without_pyarrow_export_says_what_to_install(tmp_path: Path) -> None:
+    script = (
+        "import sys; sys.modules['pyarrow'] = None\n"
+        "from overbrainer_contract.cli import main\n"
+        f"sys.exit(main(['export', {str(EXAMPLES / 'tiny-run')!r}, '-o', 'x.parquet']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "pip install 'overbrainer-contract[table]'" in done.stderr
+
+
+def test_an_interrupted_export_leaves_the_previous_file(tmp_path: Path) -> None:
+    """A run that is a FIFO, fed a few lines and then left open: SIGINT stops the export
+    mid-stream; exit 130, the previous output untouched, no temporary file left."""
+    fifo = tmp_path / "live.jsonl"
+    os.mkfifo(fifo)
+    out = tmp_path / "runs.parquet"
+    out.write_bytes(b"the previous export")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "overbrainer_contract", "export", str(fifo), "-o", str(out)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        with fifo.open("wb") as writer:
+            writer.write(b'{"event":"end","time":1,"step":2}\n' * 1000)
+            writer.flush()
+            deadline = time.monotonic() + 30
+            while not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()):
+                assert time.monotonic() < deadline, "the export never started writing"
+                time.sleep(0.02)
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "interrupted" in err
+    assert out.read_bytes() == b"the previous export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["live.jsonl", "runs.parquet"]
+
+
+def test_the_progress_bar_goes_to_stderr_and_the_file_is_whole(tmp_path: Path) -> None:
+    out = tmp_path / "runs.parquet"
+    code, stdout, err = _cli("export", str(EXAMPLES / "tiny-run"), "--progress", "always", "-o", str(out))
+    assert code == 0, err
+    assert stdout == ""
+    assert pq.read_table(out).num_rows == 76
+    assert not math.isnan(pq.read_table(out).column("time").to_pylist()[0])
