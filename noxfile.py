@@ -27,6 +27,7 @@ nox.options.sessions = [
     "cli",
     "js",
     "compat",
+    "table",
 ]
 
 ROOT = Path(__file__).parent
@@ -154,6 +155,7 @@ def tests(session: nox.Session) -> None:
         "--ignore=tests/conformance",
         "--ignore=tests/test_schemas.py",
         "--ignore=tests/cli",
+        "--ignore=tests/table",  # the `table` session, with pyarrow, duckdb and polars
         *session.posargs,
     )
 
@@ -259,6 +261,20 @@ def compat(session: nox.Session) -> None:
     """
     session.install(".")
     session.run("python", "-m", "overbrainer_contract.compat", *session.posargs)
+
+
+# --- many runs as one table (issue: Arrow and Parquet from the schema, queried with DuckDB) ---
+
+
+@nox.session(python=PYTHON)
+def table(session: nox.Session) -> None:
+    """Many runs as one table: the Arrow schema against the JSON Schema, rows of the golden
+    suite, `export` of three real runs queried by DuckDB and polars (the README's queries).
+
+    The `table` extra (pyarrow) and the `table-test` group (duckdb, polars: tests only).
+    """
+    session.install(".[table,cli]", "--group", "test", "--group", "table-test")
+    session.run("python", "-m", "pytest", "tests/table", *session.posargs)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,9 @@ def _arrow_takes(name: str, value: Any) -> bool:
     return bool(back == value)  # held as the same number (1.5 in a uint64 would be 1)
 
 
-FIELDS = sorted({(tag, name) for tag, v in zip(TAGS, VARIANTS) for name in v["properties"]})
+FIELDS = sorted(
+    {(tag, name) for tag, v in zip(TAGS, VARIANTS, strict=True) for name in v["properties"]}
+)
 PROBES = [
     0,
     1,
@@ -108,7 +110,8 @@ def test_a_field_takes_in_arrow_the_values_the_schema_takes(tag: str, name: str)
         if SCHEMA.field(name).type == pa.float64() and isinstance(value, int):
             # JSON Schema's number takes integers; the reference reads them as f64,
             # and so does the column (a float64 array takes a Python int).
-            assert _schema_takes(tag, name, value) and _arrow_takes(name, float(value))
+            assert _schema_takes(tag, name, value)
+            assert _arrow_takes(name, float(value))
             continue
         assert _schema_takes(tag, name, value) == _arrow_takes(name, value), value
 
@@ -117,7 +120,7 @@ def test_a_field_takes_in_arrow_the_values_the_schema_takes(tag: str, name: str)
 def test_a_column_is_nullable_exactly_when_some_line_has_no_value(name: str) -> None:
     """Non-null only where every variant has the field, required and never null."""
     may_lack = False
-    for tag, variant in zip(TAGS, VARIANTS):
+    for tag, variant in zip(TAGS, VARIANTS, strict=True):
         if name not in variant["properties"]:
             may_lack = True
             continue
@@ -134,10 +137,12 @@ def test_a_column_is_nullable_exactly_when_some_line_has_no_value(name: str) -> 
 def test_metadata_names_the_variants_of_a_column_and_its_description(name: str) -> None:
     field = SCHEMA.field(name)
     metadata = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
-    carriers = [tag for tag, variant in zip(TAGS, VARIANTS) if name in variant["properties"]]
+    carriers = [
+        tag for tag, variant in zip(TAGS, VARIANTS, strict=True) if name in variant["properties"]
+    ]
     assert metadata["events"].split() == carriers
     assert metadata["origin"] == "metrics-line.schema.json"
-    for tag, variant in zip(TAGS, VARIANTS):
+    for tag, variant in zip(TAGS, VARIANTS, strict=True):
         node = variant["properties"].get(name, {})
         text = node.get("description") or _resolved(node).get("description")
         if text:
@@ -149,7 +154,9 @@ def test_dictionaries_hold_the_schemas_strings_in_order() -> None:
     assert DICTIONARIES["event"] == EVENTS
     stage = load_schema("job-stage")
     assert list(DICTIONARIES["name"]) == stage["enum"]
-    assert {name for name in SCHEMA.names if isinstance(SCHEMA.field(name).type, pa.DictionaryType)} == {
+    assert {
+        name for name in SCHEMA.names if isinstance(SCHEMA.field(name).type, pa.DictionaryType)
+    } == {
         "run",
         "event",
         "name",

@@ -145,13 +145,12 @@ def test_every_format_holds_the_rows_of_read_runs(tmp_path: Path, suffix: str) -
         assert back.schema.equals(SCHEMA, check_metadata=True)
     else:
         types = {
-            f.name: pa.string() if isinstance(f.type, pa.DictionaryType) else f.type
-            for f in SCHEMA
+            f.name: pa.string() if isinstance(f.type, pa.DictionaryType) else f.type for f in SCHEMA
         }
         options = pyarrow.csv.ConvertOptions(column_types=types, strings_can_be_null=True)
         back = pyarrow.csv.read_csv(out, convert_options=options)  # an empty cell is null
     assert back.to_pylist() == expected
-    assert [name for name in os.listdir(tmp_path)] == [out.name]  # no temporary left
+    assert os.listdir(tmp_path) == [out.name]  # no temporary left
 
 
 # --- the command line: errors, exit codes, faults ---
@@ -218,7 +217,7 @@ def test_usage_errors_exit_2_with_one_line(
     argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
-    code, out, err = _cli("export", *argv)
+    code, _, err = _cli("export", *argv)
     assert code == 2
     assert message in err
     assert len(err.strip().splitlines()) == 1, err
@@ -288,8 +287,20 @@ def test_an_interrupted_export_leaves_the_previous_file(tmp_path: Path) -> None:
 
 def test_the_progress_bar_goes_to_stderr_and_the_file_is_whole(tmp_path: Path) -> None:
     out = tmp_path / "runs.parquet"
-    code, stdout, err = _cli("export", str(EXAMPLES / "tiny-run"), "--progress", "always", "-o", str(out))
+    code, stdout, err = _cli(
+        "export", str(EXAMPLES / "tiny-run"), "--progress", "always", "-o", str(out)
+    )
     assert code == 0, err
     assert stdout == ""
     assert pq.read_table(out).num_rows == 76
     assert not math.isnan(pq.read_table(out).column("time").to_pylist()[0])
+
+
+def test_a_run_that_cannot_be_read_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    run = tmp_path / "broken"
+    (run / "metrics.jsonl").mkdir(parents=True)  # a folder where the file should be
+    out = tmp_path / "runs.parquet"
+    code, _, err = _cli("export", str(EXAMPLES / "tiny-run"), str(run), "-o", str(out))
+    assert code == 2
+    assert "metrics.jsonl: Is a directory" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken"]

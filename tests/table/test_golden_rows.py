@@ -41,7 +41,7 @@ def _same(actual: Any, expected: Any) -> bool:
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=[suite["name"] for suite in SUITES])
-def test_a_golden_file_becomes_the_references_rows(suite: dict[str, Any], tmp_path: Path) -> None:
+def test_a_golden_file_becomes_the_references_rows(suite: dict[str, Any]) -> None:
     expect = json.loads((SUITE / suite["expect"]).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(EXPECT_SCHEMA).validate(expect)
     source = SUITE / suite["input"]
@@ -73,9 +73,7 @@ def test_a_golden_file_becomes_the_references_rows(suite: dict[str, Any], tmp_pa
     assert counts["rows"] == len(accepted)
     assert counts["rejected"] == {category: rejected[category] for category in counts["rejected"]}
     assert counts["cut"] is False
-    first = next(
-        (n for n, e in enumerate(expect["lines"], 1) if not e["reference"]["ok"]), None
-    )
+    first = next((n for n, e in enumerate(expect["lines"], 1) if not e["reference"]["ok"]), None)
     assert counts["first_rejected"] == first
 
 

@@ -73,9 +73,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..table import OutputError, RunReader, format_of, write_batches
     except ImportError as error:
-        raise CliError(
-            "export needs pyarrow: pip install 'overbrainer-contract[table]'"
-        ) from error
+        raise CliError("export needs pyarrow: pip install 'overbrainer-contract[table]'") from error
     import pyarrow as pa
 
     output = Path(args.output)
@@ -84,9 +82,6 @@ def run(args: argparse.Namespace) -> int:
         reader = RunReader(args.runs)
     except (OutputError, RunError, ValueError) as error:
         raise CliError(str(error)) from error
-    for item in reader.runs:  # a folder or a file that cannot be read fails before writing
-        if item.metrics is not None and not _readable(item.metrics):
-            raise CliError(f"{item.name}: cannot be read")
     batches = pa.RecordBatchReader.from_batches(reader.reader().schema, _shown(reader, args))
     try:
         write_batches(batches, output, partition_by=args.partition_by)
@@ -98,14 +93,6 @@ def run(args: argparse.Namespace) -> int:
     except pa.ArrowException as error:
         raise CliError(f"{output}: {error}") from error
     return _summary(reader.counts, output)
-
-
-def _readable(path: Path) -> bool:
-    try:
-        with path.open("rb"):
-            return True
-    except OSError:
-        return False
 
 
 def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBatch]:

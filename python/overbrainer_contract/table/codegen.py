@@ -141,7 +141,9 @@ def columns(folder: Path) -> tuple[list[str], dict[str, list[str]], list[Column]
         fields[tag] = [name for name in variant["properties"] if name != "event"]
     for column in found.values():  # each in the schema's order of variants
         column.events = [tag for tag in events if tag in column.events]
-        column.descriptions = {t: column.descriptions[t] for t in events if t in column.descriptions}
+        column.descriptions = {
+            t: column.descriptions[t] for t in events if t in column.descriptions
+        }
     tag_column = found["event"]
     tag_column.values = tuple(events)  # one `const` in each variant
     tag_column.descriptions = {"": TAG_DESCRIPTION}

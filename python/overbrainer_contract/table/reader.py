@@ -15,7 +15,6 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
@@ -36,6 +35,10 @@ COUNTS_KEY = b"overbrainer:counts"
 _TABLE_COLUMNS = ("run", "line")
 _LINE_COLUMNS = tuple(name for name in SCHEMA.names if name not in _TABLE_COLUMNS)
 """The columns a line fills: `event`, then one per field of any variant."""
+
+
+_CATEGORIES = ("syntax", "eof", "data")
+"""The reference's error categories (`ParseError.category`)."""
 
 
 @dataclass
@@ -60,9 +63,6 @@ class RunCounts:
     def left_out(self) -> int:
         """Lines that gave no row."""
         return sum(self.rejected.values()) + self.cut
-
-
-_CATEGORIES = ("syntax", "eof", "data")
 
 
 def run_name(run: Run) -> str:
@@ -104,7 +104,9 @@ class RunReader:
                     "each run needs a name of its own in the table"
                 )
             seen[name] = run.name
-        self.counts = [RunCounts(name, run.name) for run, name in zip(self.runs, names)]
+        self.counts = [
+            RunCounts(name, run.name) for run, name in zip(self.runs, names, strict=True)
+        ]
         self.batch_rows = batch_rows
         self.stdin = stdin
         self.bytes_read = 0
@@ -114,7 +116,7 @@ class RunReader:
     def batches(self) -> Iterator[pa.RecordBatch]:
         """The rows of every run, in order: a run's rows in the order of its lines."""
         done = 0
-        for index, (run, counts) in enumerate(zip(self.runs, self.counts)):
+        for index, (run, counts) in enumerate(zip(self.runs, self.counts, strict=True)):
             if run.metrics is None:
                 handle = self.stdin if self.stdin is not None else sys.stdin.buffer
                 yield from self._read(handle, index, counts, lambda: 0)
@@ -137,7 +139,7 @@ class RunReader:
         done: int = 0,
     ) -> Iterator[pa.RecordBatch]:
         number = 0
-        run_index = pa.scalar(index, pa.int32())
+        run_index: pa.Int32Scalar = pa.scalar(index, pa.int32())
 
         def reject(line: int, raw: bytes, error: ParseError) -> None:
             if raw[-1:] != b"\n":  # only the last line can lack it
@@ -168,7 +170,7 @@ class RunReader:
                 return
 
     def _batch(
-        self, run_index: pa.Scalar[Any], line_numbers: list[int], columns: list[list[Any]]
+        self, run_index: pa.Int32Scalar, line_numbers: list[int], columns: list[list[Any]]
     ) -> pa.RecordBatch:
         size = len(line_numbers)
         arrays: list[pa.Array[Any]] = [
@@ -201,8 +203,9 @@ def read_runs(runs: Iterable[str | os.PathLike[str]]) -> pa.Table:
     """
     reader = RunReader(runs)
     table = pa.Table.from_batches(list(reader.batches()), schema=SCHEMA)
-    counts = json.dumps([asdict(counts) for counts in reader.counts])
-    return table.replace_schema_metadata({**(SCHEMA.metadata or {}), COUNTS_KEY: counts})
+    metadata: dict[bytes, bytes] = dict(SCHEMA.metadata or {})
+    metadata[COUNTS_KEY] = json.dumps([asdict(counts) for counts in reader.counts]).encode()
+    return table.replace_schema_metadata(metadata)
 
 
 def _size(run: Run) -> int:
@@ -244,9 +247,9 @@ def _compile_fill() -> Callable[..., tuple[int, int]]:
     """`fill(handle, number, limit, line_numbers, columns, reject, parse)`: reads lines
     from `handle` (numbered from `number + 1`) until `limit` rows were added to the
     columns or the lines run out; returns the last line's number and the rows added."""
-    for variant in _VARIANTS:  # the models and the Arrow schema come from the same schema
-        assert tuple(variant.__struct_fields__) == VARIANT_FIELDS[_tag(variant)], variant
-    assert {_tag(variant) for variant in _VARIANTS} == set(VARIANT_FIELDS)
+    for model in _VARIANTS:  # the models and the Arrow schema come from the same schema
+        assert tuple(model.__struct_fields__) == VARIANT_FIELDS[_tag(model)], model
+    assert {_tag(model) for model in _VARIANTS} == set(VARIANT_FIELDS)
     appends = [f"a{index}" for index in range(len(_LINE_COLUMNS))]
     body = [
         "def fill(handle, number, limit, line_numbers, columns, reject, parse):",
@@ -264,7 +267,7 @@ def _compile_fill() -> Callable[..., tuple[int, int]]:
     ]
     for position, variant in enumerate(_VARIANTS):
         body.append(f"        {'if' if position == 0 else 'elif'} c is {variant.__name__}:")
-        calls = [f"a_line(number)"] + [
+        calls = ["a_line(number)"] + [
             f"{append}({_value(name, variant)})"
             for append, name in zip(appends, _LINE_COLUMNS, strict=True)
         ]
@@ -278,7 +281,7 @@ def _compile_fill() -> Callable[..., tuple[int, int]]:
     namespace: dict[str, Any] = {
         "ParseError": ParseError,
         "STAGE_INDEX": _STAGE_INDEX,
-        **{variant.__name__: variant for variant in _VARIANTS},
+        **{model.__name__: model for model in _VARIANTS},
     }
     exec(compile("\n".join(body) + "\n", f"<{__name__} fill>", "exec"), namespace)
     function: Callable[..., tuple[int, int]] = namespace["fill"]

@@ -12,13 +12,18 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Literal
 
 import pyarrow as pa
 
 FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".csv": "csv"}
 """The output formats, by the output's suffix."""
 
-_DATASET_FORMATS = {"parquet": "parquet", "arrow": "ipc", "csv": "csv"}
+_DATASET_FORMATS: dict[str, Literal["parquet", "ipc", "csv"]] = {
+    "parquet": "parquet",
+    "arrow": "ipc",
+    "csv": "csv",
+}
 
 
 class OutputError(Exception):
@@ -92,7 +97,7 @@ def _write_partitions(batches: pa.RecordBatchReader, folder: Path, kind: str, by
 
     partitioning = ds.partitioning(pa.schema([batches.schema.field(by)]), flavor="hive")
     suffix = next(suffix for suffix, name in FORMATS.items() if name == kind)
-    ds.write_dataset(
+    ds.write_dataset(  # type: ignore[call-arg]  # preserve_order: pyarrow-stubs lags pyarrow
         batches,
         folder,
         format=_DATASET_FORMATS[kind],
