@@ -81,7 +81,7 @@ def test_the_whole_suite_at_once_in_small_batches() -> None:
     """All the suite's files as runs of one table, two rows a batch: the same rows as each
     file alone, in the order of the runs and of their lines."""
     sources = [SUITE / suite["input"] for suite in SUITES]
-    reader = RunReader(sources, batch_rows=2)
+    reader = RunReader(sources, batch_lines=2)
     batches = list(reader.batches())
     assert all(0 < batch.num_rows <= 2 for batch in batches)
     assert all(batch.schema.equals(SCHEMA) for batch in batches)

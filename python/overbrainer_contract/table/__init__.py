@@ -16,12 +16,12 @@ except ImportError as error:  # pragma: no cover - the extra is missing
         "overbrainer_contract.table needs pyarrow: pip install 'overbrainer-contract[table]'"
     ) from error
 
-from .reader import BATCH_ROWS, COUNTS_KEY, RunCounts, RunReader, iter_batches, read_runs, run_name
+from .reader import BATCH_LINES, COUNTS_KEY, RunCounts, RunReader, iter_batches, read_runs, run_name
 from .schema import DICTIONARIES, EVENTS, SCHEMA, VARIANT_FIELDS
 from .writers import FORMATS, OutputError, format_of, write_batches
 
 __all__ = [
-    "BATCH_ROWS",
+    "BATCH_LINES",
     "COUNTS_KEY",
     "DICTIONARIES",
     "EVENTS",

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from typing import IO, Any
 
 import pyarrow as pa
@@ -26,8 +27,8 @@ from ..parser import parse_line
 from ..runs import Run, resolve
 from .schema import DICTIONARIES, SCHEMA, VARIANT_FIELDS
 
-BATCH_ROWS = 65_536
-"""Rows per record batch (and per Parquet row group)."""
+BATCH_LINES = 65_536
+"""Lines per record batch (one Parquet row group each): as many rows, less the lines left out."""
 
 COUNTS_KEY = b"overbrainer:counts"
 """The key of `read_runs`'s schema metadata holding each run's counts (JSON)."""
@@ -89,11 +90,11 @@ class RunReader:
         self,
         runs: Iterable[str | os.PathLike[str]],
         *,
-        batch_rows: int = BATCH_ROWS,
+        batch_lines: int = BATCH_LINES,
         stdin: IO[bytes] | None = None,
     ) -> None:
-        if batch_rows < 1:
-            raise ValueError("batch_rows must be at least 1")
+        if batch_lines < 1:
+            raise ValueError("batch_lines must be at least 1")
         self.runs = [resolve(os.fspath(run)) for run in runs]
         names = [run_name(run) for run in self.runs]
         seen: dict[str, str] = {}
@@ -107,7 +108,7 @@ class RunReader:
         self.counts = [
             RunCounts(name, run.name) for run, name in zip(self.runs, names, strict=True)
         ]
-        self.batch_rows = batch_rows
+        self.batch_lines = batch_lines
         self.stdin = stdin
         self.bytes_read = 0
         self.bytes_total = sum(_size(run) for run in self.runs)
@@ -138,10 +139,11 @@ class RunReader:
         tell: Callable[[], int],
         done: int = 0,
     ) -> Iterator[pa.RecordBatch]:
-        number = 0
         run_index: pa.Int32Scalar = pa.scalar(index, pa.int32())
+        rejected: list[int] = []
 
         def reject(line: int, raw: bytes, error: ParseError) -> None:
+            rejected.append(line)
             if raw[-1:] != b"\n":  # only the last line can lack it
                 counts.cut = True
                 return
@@ -155,44 +157,60 @@ class RunReader:
             if counts.first_rejected is None:
                 counts.first_rejected = line
 
+        first = 1
         while True:
-            columns: list[list[Any]] = [[] for _ in _LINE_COLUMNS]
-            line_numbers: list[int] = []
-            number, rows = _FILL(
-                handle, number, self.batch_rows, line_numbers, columns, reject, parse_line
-            )
-            counts.lines = number
+            dense: list[list[Any]] = [[] for _ in _DENSE]
+            sparse: list[list[tuple[int, Any]]] = [[] for _ in _SPARSE]
+            rejected.clear()
+            last = _FILL(islice(handle, self.batch_lines), first, dense, sparse, reject, parse_line)
+            rows = len(dense[0])
+            counts.lines = last
             counts.rows += rows
             if rows:
                 self.bytes_read = done + tell()
-                yield self._batch(run_index, line_numbers, columns)
-            if rows < self.batch_rows:
+                lines = range(first, last + 1)
+                if rejected:
+                    gone = set(rejected)
+                    lines = [line for line in lines if line not in gone]  # type: ignore[assignment]
+                yield self._batch(run_index, lines, dense, sparse)
+            if last - first + 1 < self.batch_lines:
                 return
+            first = last + 1
 
     def _batch(
-        self, run_index: pa.Int32Scalar, line_numbers: list[int], columns: list[list[Any]]
+        self,
+        run_index: pa.Int32Scalar,
+        lines: Sequence[int],
+        dense: list[list[Any]],
+        sparse: list[list[tuple[int, Any]]],
     ) -> pa.RecordBatch:
-        size = len(line_numbers)
+        size = len(lines)
+        columns: dict[str, list[Any]] = dict(zip(_DENSE, dense, strict=True))
+        for (name, default), exceptions in zip(_SPARSE.items(), sparse, strict=True):
+            values = [default] * size
+            for row, value in exceptions:
+                values[row] = value
+            columns[name] = values
         arrays: list[pa.Array[Any]] = [
             pa.DictionaryArray.from_arrays(pa.repeat(run_index, size), self._run_dictionary),
-            pa.array(line_numbers, pa.uint64()),
+            pa.array(lines, pa.uint64()),
         ]
-        for name, values in zip(_LINE_COLUMNS, columns, strict=True):
+        for name in _LINE_COLUMNS:
             kind = SCHEMA.field(name).type
             if isinstance(kind, pa.DictionaryType):
-                indices = pa.array(values, kind.index_type)
+                indices = pa.array(columns[name], kind.index_type)
                 arrays.append(pa.DictionaryArray.from_arrays(indices, _DICTIONARY_ARRAYS[name]))
             else:
-                arrays.append(pa.array(values, kind))
+                arrays.append(pa.array(columns[name], kind))
         return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
 
 
 def iter_batches(
-    runs: Iterable[str | os.PathLike[str]], *, batch_rows: int = BATCH_ROWS
+    runs: Iterable[str | os.PathLike[str]], *, batch_lines: int = BATCH_LINES
 ) -> Iterator[pa.RecordBatch]:
     """The rows of `runs` as record batches of the table's schema, read as they are
     consumed (for runs larger than memory). `RunReader` also gives the counts."""
-    return RunReader(runs, batch_rows=batch_rows).batches()
+    return RunReader(runs, batch_lines=batch_lines).batches()
 
 
 def read_runs(runs: Iterable[str | os.PathLike[str]]) -> pa.Table:
@@ -243,21 +261,41 @@ def _value(name: str, variant: type[Any]) -> str:
     return f"o.{name}"
 
 
-def _compile_fill() -> Callable[..., tuple[int, int]]:
-    """`fill(handle, number, limit, line_numbers, columns, reject, parse)`: reads lines
-    from `handle` (numbered from `number + 1`) until `limit` rows were added to the
-    columns or the lines run out; returns the last line's number and the rows added."""
+def _constant(name: str, variant: type[Any]) -> tuple[bool, Any]:
+    """Whether column `name` is the same for every line of `variant`, and that value."""
+    if name == "event":
+        return True, DICTIONARIES["event"].index(_tag(variant))
+    return name not in VARIANT_FIELDS[_tag(variant)], None
+
+
+# A column is dense when the most frequent variant (a `log`) gives it a value of the line:
+# every row appends to it. Otherwise the `log` value is a constant (its `event`, None for
+# `total` and `name`): the column starts as that constant and the other variants record
+# (row, value) where they differ, so a `log` line costs one append per field it has.
+_DENSE = tuple(name for name in _LINE_COLUMNS if not _constant(name, _VARIANTS[0])[0])
+_SPARSE: dict[str, Any] = {
+    name: _constant(name, _VARIANTS[0])[1] for name in _LINE_COLUMNS if name not in _DENSE
+}
+
+
+def _compile_fill() -> Callable[..., int]:
+    """`fill(lines, first, dense, sparse, reject, parse)`: parses each of `lines` (numbered
+    from `first`), appends its values to the dense columns and records where a sparse
+    column differs from its default; `reject(number, raw, error)` for a line the reference
+    rejects. Returns the last line's number (`first - 1` for no line)."""
     for model in _VARIANTS:  # the models and the Arrow schema come from the same schema
         assert tuple(model.__struct_fields__) == VARIANT_FIELDS[_tag(model)], model
     assert {_tag(model) for model in _VARIANTS} == set(VARIANT_FIELDS)
-    appends = [f"a{index}" for index in range(len(_LINE_COLUMNS))]
+    assert _DENSE[0] == "time"  # every variant has it: its length counts the rows
+    dense = [f"d{index}" for index in range(len(_DENSE))]
+    sparse = [f"s{index}" for index in range(len(_SPARSE))]
     body = [
-        "def fill(handle, number, limit, line_numbers, columns, reject, parse):",
-        "    a_line = line_numbers.append",
-        f"    {', '.join(appends)}, = [column.append for column in columns]",
-        "    rows = 0",
-        "    for raw in handle:",
-        "        number += 1",
+        "def fill(lines, first, dense, sparse, reject, parse):",
+        f"    {''.join(name + ', ' for name in dense)}= [column.append for column in dense]",
+        f"    {''.join(name + ', ' for name in sparse)}= [column.append for column in sparse]",
+        "    time_column = dense[0]",
+        "    number = first - 1",
+        "    for number, raw in enumerate(lines, first):",
         "        try:",
         "            o = parse(raw)",
         "        except ParseError as error:",
@@ -267,24 +305,27 @@ def _compile_fill() -> Callable[..., tuple[int, int]]:
     ]
     for position, variant in enumerate(_VARIANTS):
         body.append(f"        {'if' if position == 0 else 'elif'} c is {variant.__name__}:")
-        calls = ["a_line(number)"] + [
-            f"{append}({_value(name, variant)})"
-            for append, name in zip(appends, _LINE_COLUMNS, strict=True)
+        calls = []
+        differs = [
+            (append, name, _value(name, variant))
+            for append, name in zip(sparse, _SPARSE, strict=True)
+            if _value(name, variant) != repr(_SPARSE[name])
+        ]
+        if differs:
+            calls.append("row = len(time_column)")
+            calls += [f"{append}((row, {value}))" for append, _, value in differs]
+        calls += [
+            f"{append}({_value(name, variant)})" for append, name in zip(dense, _DENSE, strict=True)
         ]
         body.append("            " + "; ".join(calls))
-    body += [
-        "        rows += 1",
-        "        if rows == limit:",
-        "            break",
-        "    return number, rows",
-    ]
+    body.append("    return number")
     namespace: dict[str, Any] = {
         "ParseError": ParseError,
         "STAGE_INDEX": _STAGE_INDEX,
         **{model.__name__: model for model in _VARIANTS},
     }
     exec(compile("\n".join(body) + "\n", f"<{__name__} fill>", "exec"), namespace)
-    function: Callable[..., tuple[int, int]] = namespace["fill"]
+    function: Callable[..., int] = namespace["fill"]
     return function
 
 
