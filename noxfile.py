@@ -165,11 +165,13 @@ def bench(session: nox.Session) -> None:
     """Benchmark (on demand): parse_line against orjson, json, msgspec, jsonschema.
 
     Side by side in one run on a realistic 1M-line metrics.jsonl; then `check` against a
-    bare parse_line loop, and the plugin's callback against a no-op callback.
+    bare parse_line loop, `export` against `check` (and export's peak memory on 5M lines),
+    and the plugin's callback against a no-op callback.
     """
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
     session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
+    session.run("python", "benchmarks/export.py", *session.posargs)  # export vs check, memory
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")
