@@ -49,7 +49,7 @@ def check(path: Path, _: Path) -> None:
 
 def export(path: Path, out: Path) -> None:
     reader = RunReader([path])
-    write_batches(reader.reader(), out)
+    write_batches(reader.batches(), out)
     if reader.counts[0].left_out:
         raise SystemExit(f"the bench file has lines left out: {reader.counts[0]}")
 

@@ -253,21 +253,34 @@ def test_without_pyarrow_export_says_what_to_install(tmp_path: Path) -> None:
     assert "pip install 'overbrainer-contract[table]'" in done.stderr
 
 
-def test_an_interrupted_export_leaves_the_previous_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("partitioned", [False, True], ids=["file", "partitions"])
+def test_an_interrupted_export_leaves_the_previous_file(tmp_path: Path, partitioned: bool) -> None:
     """A run that is a FIFO, fed a few lines and then left open: SIGINT stops the export
-    mid-stream; exit 130, the previous output untouched, no temporary file left."""
+    mid-stream; exit 130, the previous output untouched (a partitioned export: nothing),
+    no temporary file or folder left."""
     fifo = tmp_path / "live.jsonl"
     os.mkfifo(fifo)
     out = tmp_path / "runs.parquet"
-    out.write_bytes(b"the previous export")
+    options = ["--partition-by", "run"] if partitioned else []
+    if not partitioned:
+        out.write_bytes(b"the previous export")
     process = subprocess.Popen(
-        [sys.executable, "-m", "overbrainer_contract", "export", str(fifo), "-o", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "overbrainer_contract",
+            "export",
+            str(fifo),
+            *options,
+            "-o",
+            str(out),
+        ],
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
         with fifo.open("wb") as writer:
-            writer.write(b'{"event":"end","time":1,"step":2}\n' * 1000)
+            writer.write(b'{"event":"end","time":1,"step":2}\n' * 70_000)  # a batch and more
             writer.flush()
             deadline = time.monotonic() + 30
             while not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()):
@@ -281,8 +294,11 @@ def test_an_interrupted_export_leaves_the_previous_file(tmp_path: Path) -> None:
             process.wait()
     assert process.returncode == 130, err
     assert "interrupted" in err
-    assert out.read_bytes() == b"the previous export"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["live.jsonl", "runs.parquet"]
+    if partitioned:
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["live.jsonl"]
+    else:
+        assert out.read_bytes() == b"the previous export"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["live.jsonl", "runs.parquet"]
 
 
 def test_the_progress_bar_goes_to_stderr_and_the_file_is_whole(tmp_path: Path) -> None:
@@ -304,3 +320,54 @@ def test_a_run_that_cannot_be_read_exits_2_and_writes_nothing(tmp_path: Path) ->
     assert code == 2
     assert "metrics.jsonl: Is a directory" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken"]
+
+
+def test_standard_input_is_a_run_named_dash(tmp_path: Path) -> None:
+    out = tmp_path / "runs.parquet"
+    done = subprocess.run(
+        [sys.executable, "-m", "overbrainer_contract", "export", "-", "-o", str(out)],
+        input=(EXAMPLES / "tiny-run" / "metrics.jsonl").read_bytes(),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    table = pq.read_table(out)
+    assert set(table.column("run").to_pylist()) == {"-"}
+    assert table.num_rows == 76
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Any:
+    """A 256 KiB tmpfs mounted for the test (root only), unmounted after it."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (root only): {mounted.stderr.strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_a_full_disk_fails_cleanly_and_a_freed_one_takes_the_export(small_disk: Path) -> None:
+    """The disk fills while the Parquet file is written: exit 2 with the system's reason,
+    no temporary left behind; once space is freed the same command succeeds."""
+    filler = small_disk / "filler"
+    with filler.open("wb") as handle:  # leave 8 KiB: less than the export needs (~23 KiB)
+        handle.write(b"\0" * (256 - 8) * 1024)
+    out = small_disk / "runs.parquet"
+    runs = [str(EXAMPLES / run) for run in RUNS]
+    code, _, err = _cli("export", *runs, "-o", str(out))
+    assert code == 2
+    assert "No space left on device" in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert os.listdir(small_disk) == ["filler"]
+    filler.unlink()
+    code, _, err = _cli("export", *runs, "-o", str(out))
+    assert code == 0, err
+    assert pq.read_table(out).num_rows == 268

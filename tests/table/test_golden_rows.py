@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import pyarrow as pa
 import pytest
-from overbrainer_contract.table import COUNTS_KEY, SCHEMA, RunReader, read_runs
+from overbrainer_contract.table import COUNTS_KEY, SCHEMA, RunReader, iter_batches, read_runs
 
 SUITE = Path(__file__).resolve().parents[1] / "conformance"
 MANIFEST = json.loads((SUITE / "manifest.json").read_text(encoding="utf-8"))
@@ -90,3 +90,34 @@ def test_the_whole_suite_at_once_in_small_batches() -> None:
     assert whole.to_pylist() == alone
     assert [c.run for c in reader.counts] == [source.name for source in sources]
     assert sum(c.rows for c in reader.counts) == whole.num_rows
+
+
+def test_batches_stream_while_the_run_is_still_being_written(tmp_path: Path) -> None:
+    """`iter_batches` over a FIFO: the first batch comes while the writer still holds the
+    pipe open, before the run has ended."""
+    import os
+    import threading
+
+    fifo = tmp_path / "metrics.jsonl"
+    os.mkfifo(fifo)
+    line = b'{"event":"log","time":1.5,"step":7}\n'
+    more = threading.Event()
+
+    def write() -> None:
+        with fifo.open("wb") as writer:
+            writer.write(line * 4)
+            writer.flush()
+            more.wait(timeout=30)
+            writer.write(line * 2)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    batches = iter_batches([fifo], batch_lines=4)
+    first = next(batches)
+    assert not more.is_set()  # the writer is still waiting: this batch was streamed
+    assert first.column("line").to_pylist() == [1, 2, 3, 4]
+    more.set()
+    rest = list(batches)
+    thread.join(timeout=30)
+    assert [batch.column("line").to_pylist() for batch in rest] == [[5, 6]]
+    assert first.column("run").to_pylist()[0] == tmp_path.name  # the folder's name

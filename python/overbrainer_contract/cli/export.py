@@ -82,9 +82,8 @@ def run(args: argparse.Namespace) -> int:
         reader = RunReader(args.runs)
     except (OutputError, RunError, ValueError) as error:
         raise CliError(str(error)) from error
-    batches = pa.RecordBatchReader.from_batches(reader.reader().schema, _shown(reader, args))
     try:
-        write_batches(batches, output, partition_by=args.partition_by)
+        write_batches(_shown(reader, args), output, partition_by=args.partition_by)
     except OutputError as error:
         raise CliError(str(error)) from error
     except OSError as error:

@@ -123,7 +123,8 @@ class RunReader:
                 yield from self._read(handle, index, counts, lambda: 0)
                 continue
             with run.metrics.open("rb") as handle:
-                yield from self._read(handle, index, counts, handle.tell, done)
+                tell = handle.tell if handle.seekable() else lambda: 0  # a FIFO has no position
+                yield from self._read(handle, index, counts, tell, done)
             done += _size(run)
             self.bytes_read = done
 
