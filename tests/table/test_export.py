@@ -8,7 +8,6 @@ The expected best eval loss of each run is computed here from the metrics files 
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import signal
@@ -301,15 +300,58 @@ def test_an_interrupted_export_leaves_the_previous_file(tmp_path: Path, partitio
         assert sorted(p.name for p in tmp_path.iterdir()) == ["live.jsonl", "runs.parquet"]
 
 
-def test_the_progress_bar_goes_to_stderr_and_the_file_is_whole(tmp_path: Path) -> None:
-    out = tmp_path / "runs.parquet"
-    code, stdout, err = _cli(
-        "export", str(EXAMPLES / "tiny-run"), "--progress", "always", "-o", str(out)
+def _stderr_on_a_terminal(argv: list[str]) -> tuple[int, bytes]:
+    """Runs the command with its standard error on a pseudo-terminal: exit status and
+    everything written there."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "overbrainer_contract", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        env={**os.environ, "TERM": "xterm", "COLUMNS": "100"},
     )
-    assert code == 0, err
-    assert stdout == ""
-    assert pq.read_table(out).num_rows == 76
-    assert not math.isnan(pq.read_table(out).column("time").to_pylist()[0])
+    os.close(slave)
+    seen = b""
+    try:
+        while select.select([master], [], [], 60)[0]:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the other end closed
+                break
+            if not data:
+                break
+            seen += data
+        assert process.wait(timeout=60) is not None
+    finally:
+        os.close(master)
+        if process.poll() is None:
+            process.kill()
+    return process.returncode, seen
+
+
+def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    source = tmp_path / "metrics.jsonl"
+    line = '{"event":"log","time":1.5,"step":%d,"loss":2.5}\n'
+    source.write_text("".join(line % step for step in range(1, 50_001)))
+    out = tmp_path / "runs.parquet"
+    code, seen = _stderr_on_a_terminal(["export", str(source), "-o", str(out)])
+    assert code == 0, seen
+    assert b"export \x1b[" in seen  # the bar, in colour
+    assert b"MB" in seen  # bytes read of the file's
+    assert pq.read_table(out).num_rows == 50_000
+    code, seen = _stderr_on_a_terminal(
+        ["export", str(source), "--progress", "never", "-o", str(out)]
+    )
+    assert code == 0
+    assert b"\x1b[" not in seen
+    code, _, err = _cli("export", str(source), "-o", str(out))  # not a terminal: no bar
+    assert code == 0
+    assert "\x1b[" not in err
+    assert err.strip() == f"overbrainer-contract: exported 50,000 rows of 1 run to {out}"
 
 
 def test_a_run_that_cannot_be_read_exits_2_and_writes_nothing(tmp_path: Path) -> None:
