@@ -45,17 +45,17 @@ SHELL = re.search(r"```sh\n(.*?)```", SECTION, re.S)
 
 
 def expected_best() -> list[tuple[str, float, int]]:
-    """(run, lowest eval loss, its step) from the raw lines, lowest first."""
+    """(run, lowest eval loss, its step: the earliest on a tie) from the raw lines,
+    lowest first."""
     best = []
     for run in RUNS:
-        found: tuple[float, int] | None = None
-        for text in (EXAMPLES / run / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
-            line = json.loads(text)
-            loss = line.get("eval_loss")
-            if line["event"] == "log" and loss is not None and (found is None or loss < found[0]):
-                found = (loss, line["step"])
-        assert found is not None, f"{run} has no evaluation"
-        best.append((run, *found))
+        evaluations = [
+            (line["eval_loss"], line["step"])
+            for text in (EXAMPLES / run / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
+            if (line := json.loads(text))["event"] == "log" and line.get("eval_loss") is not None
+        ]
+        assert evaluations, f"{run} has no evaluation"
+        best.append((run, *min(evaluations)))
     return sorted(best, key=lambda item: item[1])
 
 
@@ -413,3 +413,25 @@ def test_a_full_disk_fails_cleanly_and_a_freed_one_takes_the_export(small_disk: 
     code, _, err = _cli("export", *runs, "-o", str(out))
     assert code == 0, err
     assert pq.read_table(out).num_rows == 268
+
+
+def test_on_a_tie_both_queries_give_the_earlier_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = tmp_path / "tied"
+    run.mkdir()
+    evaluations = [(30, 2.0), (20, 1.25), (10, 1.25), (40, 1.5)]  # a resumed run: steps go back
+    (run / "metrics.jsonl").write_text(
+        "".join(
+            json.dumps({"event": "log", "time": 1.0, "step": step, "eval_loss": loss}) + "\n"
+            for step, loss in evaluations
+        )
+    )
+    assert _cli("export", str(run), "-o", str(tmp_path / "runs.parquet"))[0] == 0
+    monkeypatch.chdir(tmp_path)
+    assert SQL is not None
+    assert POLARS is not None
+    assert duckdb.sql(SQL.group(1)).fetchall() == [("tied", 1.25, 10)]
+    scope: dict[str, Any] = {}
+    exec(compile(POLARS.group(1), "README.md (polars)", "exec"), scope)
+    assert scope["best"].rows() == [("tied", 1.25, 10)]
