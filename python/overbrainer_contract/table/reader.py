@@ -5,7 +5,7 @@ is left out and counted (by the reference's error category), never guessed at. L
 are read in binary from disk and turned into columns a batch at a time, so memory stays
 flat whatever the runs' size. The loop that fills the columns is compiled from the
 generated Arrow schema and the generated models (one branch per variant), so it follows
-the schema and costs no call per line but the parser's.
+the schema, and a `log` line costs the parser and one append per field it has.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ _TABLE_COLUMNS = ("run", "line")
 _LINE_COLUMNS = tuple(name for name in SCHEMA.names if name not in _TABLE_COLUMNS)
 """The columns a line fills: `event`, then one per field of any variant."""
 
-
 _CATEGORIES = ("syntax", "eof", "data")
 """The reference's error categories (`ParseError.category`)."""
 
@@ -49,7 +48,7 @@ class RunCounts:
     run: str
     """The run's name in the table (the `run` column)."""
     path: str
-    """The metrics file, as the user named the run."""
+    """The run as the user named it: a folder, a metrics file or `-`."""
     lines: int = 0
     rows: int = 0
     rejected: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_CATEGORIES, 0))
@@ -169,10 +168,10 @@ class RunReader:
             counts.rows += rows
             if rows:
                 self.bytes_read = done + tell()
-                lines = range(first, last + 1)
-                if rejected:
+                lines: Sequence[int] = range(first, last + 1)
+                if rejected:  # rare: the rows' line numbers skip them
                     gone = set(rejected)
-                    lines = [line for line in lines if line not in gone]  # type: ignore[assignment]
+                    lines = [line for line in lines if line not in gone]
                 yield self._batch(run_index, lines, dense, sparse)
             if last - first + 1 < self.batch_lines:
                 return
