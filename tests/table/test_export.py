@@ -234,6 +234,9 @@ def test_a_partitioned_export_never_writes_into_a_folder_that_holds_something(
     assert code == 2
     assert "already exists" in err
     assert [p.name for p in (tmp_path / "runs.parquet").iterdir()] == ["keep.txt"]
+    code, _, err = cli_in("export", run, "-o", "runs.parquet")  # a file where a folder is
+    assert code == 2
+    assert "is a folder" in err
     (tmp_path / "runs.parquet" / "keep.txt").unlink()  # an empty folder is taken
     code, _, err = cli_in("export", run, "--partition-by", "run", "-o", "runs.parquet")
     assert code == 0, err
