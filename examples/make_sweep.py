@@ -2,12 +2,12 @@
 
 The same tiny random Llama as `make_example.py` (built locally, nothing downloaded),
 trained by a real transformers Trainer with the plugin, twice: a high learning rate
-and a low one, each with its own seed, evaluating every 8 steps. The job's stage lines
+and a low one, each with its own seed, 80 steps evaluating every 8. The job's stage lines
 come from `overbrainer-contract stage`. Only `metrics.jsonl` is kept; with
 `examples/tiny-run/` these are the three runs that `overbrainer-contract export`
 turns into one table (README, "Many runs as one table").
 
-Needs torch, transformers, tokenizers and accelerate (the plugin tests' environment):
+Needs torch, transformers, tokenizers, accelerate and pytest (the plugin tests' environment):
 
     PYTHONPATH=python:generated /tmp/plugin-venv/bin/python examples/make_sweep.py
 """
@@ -23,7 +23,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "python"), str(ROOT / "generated"), str(ROOT / "tests" / "plugin")]
+sys.path[:0] = [
+    str(ROOT / "python"),
+    str(ROOT / "generated"),
+    str(ROOT / "tests"),
+    str(ROOT / "tests" / "plugin"),
+]
 
 from overbrainer_contract.cli import main as cli  # noqa: E402
 from plugin_helpers import build_trainer, load_plugin, tiny_assets  # noqa: E402
