@@ -30,6 +30,9 @@ from .schema import DICTIONARIES, SCHEMA, VARIANT_FIELDS
 BATCH_LINES = 65_536
 """Lines per record batch (one Parquet row group each): as many rows, less the lines left out."""
 
+_CHUNK_LINES = 4_096
+"""Lines turned into Arrow at a time, within a batch (see `RunReader._read`)."""
+
 COUNTS_KEY = b"overbrainer:counts"
 """The key of `read_runs`'s schema metadata holding each run's counts (JSON)."""
 
@@ -157,25 +160,36 @@ class RunReader:
             if counts.first_rejected is None:
                 counts.first_rejected = line
 
+        # Lines are turned into Arrow a chunk at a time, then the chunks of a batch joined:
+        # the Python values of a small chunk stay in the CPU's cache until converted.
+        chunk_lines = min(_CHUNK_LINES, self.batch_lines)
         first = 1
-        while True:
-            dense: list[list[Any]] = [[] for _ in _DENSE]
-            sparse: list[list[tuple[int, Any]]] = [[] for _ in _SPARSE]
-            rejected.clear()
-            last = _FILL(islice(handle, self.batch_lines), first, dense, sparse, reject, parse_line)
-            rows = len(dense[0])
-            counts.lines = last
-            counts.rows += rows
-            if rows:
+        ended = False
+        while not ended:
+            pieces: list[pa.RecordBatch] = []
+            start = first
+            while first - start < self.batch_lines:
+                want = min(chunk_lines, self.batch_lines - (first - start))
+                dense: list[list[Any]] = [[] for _ in _DENSE]
+                sparse: list[list[tuple[int, Any]]] = [[] for _ in _SPARSE]
+                rejected.clear()
+                last = _FILL(islice(handle, want), first, dense, sparse, reject, parse_line)
+                rows = len(dense[0])
+                counts.lines = last
+                counts.rows += rows
+                if rows:
+                    lines: Sequence[int] = range(first, last + 1)
+                    if rejected:  # rare: the rows' line numbers skip them
+                        gone = set(rejected)
+                        lines = [line for line in lines if line not in gone]
+                    pieces.append(self._batch(run_index, lines, dense, sparse))
+                ended = last - first + 1 < want
+                first = last + 1
+                if ended:
+                    break
+            if pieces:
                 self.bytes_read = done + tell()
-                lines: Sequence[int] = range(first, last + 1)
-                if rejected:  # rare: the rows' line numbers skip them
-                    gone = set(rejected)
-                    lines = [line for line in lines if line not in gone]
-                yield self._batch(run_index, lines, dense, sparse)
-            if last - first + 1 < self.batch_lines:
-                return
-            first = last + 1
+                yield pieces[0] if len(pieces) == 1 else _joined(pieces)
 
     def _batch(
         self,
@@ -203,6 +217,13 @@ class RunReader:
             else:
                 arrays.append(pa.array(columns[name], kind))
         return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
+
+
+def _joined(pieces: list[pa.RecordBatch]) -> pa.RecordBatch:
+    """One record batch of the rows of `pieces`, in order (each column one buffer)."""
+    joined = pa.Table.from_batches(pieces, schema=SCHEMA).combine_chunks().to_batches()
+    assert len(joined) == 1
+    return joined[0]
 
 
 def iter_batches(
