@@ -438,3 +438,21 @@ def test_on_a_tie_both_queries_give_the_earlier_step(
     scope: dict[str, Any] = {}
     exec(compile(POLARS.group(1), "README.md (polars)", "exec"), scope)
     assert scope["best"].rows() == [("tied", 1.25, 10)]
+
+
+def test_a_run_name_with_hive_delimiters_is_percent_encoded_and_reads_back(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "lr=3e-4 seed"  # a folder name holding `=` and a space
+    run.mkdir()
+    (run / "metrics.jsonl").write_bytes((EXAMPLES / "tiny-run" / "metrics.jsonl").read_bytes())
+    out = tmp_path / "runs.parquet"
+    code, _, err = _cli("export", str(run), "--partition-by", "run", "-o", str(out))
+    assert code == 0, err
+    assert [p.name for p in out.iterdir()] == ["run=lr%3D3e-4%20seed"]
+    names = duckdb.sql(
+        f"SELECT DISTINCT run FROM read_parquet('{out}/*/*.parquet', hive_partitioning = true)"
+    ).fetchall()
+    assert names == [("lr=3e-4 seed",)]
+    frame = pl.scan_parquet(out, hive_partitioning=True).select("run").unique().collect()
+    assert frame["run"].to_list() == ["lr=3e-4 seed"]
