@@ -27,11 +27,13 @@ nox.options.sessions = [
     "cli",
     "js",
     "compat",
+    "table",
 ]
 
 ROOT = Path(__file__).parent
 SCHEMA = ROOT / "schema"
 GENERATED = ROOT / "generated" / "overbrainer_contract_models"
+ARROW_CODEGEN = ROOT / "python" / "overbrainer_contract" / "table" / "codegen.py"
 PYTHON = "3.11"
 
 
@@ -77,6 +79,8 @@ def _generate(session: nox.Session, out: Path) -> None:
             shutil.copy(path, src / path.name)
         session.run("datamodel-codegen", "--input", str(src), "--output", str(out), silent=True)
     (out / "py.typed").write_text("")  # the models are typed: PEP 561
+    # The Arrow schema of a table of metrics lines (issue: many runs as one table).
+    session.run("python", str(ARROW_CODEGEN), str(SCHEMA), str(out / "metrics_line_arrow.py"))
 
 
 def _check_generated(session: nox.Session, fresh: Path) -> None:
@@ -151,6 +155,7 @@ def tests(session: nox.Session) -> None:
         "--ignore=tests/conformance",
         "--ignore=tests/test_schemas.py",
         "--ignore=tests/cli",
+        "--ignore=tests/table",  # the `table` session, with pyarrow, duckdb and polars
         *session.posargs,
     )
 
@@ -160,12 +165,14 @@ def bench(session: nox.Session) -> None:
     """Benchmark (on demand): parse_line against orjson, json, msgspec, jsonschema.
 
     Side by side in one run on a realistic 1M-line metrics.jsonl; then `check` against a
-    bare parse_line loop, and the plugin's callback against a no-op callback.
+    bare parse_line loop, `export` against `check` (and export's peak memory on 5M lines),
+    and the plugin's callback against a no-op callback.
     """
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
     session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
     session.run("python", "benchmarks/cli.py", *session.posargs)  # watch, -o json; peak memory
+    session.run("python", "benchmarks/export.py", *session.posargs)  # export vs check, memory
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")
@@ -258,6 +265,20 @@ def compat(session: nox.Session) -> None:
     """
     session.install(".")
     session.run("python", "-m", "overbrainer_contract.compat", *session.posargs)
+
+
+# --- many runs as one table (issue: Arrow and Parquet from the schema, queried with DuckDB) ---
+
+
+@nox.session(python=PYTHON)
+def table(session: nox.Session) -> None:
+    """Many runs as one table: the Arrow schema against the JSON Schema, rows of the golden
+    suite, `export` of three real runs queried by DuckDB and polars (the README's queries).
+
+    The `table` extra (pyarrow) and the `table-test` group (duckdb, polars: tests only).
+    """
+    session.install(".[table,cli]", "--group", "test", "--group", "table-test")
+    session.run("python", "-m", "pytest", "tests/table", *session.posargs)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from overbrainer_contract.models import Stage
 from overbrainer_contract.plugin_source import PLUGIN_FILE, PLUGIN_PATH
 from overbrainer_contract.schemas import schema_paths
 
-COMMANDS = ("check", "status", "watch", "plot", "snapshot", "stage", "plugin", "schema")
+COMMANDS = ("check", "status", "watch", "plot", "snapshot", "stage", "plugin", "schema", "export")
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -10,10 +10,10 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import check, plot, plugin, schema, snapshot, stage, status, watch
+from . import check, export, plot, plugin, schema, snapshot, stage, status, watch
 from ._common import EXIT_CODES, INTERRUPTED, PROG, USAGE, CliError, Parser, formatter, say
 
-COMMANDS = (check, status, watch, plot, snapshot, stage, plugin, schema)
+COMMANDS = (check, status, watch, plot, snapshot, stage, plugin, schema, export)
 
 DESCRIPTION = """\
 Validate overbrainer's training metrics offline, follow a live run, plot it, ask

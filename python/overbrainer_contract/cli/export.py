@@ -1,0 +1,151 @@
+"""`export RUN... -o FILE`: many runs as one table (Parquet, Arrow IPC or CSV)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..reporter import plural
+from ..runs import RunError
+from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, formatter, say
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ..table import RunCounts, RunReader
+
+DESCRIPTION = """\
+Export runs as one table: a row per line, read by parse_line as overbrainer reads it,
+with the run's name (its folder's name) and the line's number; one column per field of
+any metrics line (schema: `python -c "from overbrainer_contract.table import SCHEMA;
+print(SCHEMA)"`). The format follows the output's suffix: .parquet, .arrow (Arrow IPC
+file) or .csv. Lines the reference rejects are left out and counted (exit 1); a last
+line cut short (a run still writing) is left out with a warning. Streams in record
+batches (flat memory); the output is replaced only once complete. --partition-by run
+writes a folder of Hive partitions (OUT/run=NAME/part-0.parquet) instead. Needs
+pyarrow: pip install 'overbrainer-contract[table]'."""
+
+EPILOG = f"""\
+examples:
+  {PROG} export runs/* -o runs.parquet
+  {PROG} export runs/7 runs/8/metrics.jsonl -o runs.csv
+  {PROG} export runs/* --partition-by run -o runs.parquet   # runs.parquet/run=7/...
+  duckdb -c "SELECT run, min(eval_loss) FROM 'runs.parquet' GROUP BY run"
+
+{EXIT_CODES}"""
+
+
+def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "export",
+        parents=parents,
+        help="export runs as one table: Parquet, Arrow or CSV",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=formatter,
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="a run folder, a metrics file, -")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="OUT.parquet, OUT.arrow or OUT.csv (a folder with --partition-by)",
+    )
+    parser.add_argument(
+        "--partition-by",
+        choices=("run",),
+        help="write a folder of Hive partitions, one per run",
+    )
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr: auto shows it on a terminal",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from ..table import OutputError, RunReader, format_of, write_batches
+    except ImportError as error:
+        raise CliError("export needs pyarrow: pip install 'overbrainer-contract[table]'") from error
+    import pyarrow as pa
+
+    output = Path(args.output)
+    try:
+        format_of(output)
+        reader = RunReader(args.runs)
+    except (OutputError, RunError, ValueError) as error:
+        raise CliError(str(error)) from error
+    try:
+        write_batches(_shown(reader, args), output, partition_by=args.partition_by)
+    except OutputError as error:
+        raise CliError(str(error)) from error
+    except OSError as error:
+        where = getattr(error, "filename", None) or output
+        raise CliError(f"{where}: {error.strerror or error}") from error
+    except pa.ArrowException as error:
+        raise CliError(f"{output}: {error}") from error
+    return _summary(reader.counts, output)
+
+
+def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBatch]:
+    """The reader's batches, with a transient progress bar on stderr when asked for."""
+    show = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
+    if not show:
+        return reader.batches()
+    try:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+    except ImportError:  # no rich: no bar
+        return reader.batches()
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        columns = (
+            TextColumn("export"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+        )
+        console = Console(stderr=True)
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task("export", total=reader.bytes_total or None)
+            for batch in reader.batches():
+                bar.update(task, completed=reader.bytes_read)
+                yield batch
+
+    return batches()
+
+
+def _summary(counts: list[RunCounts], output: Path) -> int:
+    rows = sum(item.rows for item in counts)
+    rejected = 0
+    for item in counts:
+        bad = sum(item.rejected.values())
+        rejected += bad
+        if bad:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in item.rejected.items() if n)
+            say(
+                f"{item.path}: {plural(bad, 'line')} left out, rejected by the reference "
+                f"({kinds}); the first at line {item.first_rejected}"
+            )
+        if item.cut:
+            say(f"{item.path}: warning: the last line is cut short (no newline): left out")
+    say(
+        f"exported {plural(rows, 'row')} of {plural(len(counts), 'run')} to {output}"
+        + (f"; {plural(rejected, 'line')} left out" if rejected else "")
+    )
+    return INVALID if rejected else OK

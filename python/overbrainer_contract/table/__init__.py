@@ -1,0 +1,39 @@
+"""Many runs as one table: metrics lines as Apache Arrow, Parquet, Arrow IPC or CSV.
+
+Needs pyarrow (`pip install 'overbrainer-contract[table]'`). The schema is generated from
+`schema/`; every row is what `parse_line` reads, and a line it rejects is left out and
+counted.
+
+>>> table = read_runs(["examples/tiny-run", "examples/sweep-lr3e-2-seed1"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+try:
+    import pyarrow  # noqa: F401
+except ImportError as error:  # pragma: no cover - the extra is missing
+    raise ImportError(
+        "overbrainer_contract.table needs pyarrow: pip install 'overbrainer-contract[table]'"
+    ) from error
+
+from .reader import BATCH_LINES, COUNTS_KEY, RunCounts, RunReader, iter_batches, read_runs, run_name
+from .schema import DICTIONARIES, EVENTS, SCHEMA, VARIANT_FIELDS
+from .writers import FORMATS, OutputError, format_of, write_batches
+
+__all__ = [
+    "BATCH_LINES",
+    "COUNTS_KEY",
+    "DICTIONARIES",
+    "EVENTS",
+    "FORMATS",
+    "SCHEMA",
+    "VARIANT_FIELDS",
+    "OutputError",
+    "RunCounts",
+    "RunReader",
+    "format_of",
+    "iter_batches",
+    "read_runs",
+    "run_name",
+    "write_batches",
+]
