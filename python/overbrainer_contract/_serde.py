@@ -8,8 +8,9 @@ rest of the entries buffered, the variant built from the buffer with
 for any line, error category included; `parse_line` calls it for every line
 its fast path cannot vouch for.
 
-Values are correctly rounded (serde_json with `float_roundtrip`): without that
-feature serde_json may differ in the last bit on long mantissas.
+Numbers get serde_json 1.0.87's verdict (`serde_float`: its best-effort reading
+decides what is out of range) and a correctly rounded value, the fast path's: the
+reference's value may differ in the last bit on long mantissas (README: "Floats").
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Lo
 
 from .errors import Category, ParseError
 from .floats import format_f64
+from .serde_float import serde_f64
 
 MetricLine: TypeAlias = Begin | Log | Stage | Eval | End
 
@@ -206,10 +208,13 @@ class Reader:
                 return Number("u64", value)
             if negative and value != 0 and value >= I64_MIN:
                 return Number("i64", value)
-        number = float(literal)
-        if math.isinf(number):
+        # The verdict is serde_json's own (best-effort) reading's; the value is correctly
+        # rounded, as the fast path's, unless only serde_json's reading is finite.
+        reference = serde_f64(literal)
+        if reference is None:
             self.syntax("number out of range", path)
-        return Number("f64", number)
+        number = float(literal)
+        return Number("f64", reference if math.isinf(number) else number)
 
     # -- strings ---------------------------------------------------------------
     def string(self, path: str) -> str:
