@@ -2,16 +2,22 @@
 
 Every line first goes through msgspec's typed decoder (the generated models).
 Where msgspec and serde could disagree, the decoded line is not trusted and the
-exact path (`_serde.parse_exact`) answers instead. The checks that vouch for a
-decoded line, and why each is enough:
+exact path (`_serde.parse_exact`) answers instead. What vouches for a decoded
+line, and why it is enough:
 
-- the quote count equals that of the variant with every field written once:
-  with every field present (next check), one more key — a duplicate, which
-  serde rejects and msgspec overwrites, or an unknown field, whose value
-  msgspec skips without all of serde's checks — would add two quotes;
-- no field is `UNSET`: every field is present, so the count above is exact;
-- no integer field is 0 and no float field is 0.0: msgspec reads `-0` as 0,
+- its quotes: with no unknown key, a line holds exactly two quotes per key
+  present plus the tag's value (and a stage name's); a duplicate key, which
+  serde rejects and msgspec overwrites, would add two. Lines whose every
+  optional key is present (the plugin's form) are checked against the full
+  count at once; others count their present fields (msgspec marks an absent
+  one `UNSET`); a line with more quotes has unknown keys, checked by
+  `extras.vouch_for_extras` (a second decode that lists the keys);
+- no value at or beyond `SAFE_MAGNITUDE`: there serde_json's own float reading
+  (`serde_float`) may say "out of range" where msgspec's correctly rounded one
+  does not;
+- a zero is not spelled `-0`: msgspec reads `-0` as 0 (for a float field too),
   serde reads it as the float -0.0 (an error for a u64, the sign kept for f64);
+  a zero is let through only when the line holds no `-0` at all;
 - every integer is at most u64::MAX: msgspec takes larger ones.
 
 Anything else msgspec rejects (syntax, types, arrays, stage names as maps) goes
@@ -38,6 +44,8 @@ from msgspec.inspect import (
 )
 
 from ._serde import U64_MAX, VARIANTS, MetricLine, parse_exact
+from .extras import absent_as_none, vouch_for_extras
+from .serde_float import SAFE_MAGNITUDE
 
 _DECODE = msgspec.json.Decoder(MetricLine).decode
 
@@ -53,31 +61,62 @@ def _members(kind: Type) -> tuple[Type, ...]:
     return kind.types if isinstance(kind, UnionType) else (kind,)
 
 
-def _condition(variant: type[Any], quote: str) -> str:
-    """The check that vouches for a line decoded as `variant` (see the module's doc), as
-    one boolean expression over `line` and `o`, compiled from the generated model's fields:
-    it follows the schema. `quote` names the quote of the input's type."""
-    info = type_info(variant)
-    assert isinstance(info, StructType)
-    quotes = 2 * (len(info.fields) + 2)  # each key, plus the `event` key and its value
-    terms = []
-    for field in info.fields:
-        kinds = [_bare(kind) for kind in _members(_bare(field.type))]
-        optional = any(isinstance(kind, NoneType) for kind in kinds)
-        attr = f"o.{field.name}"
-        if any(isinstance(kind, IntType) for kind in kinds):
-            term = f"0 < {attr} <= {U64_MAX}"
+class _Checks:
+    """The checks that vouch for a line decoded as one variant (see the module's doc),
+    as Python expressions over `line`, `o` and `q` (the line's quote count), generated
+    from the model's fields: they follow the schema."""
+
+    def __init__(self, variant: type[Any]) -> None:
+        info = type_info(variant)
+        assert isinstance(info, StructType)
+        self.base = 4  # the `event` key and its value
+        self.optional: list[str] = []
+        self.strict: list[str] = []  # every field present: UNSET fails (a TypeError)
+        self.lenient: list[str] = []  # UNSET passes
+        for field in info.fields:
+            kinds = [_bare(kind) for kind in _members(_bare(field.type))]
+            optional = any(isinstance(kind, NoneType) for kind in kinds)
+            attr = f"o.{field.name}"
+            if any(isinstance(kind, IntType) for kind in kinds):
+                value = f"{{v}} <= {U64_MAX} and (v or NEG0 not in line)"
+            elif any(isinstance(kind, FloatType) for kind in kinds):
+                value = "-SAFE < {v} < SAFE and (v or NEG0 not in line)"
+            elif any(isinstance(kind, EnumType) for kind in kinds):
+                self.base += 4  # its key, and its value: a string msgspec checked
+                continue
+            else:  # pragma: no cover - the schema has no other kind of field
+                raise TypeError(f"no fast check for {variant.__name__}.{field.name}")
             if optional:
-                term = f"((v := {attr}) is None or (v.__class__ is int and 0 < v <= {U64_MAX}))"
-        elif any(isinstance(kind, FloatType) for kind in kinds):
-            term = f"((v := {attr}) or v is None)" if optional else attr
-        elif any(isinstance(kind, EnumType) for kind in kinds):
-            quotes += 2  # its value is a string
-            term = f"{attr} is not UNSET"
-        else:  # pragma: no cover - the schema has no other kind of field
-            raise TypeError(f"no fast check for {variant.__name__}.{field.name}")
-        terms.append(term)
-    return f"line.count({quote}) == {quotes} and {' and '.join(terms)}"
+                self.optional.append(attr)
+                check = value.format(v="v")
+                self.strict.append(f"((v := {attr}) is None or {check})")
+                self.lenient.append(f"((v := {attr}) is None or v is UNSET or {check})")
+            else:  # msgspec requires it
+                self.base += 2  # its key
+                self.strict.append(value.format(v=f"(v := {attr})"))
+                self.lenient.append(self.strict[-1])
+        self.full = self.base + 2 * len(self.optional)
+
+    def lines(self, indent: str) -> list[str]:
+        """The vouching code for this variant; `q` holds the line's quote count."""
+        code = [
+            f"{indent}if q == {self.full} and {' and '.join(self.strict)}:",
+            f"{indent}    return o",
+        ]
+        if self.optional:
+            present = " + ".join(f"({attr} is not UNSET)" for attr in self.optional)
+            code += [
+                f"{indent}if {' and '.join(self.lenient)}:",
+                f"{indent}    if q == {self.base} + 2 * ({present}):",
+                f"{indent}        return ABSENT(o)",
+            ]
+        else:
+            code.append(f"{indent}if {' and '.join(self.lenient)}:")
+        code += [
+            f"{indent}    if (vouched := EXTRAS(line, o, q)) is not None:",
+            f"{indent}        return ABSENT(vouched)",
+        ]
+        return code
 
 
 # The variants, most frequent first: a run writes a `log` line a step.
@@ -85,10 +124,10 @@ _ORDER = ("log", "eval", "stage", "begin", "end")
 
 
 def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
-    """`parse_line` as one function: decode, then the variant's check inline, per input type.
+    """`parse_line` as one function: decode, then the variant's checks inline, per input type.
 
-    Generated (like the checks) so that the hot path makes no call but msgspec's decoder,
-    `bytes.count` and, for a line it cannot vouch for, the exact path.
+    Generated (like the checks) so that the hot path makes no call but msgspec's decoder
+    and `count`; a line it cannot vouch for goes to the exact path.
     """
     variants = [VARIANTS[name] for name in _ORDER]
     assert set(variants) == set(VARIANTS.values())
@@ -98,13 +137,15 @@ def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
         "        o = DECODE(line)",
         "        c = o.__class__",
     ]
-    for kind, quote in (("bytes", "QUOTE_BYTES"), ("str", "QUOTE_STR")):
+    inputs = (("bytes", "QUOTE_BYTES", "NEG0_BYTES"), ("str", "QUOTE_STR", "NEG0_STR"))
+    for kind, quote, neg0 in inputs:
         lines.append(f"        {'if' if kind == 'bytes' else 'elif'} line.__class__ is {kind}:")
+        lines.append(f"            q = line.count({quote})")
         for index, variant in enumerate(variants):
             keyword = "if" if index == 0 else "elif"
             lines.append(f"            {keyword} c is {variant.__name__}:")
-            lines.append(f"                if {_condition(variant, quote)}:")
-            lines.append("                    return o")
+            body = _Checks(variant).lines(" " * 16)
+            lines += [text.replace("NEG0", neg0) for text in body]
     lines += [
         "    except Exception:  # msgspec's errors, a str it cannot encode, another input type",
         "        pass",
@@ -112,8 +153,13 @@ def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
     ]
     namespace: dict[str, Any] = {
         "DECODE": _DECODE,
+        "EXTRAS": vouch_for_extras,
+        "ABSENT": absent_as_none,
         "QUOTE_BYTES": b'"',
         "QUOTE_STR": '"',
+        "NEG0_BYTES": b"-0",
+        "NEG0_STR": "-0",
+        "SAFE": SAFE_MAGNITUDE,
         "UNSET": UNSET,
         "parse_exact": parse_exact,
         **{variant.__name__: variant for variant in variants},
