@@ -1,5 +1,4 @@
-"""Vouching for a decoded line's unknown keys, which msgspec skips without telling;
-and its absent optional fields, which it leaves `UNSET`, made None.
+"""Vouching for a decoded line's unknown keys, which msgspec skips without telling.
 
 msgspec's typed decode drops unknown keys and checks their values only as JSON text:
 it neither says they were there nor applies serde_json's limits to them (its number
@@ -12,7 +11,6 @@ those of one key each plus the values': a duplicate key, known or not, would add
 from __future__ import annotations
 
 import msgspec
-from msgspec import UNSET
 
 from ._serde import FIELDS, RECURSION_LIMIT, STAGE, MetricLine, Reader
 from .errors import ParseError
@@ -23,20 +21,77 @@ _KNOWN = {
     variant: frozenset(["event", *(name for name, _ in fields)])
     for variant, fields in FIELDS.items()
 }
-_STRING_FIELDS = {  # the quotes of a string value: the stage's name
-    variant: 2 * sum(kind == STAGE for _, kind in fields) for variant, fields in FIELDS.items()
-}
-_OPTIONAL = {
-    variant: tuple(name for name, kind in fields if kind.startswith("Option<"))
-    for variant, fields in FIELDS.items()
+_VALUE_QUOTES = {  # the quotes of the known string values: the tag's, a stage's name
+    variant: 2 + 2 * sum(kind == STAGE for _, kind in fields) for variant, fields in FIELDS.items()
 }
 _NUMBER_START = frozenset(b"-0123456789")
+_DECODE = msgspec.json.Decoder().decode
+DEPTH_SAFE = 2 * (RECURSION_LIMIT - 1)  # a shorter line cannot nest 127 levels
 
 
 def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> MetricLine | None:
     """`decoded` when the line's unknown keys are all ones the reference ignores and no
     key is written twice; None when the exact path must answer. `quotes` is the line's
-    count of `"`; the known fields' values were vouched for already."""
+    count of `"`; the known fields' values were vouched for already.
+
+    A short line without a backslash (most) is decoded into Python values: each string
+    then holds exactly its two quotes, and it cannot nest too deep. Any other goes
+    through `_raw_extras`."""
+    if line.__class__ is bytes:
+        if line.find(0x5C) >= 0 or len(line) >= DEPTH_SAFE:  # a backslash
+            return _raw_extras(line, decoded, quotes)
+        if not line.isascii():  # type: ignore[union-attr]
+            try:
+                line.decode("utf-8")  # type: ignore[union-attr]
+            except UnicodeDecodeError:
+                return None
+    elif line.find("\\") >= 0 or len(line) >= DEPTH_SAFE:  # type: ignore[arg-type]
+        return _raw_extras(line, decoded, quotes)
+    try:
+        entries = _DECODE(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    variant = decoded.__class__
+    known = _KNOWN[variant]
+    expected = 2 * len(entries) + _VALUE_QUOTES[variant]  # one key each, the string values
+    for key, value in entries.items():
+        if key not in known:
+            more = _plain_quotes(value)
+            if more < 0:
+                return None
+            expected += more
+    return decoded if expected == quotes else None
+
+
+def _plain_quotes(value: object) -> int:
+    """The quotes of a decoded value without escapes, or -1 where serde_json would find a
+    number out of range (a float from msgspec at or beyond `SAFE_MAGNITUDE`)."""
+    kind = value.__class__
+    if kind is float:
+        return 0 if -SAFE_MAGNITUDE < value < SAFE_MAGNITUDE else -1  # type: ignore[operator]
+    if kind is str:
+        return 2
+    if kind is list:
+        total = 0
+        for item in value:  # type: ignore[attr-defined]
+            more = _plain_quotes(item)
+            if more < 0:
+                return -1
+            total += more
+        return total
+    if kind is dict:
+        total = 2 * len(value)  # type: ignore[arg-type]
+        for item in value.values():  # type: ignore[attr-defined]
+            more = _plain_quotes(item)
+            if more < 0:
+                return -1
+            total += more
+        return total
+    return 0  # int (fewer than 300 digits here), bool, None
+
+
+def _raw_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> MetricLine | None:
+    """`vouch_for_extras` for any line: raw values, so that escaped quotes count."""
     if isinstance(line, bytes) and not line.isascii():
         try:
             line.decode("utf-8")
@@ -46,33 +101,24 @@ def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> Met
         entries = _RAW(line)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    variant = type(decoded)
-    known = _KNOWN[variant]
-    expected = 2 * len(entries) + 2 + _STRING_FIELDS[variant]  # keys, the tag, a stage name
-    for key, raw in entries.items():
-        if key in known:
-            continue
-        value = bytes(raw)
+    variant = decoded.__class__
+    expected = 2 * len(entries) + _VALUE_QUOTES[variant]  # one key each, the string values
+    for key in entries.keys() - _KNOWN[variant]:
+        value = bytes(entries[key])
         first = value[0]
         if first == 0x22:  # a string: msgspec checked its escapes and surrogates
             expected += value.count(b'"')
         elif first in _NUMBER_START:
-            if not abs(float(value)) < SAFE_MAGNITUDE:
+            # Without an exponent, fewer than 300 characters are far below f64::MAX.
+            if (len(value) >= 300 or b"e" in value or b"E" in value) and not (
+                abs(float(value)) < SAFE_MAGNITUDE
+            ):
                 return None
         elif first in b"[{":
             expected += value.count(b'"')
             if not _container_as_serde_reads_it(value):
                 return None
     return decoded if expected == quotes else None
-
-
-def absent_as_none(decoded: MetricLine) -> MetricLine:
-    """`decoded` with every field msgspec left `UNSET` (absent) set to None, as serde's
-    `#[serde(default)]` leaves it."""
-    for name in _OPTIONAL[type(decoded)]:
-        if getattr(decoded, name) is UNSET:
-            setattr(decoded, name, None)
-    return decoded
 
 
 def _container_as_serde_reads_it(value: bytes) -> bool:

@@ -17,7 +17,8 @@ line, and why it is enough:
   does not;
 - a zero is not spelled `-0`: msgspec reads `-0` as 0 (for a float field too),
   serde reads it as the float -0.0 (an error for a u64, the sign kept for f64);
-  a zero is let through only when the line holds no `-0` at all;
+  a zero is let through only when no value in the line is spelled so
+  (`NEGATIVE_ZERO`: `-0`, `-0.0`, `-0e5` after a colon or white space);
 - every integer is at most u64::MAX: msgspec takes larger ones.
 
 Anything else msgspec rejects (syntax, types, arrays, stage names as maps) goes
@@ -26,6 +27,7 @@ to the exact path too, which gives the reference's verdict and error category.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +46,7 @@ from msgspec.inspect import (
 )
 
 from ._serde import U64_MAX, VARIANTS, MetricLine, parse_exact
-from .extras import absent_as_none, vouch_for_extras
+from .extras import vouch_for_extras
 from .serde_float import SAFE_MAGNITUDE
 
 _DECODE = msgspec.json.Decoder(MetricLine).decode
@@ -70,54 +72,71 @@ class _Checks:
         info = type_info(variant)
         assert isinstance(info, StructType)
         self.base = 4  # the `event` key and its value
-        self.optional: list[str] = []
+        self.name = variant.__name__
+        self.optional: list[tuple[str, str]] = []  # (attribute, check of a value)
+        self.required: list[str] = []  # checks of the required fields
         self.strict: list[str] = []  # every field present: UNSET fails (a TypeError)
-        self.lenient: list[str] = []  # UNSET passes
         for field in info.fields:
             kinds = [_bare(kind) for kind in _members(_bare(field.type))]
             optional = any(isinstance(kind, NoneType) for kind in kinds)
             attr = f"o.{field.name}"
             if any(isinstance(kind, IntType) for kind in kinds):
-                value = f"{{v}} <= {U64_MAX} and (v or NEG0 not in line)"
+                value = f"{{v}} <= {U64_MAX} and (v or not NEG0(line))"
             elif any(isinstance(kind, FloatType) for kind in kinds):
-                value = "-SAFE < {v} < SAFE and (v or NEG0 not in line)"
+                value = "-SAFE < {v} < SAFE and (v or not NEG0(line))"
             elif any(isinstance(kind, EnumType) for kind in kinds):
                 self.base += 4  # its key, and its value: a string msgspec checked
                 continue
             else:  # pragma: no cover - the schema has no other kind of field
                 raise TypeError(f"no fast check for {variant.__name__}.{field.name}")
             if optional:
-                self.optional.append(attr)
                 check = value.format(v="v")
+                self.optional.append((attr, check))
                 self.strict.append(f"((v := {attr}) is None or {check})")
-                self.lenient.append(f"((v := {attr}) is None or v is UNSET or {check})")
             else:  # msgspec requires it
                 self.base += 2  # its key
-                self.strict.append(value.format(v=f"(v := {attr})"))
-                self.lenient.append(self.strict[-1])
+                self.required.append(value.format(v=f"(v := {attr})"))
+                self.strict.append(self.required[-1])
         self.full = self.base + 2 * len(self.optional)
 
-    def lines(self, indent: str) -> list[str]:
-        """The vouching code for this variant; `q` holds the line's quote count."""
-        code = [
+    def lines(self, indent: str, kind: str) -> list[str]:
+        """The vouching code for this variant in `parse_line`; `q` holds the line's quote
+        count. A line with every optional key present is vouched for inline; any other goes
+        to the variant's `lenient_` function (`lenient`)."""
+        return [
             f"{indent}if q == {self.full} and {' and '.join(self.strict)}:",
             f"{indent}    return o",
+            f"{indent}if (vouched := lenient_{self.name}_{kind}(line, o, q)) is not None:",
+            f"{indent}    return vouched",
         ]
-        if self.optional:
-            present = " + ".join(f"({attr} is not UNSET)" for attr in self.optional)
+
+    def lenient(self, kind: str) -> list[str]:
+        """`lenient_<Variant>_<kind>(line, o, q)`: `o` when its known fields are vouched for, its
+        absent optional fields (`UNSET`) made None, and then either the quotes are those of
+        the fields present or `EXTRAS` vouches for the unknown keys; else None."""
+        code = [f"def lenient_{self.name}_{kind}(line, o, q):"]
+        if self.required:
+            code += [f"    if not ({' and '.join(self.required)}):", "        return None"]
+        code.append("    absent = 0")
+        for attr, check in self.optional:
             code += [
-                f"{indent}if {' and '.join(self.lenient)}:",
-                f"{indent}    if q == {self.base} + 2 * ({present}):",
-                f"{indent}        return ABSENT(o)",
+                f"    if (v := {attr}) is UNSET:",
+                f"        {attr} = None",
+                "        absent += 2",
+                f"    elif v is not None and not ({check}):",
+                "        return None",
             ]
-        else:
-            code.append(f"{indent}if {' and '.join(self.lenient)}:")
         code += [
-            f"{indent}    if (vouched := EXTRAS(line, o, q)) is not None:",
-            f"{indent}        return ABSENT(vouched)",
+            f"    if q + absent == {self.full}:",
+            "        return o",
+            "    return EXTRAS(line, o, q)",
         ]
         return code
 
+
+# A number spelled as a negative zero (`-0`, `-0.00`, `-0e5`) where a field's value starts:
+# after the colon or white space (an exponent's `e-05` is not one).
+NEGATIVE_ZERO = r"[:\s]-0(?:\.0+)?(?![.0-9])"
 
 # The variants, most frequent first: a run writes a `log` line a step.
 _ORDER = ("log", "eval", "stage", "begin", "end")
@@ -131,21 +150,23 @@ def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
     """
     variants = [VARIANTS[name] for name in _ORDER]
     assert set(variants) == set(VARIANTS.values())
+    helpers: list[str] = []  # the lenient_ functions, one per variant and input type
     lines = [
         "def parse_line(line):",
         "    try:",
         "        o = DECODE(line)",
         "        c = o.__class__",
     ]
-    inputs = (("bytes", "QUOTE_BYTES", "NEG0_BYTES"), ("str", "QUOTE_STR", "NEG0_STR"))
-    for kind, quote, neg0 in inputs:
+    for kind in ("bytes", "str"):
         lines.append(f"        {'if' if kind == 'bytes' else 'elif'} line.__class__ is {kind}:")
-        lines.append(f"            q = line.count({quote})")
+        lines.append(f"            q = line.count(QUOTE_{kind})")
         for index, variant in enumerate(variants):
             keyword = "if" if index == 0 else "elif"
             lines.append(f"            {keyword} c is {variant.__name__}:")
-            body = _Checks(variant).lines(" " * 16)
-            lines += [text.replace("NEG0", neg0) for text in body]
+            checks = _Checks(variant)
+            # NEG0 names the input type's negative-zero search
+            lines += [text.replace("NEG0", f"NEG0_{kind}") for text in checks.lines(" " * 16, kind)]
+            helpers += [text.replace("NEG0", f"NEG0_{kind}") for text in checks.lenient(kind)]
     lines += [
         "    except Exception:  # msgspec's errors, a str it cannot encode, another input type",
         "        pass",
@@ -154,17 +175,16 @@ def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
     namespace: dict[str, Any] = {
         "DECODE": _DECODE,
         "EXTRAS": vouch_for_extras,
-        "ABSENT": absent_as_none,
-        "QUOTE_BYTES": b'"',
-        "QUOTE_STR": '"',
-        "NEG0_BYTES": b"-0",
-        "NEG0_STR": "-0",
+        "QUOTE_bytes": b'"',
+        "QUOTE_str": '"',
+        "NEG0_bytes": re.compile(NEGATIVE_ZERO.encode()).search,
+        "NEG0_str": re.compile(NEGATIVE_ZERO).search,
         "SAFE": SAFE_MAGNITUDE,
         "UNSET": UNSET,
         "parse_exact": parse_exact,
         **{variant.__name__: variant for variant in variants},
     }
-    exec(compile("\n".join(lines) + "\n", f"<{__name__} parse_line>", "exec"), namespace)
+    exec(compile("\n".join(helpers + lines) + "\n", f"<{__name__} parse_line>", "exec"), namespace)
     function: Callable[[str | bytes], MetricLine] = namespace["parse_line"]
     function.__module__ = __name__
     function.__doc__ = _DOC
