@@ -40,9 +40,9 @@ def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> Met
     if line.__class__ is bytes:
         if line.find(0x5C) >= 0 or len(line) >= DEPTH_SAFE:  # a backslash
             return _raw_extras(line, decoded, quotes)
-        if not line.isascii():  # type: ignore[union-attr]
+        if not line.isascii():
             try:
-                line.decode("utf-8")  # type: ignore[union-attr]
+                line.decode("utf-8")
             except UnicodeDecodeError:
                 return None
     elif line.find("\\") >= 0 or len(line) >= DEPTH_SAFE:  # type: ignore[arg-type]
