@@ -10,6 +10,8 @@ those of one key each plus the values': a duplicate key, known or not, would add
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from ._serde import FIELDS, RECURSION_LIMIT, STAGE, MetricLine, Reader
@@ -122,12 +124,45 @@ def _raw_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> MetricLi
 
 
 def _container_as_serde_reads_it(value: bytes) -> bool:
-    """An array or object value one level down: its nesting and numbers, as serde_json
-    reads them (the exact path's reader, on this value alone)."""
-    reader = Reader(value.decode("utf-8"))
-    reader.depth = RECURSION_LIMIT - 1  # the line's own object is one level
+    """An array or object value one level down, as serde_json reads it: at most 126 more
+    levels of nesting, every number within its range. Counting brackets bounds the
+    nesting (strings' brackets only make it stricter); msgspec decodes the value and
+    its numbers are compared with `SAFE_MAGNITUDE`: time and memory in proportion to
+    its size. Deeper-looking values go through the exact path's reader."""
+    if value.count(b"[") + value.count(b"{") >= RECURSION_LIMIT - 1:
+        reader = Reader(value.decode("utf-8"))
+        reader.depth = RECURSION_LIMIT - 1  # the line's own object is one level
+        try:
+            reader.value("$")
+        except ParseError:
+            return False
+        return reader.skip_ws() is None
     try:
-        reader.value("$")
-    except ParseError:
+        decoded = _DECODE(value)
+    except msgspec.DecodeError:  # a number beyond f64's range, for one
         return False
-    return reader.skip_ws() is None
+    return _in_range(decoded)
+
+
+def _in_range(value: Any) -> bool:
+    """Every number in a decoded value strictly within `SAFE_MAGNITUDE` (ints too: serde
+    reads one beyond u64 as a float), walked without recursion."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        kind = item.__class__
+        if kind is list:
+            try:  # numbers only: compared in C
+                within = (
+                    min(item, default=0) > -SAFE_MAGNITUDE and max(item, default=0) < SAFE_MAGNITUDE
+                )
+            except TypeError:  # other kinds among them: walk them
+                pending.extend(item)
+                continue
+            if not within:
+                return False
+        elif kind is dict:
+            pending.extend(item.values())
+        elif (kind is float or kind is int) and not -SAFE_MAGNITUDE < item < SAFE_MAGNITUDE:
+            return False
+    return True
