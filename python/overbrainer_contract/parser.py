@@ -92,7 +92,7 @@ class _Checks:
             if optional:
                 check = value.format(v="v")
                 self.optional.append((attr, check))
-                self.strict.append(f"((v := {attr}) is None or {check})")
+                self.strict.append(f"((v := {attr}) is None or v is not UNSET and {check})")
             else:  # msgspec requires it
                 self.base += 2  # its key
                 self.required.append(value.format(v=f"(v := {attr})"))
