@@ -169,6 +169,9 @@ def bench(session: nox.Session) -> None:
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
     session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
+    # parse_line and check against the reference itself (the Rust runner), side by side
+    runner = {"OVERBRAINER_REFERENCE_RUNNER": _reference_runner(session)}
+    session.run("python", "benchmarks/reference.py", *session.posargs, env=runner)
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")
