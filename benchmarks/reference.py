@@ -34,12 +34,13 @@ import sys
 import tempfile
 import time
 import timeit
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside this file
 
-from overbrainer_contract import ParseError, parse_line
+import msgspec
+from overbrainer_contract import MetricLine, ParseError, parse_line
 from parse import realistic_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,10 +108,20 @@ def parse_all(lines: list[bytes]) -> None:
             pass
 
 
-def in_process(lines: list[bytes]) -> float:
+def decode_all(lines: list[bytes]) -> None:
+    """The floor under parse_line: msgspec's typed decode alone, no parity checks."""
+    decode = msgspec.json.Decoder(MetricLine).decode
+    for line in lines:
+        try:  # noqa: SIM105 - as in parse_all
+            decode(line)
+        except msgspec.DecodeError:
+            pass
+
+
+def in_process(run: Callable[[list[bytes]], None], lines: list[bytes]) -> float:
     gc.collect()
     start = time.perf_counter()
-    parse_all(lines)
+    run(lines)
     return time.perf_counter() - start
 
 
@@ -195,24 +206,30 @@ def main() -> int:
         for name, path in files.items():
             with path.open("rb") as handle:
                 lines = handle.readlines()
-            best: dict[str, float] = {"parse_line": math.inf, "check": math.inf, "ref": math.inf}
+            best = dict.fromkeys(("parse_line", "msgspec", "check", "ref"), math.inf)
             for _ in range(args.rounds):  # interleaved, best of each
-                best["parse_line"] = min(best["parse_line"], in_process(lines))
+                best["parse_line"] = min(best["parse_line"], in_process(parse_all, lines))
+                best["msgspec"] = min(best["msgspec"], in_process(decode_all, lines))
                 best["ref"] = min(best["ref"], process([runner, "count", str(path)]))
                 best["check"] = min(best["check"], process([*check_command(), "check", str(path)]))
             rows.append((name, len(lines), best))
         costs = bad_line_costs(plugin[3])
         huge, size = huge_line(Path(tmp) / "huge.jsonl", args.numbers)
 
-    print(f"\n{'file':<24}{'reference':>12}{'parse_line':>12}{'ratio':>8}{'check':>12}{'ratio':>8}")
-    print(f"{'':<24}{'lines/s':>12}{'lines/s':>12}{'':>8}{'lines/s':>12}")
+    head = ("reference", "parse_line", "ratio", "check", "ratio", "msgspec", "ratio")
+    print(f"\n{'file':<24}" + "".join(f"{word:>12}" for word in head))
     for name, count, best in rows:
-        ref, ours, check = (count / best[key] for key in ("ref", "parse_line", "check"))
-        print(
-            f"{name:<24}{ref:>12,.0f}{ours:>12,.0f}{ours / ref:>7.2f}x"
-            f"{check:>12,.0f}{check / ref:>7.2f}x"
+        ref, ours, check, floor = (
+            count / best[key] for key in ("ref", "parse_line", "check", "msgspec")
         )
-    print("(ratios: lines/s over the reference's, side by side in this run; goal >= 1.0)")
+        cells = [f"{ref:,.0f}"]
+        for value in (ours, check, floor):
+            cells += [f"{value:,.0f}", f"{value / ref:.2f}x"]
+        print(f"{name:<24}" + "".join(f"{cell:>12}" for cell in cells))
+    print(
+        "lines/s, and ratios to the reference's lines/s, side by side in this run; goal >= 1.0\n"
+        "(msgspec: its typed decode alone, without the checks parity needs: the floor)"
+    )
     reference_line = rows[2][2]["ref"] / rows[2][1] * 1e6
     print(f"\ncost of one bad line in parse_line (the reference: {reference_line:.2f} µs a line)")
     for kind, micros in costs.items():
