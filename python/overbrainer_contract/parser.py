@@ -2,7 +2,8 @@
 
 Every line first goes through msgspec's typed decoder (the generated models).
 Where msgspec and serde could disagree, the decoded line is not trusted and the
-exact path (`_serde.parse_exact`) answers instead. What vouches for a decoded
+exact path answers instead (`replay.parse_replayed`, which falls back on
+`_serde.parse_exact`). What vouches for a decoded
 line, and why it is enough:
 
 - its quotes: with no unknown key, a line holds exactly two quotes per key
@@ -22,8 +23,7 @@ line, and why it is enough:
 - every integer is at most u64::MAX: msgspec takes larger ones.
 
 Anything else msgspec rejects (syntax, types, arrays, stage names as maps) goes
-to the exact path too, which gives the reference's verdict and error category;
-`replay.parse_replayed` gives that answer at C speed for most such lines.
+to the exact path too, which gives the reference's verdict and error category.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class _Checks:
         self.name = variant.__name__
         self.optional: list[tuple[str, str]] = []  # (attribute, check of a value)
         self.required: list[str] = []  # checks of the required fields
-        self.strict: list[str] = []  # every field present: UNSET fails (a TypeError)
+        self.strict: list[str] = []  # every field present: UNSET fails
         for field in info.fields:
             kinds = [_bare(kind) for kind in _members(_bare(field.type))]
             optional = any(isinstance(kind, NoneType) for kind in kinds)
