@@ -38,6 +38,8 @@ HEX = "0123456789abcdefABCDEF"
 # Runs the reader skips in one step (C speed): digits, white space, a string's plain text.
 _DIGITS = re.compile("[0-9]*")
 _WHITESPACE = re.compile("[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?").match
+_CONTINUES = frozenset("0123456789.eE+-")  # after a number: it was cut short or malformed
 _PLAIN = re.compile('[^"\\\\\x00-\x1f]*')
 
 
@@ -176,8 +178,13 @@ class Reader:
         return self.text[self.pos] if self.pos < len(self.text) else None
 
     def skip_ws(self) -> str | None:
-        text = self.text
-        pos = self.pos = _run_end(_WHITESPACE, text, self.pos)
+        text, pos = self.text, self.pos
+        if pos >= len(text):
+            return None
+        char = text[pos]
+        if char not in WHITESPACE:  # a compact line: no run to skip
+            return char
+        pos = self.pos = _run_end(_WHITESPACE, text, pos)
         return text[pos] if pos < len(text) else None
 
     def next_or_null(self) -> str:
@@ -198,7 +205,19 @@ class Reader:
 
     # -- numbers ---------------------------------------------------------------
     def number(self, path: str) -> Number:
-        """`parse_any_number` / `parse_integer`: the sign is at `pos` when negative."""
+        """`parse_any_number` / `parse_integer`: the sign is at `pos` when negative.
+
+        A whole number followed by a character that cannot continue it is read in one
+        step; anything else (a cut or malformed number) character by character, as
+        serde_json meets its error."""
+        found = _NUMBER(self.text, self.pos)
+        if found is not None and self.text[found.end() : found.end() + 1] not in _CONTINUES:
+            self.pos = found.end()
+            is_float = found.group(1) is not None or found.group(2) is not None
+            number = number_from_literal(found.group(), is_float)
+            if number is None:
+                self.syntax("number out of range", path)
+            return number
         start = self.pos
         negative = self.peek() == "-"
         if negative:

@@ -86,6 +86,7 @@ def parse_replayed(line: str | bytes) -> MetricLine:
     start = len(text) - len(text.lstrip(_WHITESPACE))
     if (
         text[start : start + 1] != "{"
+        or not text.rstrip(_WHITESPACE).endswith("}")  # cut, or trailing text: json fails
         or text.count("[") + text.count("{") >= RECURSION_LIMIT - 1
         or ("\\u" in text and _SURROGATE_ESCAPE(text))
     ):
