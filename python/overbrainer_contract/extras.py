@@ -10,6 +10,7 @@ those of one key each plus the values': a duplicate key, known or not, would add
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -123,12 +124,26 @@ def _raw_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> MetricLi
     return decoded if expected == quotes else None
 
 
+class _Entries(list):  # type: ignore[type-arg]
+    """A decoded object's entries, in order, duplicates kept."""
+
+
+def _no_constant(literal: str) -> None:
+    raise ValueError(f"{literal} is not JSON")
+
+
+_SCAN_PAIRS = json.JSONDecoder(object_pairs_hook=_Entries, parse_constant=_no_constant).decode
+
+
 def _container_as_serde_reads_it(value: bytes) -> bool:
     """An array or object value one level down, as serde_json reads it: at most 126 more
-    levels of nesting, every number within its range. Counting brackets bounds the
-    nesting (strings' brackets only make it stricter); msgspec decodes the value and
-    its numbers are compared with `SAFE_MAGNITUDE`: time and memory in proportion to
-    its size. Deeper-looking values go through the exact path's reader."""
+        levels of nesting, every number within its range. Counting brackets bounds the
+        nesting (strings' brackets only make it stricter); msgspec decodes the value and
+        its numbers are compared with `SAFE_MAGNITUDE`: time and memory in proportion to
+        its size. Deeper-looking values go through the exact path's reader.
+
+    json's C scanner reads it, every entry of its objects kept: a dict would keep only the
+    last of two equal keys, and serde_json reads (and range-checks) both."""
     if value.count(b"[") + value.count(b"{") >= RECURSION_LIMIT - 1:
         reader = Reader(value.decode("utf-8"))
         reader.depth = RECURSION_LIMIT - 1  # the line's own object is one level
@@ -138,8 +153,8 @@ def _container_as_serde_reads_it(value: bytes) -> bool:
             return False
         return reader.skip_ws() is None
     try:
-        decoded = _DECODE(value)
-    except msgspec.DecodeError:  # a number beyond f64's range, for one
+        decoded = _SCAN_PAIRS(value.decode("utf-8"))
+    except (ValueError, RecursionError):  # NaN, or nesting beyond Python's own limit
         return False
     return _in_range(decoded)
 
@@ -161,8 +176,8 @@ def _in_range(value: Any) -> bool:
                 continue
             if not within:
                 return False
-        elif kind is dict:
-            pending.extend(item.values())
+        elif kind is _Entries:
+            pending.extend(entry for _, entry in item)
         elif (kind is float or kind is int) and not -SAFE_MAGNITUDE < item < SAFE_MAGNITUDE:
             return False
     return True

@@ -293,6 +293,11 @@ def check(line: str, reference: Answerer) -> None:
 @example('{"event":"end","time":1.79769313486231581e+308,"step":1}')
 @example('{"event":"log","time":1,"step":0,"learning_rate":0.0,"tokens_per_second":-0}')
 @example('{"event":"log","time":1,"step":1,"x":1e400}')
+@example(
+    '{"event":"end","time":1,"step":1,"p":"'
+    + "x" * 300
+    + '","x":{"a":-1.7976931348623158e308,"a":1}}'
+)
 def test_writer_lines_agree_with_the_reference(reference: Answerer, line: str) -> None:
     check(line, reference)
 
