@@ -3,9 +3,10 @@
 msgspec's typed decode drops unknown keys and checks their values only as JSON text:
 it neither says they were there nor applies serde_json's limits to them (its number
 range, its 127 levels of nesting, UTF-8 in strings of a bytes line). Here a second
-decode into `dict[str, Raw]` lists the keys and their raw values, and each unknown
-value is checked as serde_json reads it. The quotes of the line must then be exactly
-those of one key each plus the values': a duplicate key, known or not, would add two.
+decode lists the keys and their values (plain Python values for a short line without
+escapes, raw text otherwise), and each unknown value is checked as serde_json reads
+it. The quotes of the line must then be exactly those of one key each plus the
+values': a duplicate key, known or not, would add two.
 """
 
 from __future__ import annotations
@@ -137,13 +138,12 @@ _SCAN_PAIRS = json.JSONDecoder(object_pairs_hook=_Entries, parse_constant=_no_co
 
 def _container_as_serde_reads_it(value: bytes) -> bool:
     """An array or object value one level down, as serde_json reads it: at most 126 more
-        levels of nesting, every number within its range. Counting brackets bounds the
-        nesting (strings' brackets only make it stricter); msgspec decodes the value and
-        its numbers are compared with `SAFE_MAGNITUDE`: time and memory in proportion to
-        its size. Deeper-looking values go through the exact path's reader.
-
-    json's C scanner reads it, every entry of its objects kept: a dict would keep only the
-    last of two equal keys, and serde_json reads (and range-checks) both."""
+    levels of nesting, every number within its range. Counting brackets bounds the
+    nesting (strings' brackets only make it stricter); deeper-looking values go through
+    the exact path's reader. Others are read by json's C scanner, every entry of their
+    objects kept (a dict would keep only the last of two equal keys, and serde_json
+    reads and range-checks both), and their numbers compared with `SAFE_MAGNITUDE`:
+    time and memory in proportion to the value's size."""
     if value.count(b"[") + value.count(b"{") >= RECURSION_LIMIT - 1:
         reader = Reader(value.decode("utf-8"))
         reader.depth = RECURSION_LIMIT - 1  # the line's own object is one level
