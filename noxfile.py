@@ -306,7 +306,7 @@ def reference(session: nox.Session) -> None:
 def fuzz(session: nox.Session) -> None:
     """Differential fuzzing of parse_line against the reference runner (hypothesis).
 
-    Seeded and bounded: FUZZ_EXAMPLES examples per test (default 4000, about 40 s here),
+    Seeded and bounded: FUZZ_EXAMPLES examples per test (default 4000, about 30 s here),
     killed after 150 s; any disagreement in verdict, category, value, mark or pace fails.
     """
     install_project(session, "test")
