@@ -31,6 +31,7 @@ from ._serde import (
     parse_exact,
 )
 from .errors import ParseError
+from .serde_float import SAFE_MAGNITUDE
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]").search
 _WHITESPACE = " \t\n\r"
@@ -41,6 +42,8 @@ class _Unsure(Exception):
 
 
 def _integer(literal: str) -> Number:
+    if len(literal) < 20 and literal[0] != "-":  # below 10**19: a u64, the common case
+        return Number("u64", int(literal))
     number = number_from_literal(literal, False)
     if number is None:
         raise _Unsure
@@ -48,6 +51,9 @@ def _integer(literal: str) -> Number:
 
 
 def _float(literal: str) -> Number:
+    value = float(literal)
+    if -SAFE_MAGNITUDE < value < SAFE_MAGNITUDE:  # the common case, as number_from_literal
+        return Number("f64", value)
     number = number_from_literal(literal, True)
     if number is None:
         raise _Unsure
