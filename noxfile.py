@@ -6,6 +6,7 @@ Sessions use pip virtualenvs: torch must come from pip (see README).
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -28,6 +29,8 @@ nox.options.sessions = [
     "js",
     "compat",
     "table",
+    "reference",
+    "fuzz",
 ]
 
 ROOT = Path(__file__).parent
@@ -156,6 +159,7 @@ def tests(session: nox.Session) -> None:
         "--ignore=tests/test_schemas.py",
         "--ignore=tests/cli",
         "--ignore=tests/table",  # the `table` session, with pyarrow, duckdb and polars
+        "--ignore=tests/reference",
         *session.posargs,
     )
 
@@ -173,6 +177,9 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
     session.run("python", "benchmarks/cli.py", *session.posargs)  # watch, -o json; peak memory
     session.run("python", "benchmarks/export.py", *session.posargs)  # export vs check, memory
+    # parse_line and check against the reference itself (the Rust runner), side by side
+    runner = {"OVERBRAINER_REFERENCE_RUNNER": _reference_runner(session)}
+    session.run("python", "benchmarks/reference.py", *session.posargs, env=runner)
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")
@@ -279,6 +286,69 @@ def table(session: nox.Session) -> None:
     """
     session.install(".[table,cli]", "--group", "test", "--group", "table-test")
     session.run("python", "-m", "pytest", "tests/table", *session.posargs)
+# --- the reference itself (issue: the reader at full speed, measured against the reference) ---
+
+REFERENCE_CRATE = ROOT / "conformance" / "rust"
+FUZZ_SEED = "20261130"
+
+
+def _reference_runner(session: nox.Session) -> str:
+    """Build the reference runner (cargo, offline, Debian's serde crates; see
+    conformance/rust/) and return its executable. `OVERBRAINER_METRICS_RS` names the
+    module it includes (default: ../shared/reference/metrics.rs)."""
+    with session.chdir(REFERENCE_CRATE):  # cargo reads .cargo/config.toml from here
+        session.run("cargo", "build", "--release", "--quiet", external=True)
+    return str(REFERENCE_CRATE / "target" / "release" / "overbrainer-reference-runner")
+
+
+@nox.session(python=PYTHON)
+def reference(session: nox.Session) -> None:
+    """The golden suite through the reference itself: metrics.rs built by cargo.
+
+    The reference's own tests run, then every suite's lines go through the runner:
+    verdict, category, value, dump, mark and the pace after each line must be what
+    the suite expects.
+    """
+    install_project(session, "test")
+    runner = _reference_runner(session)
+    with session.chdir(REFERENCE_CRATE):
+        session.run("cargo", "test", "--release", "--quiet", external=True)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/reference/test_golden_reference.py",
+        *session.posargs,
+        env={"OVERBRAINER_REFERENCE_RUNNER": runner},
+    )
+
+
+@nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """Differential fuzzing of parse_line against the reference runner (hypothesis).
+
+    Seeded and bounded: FUZZ_EXAMPLES examples per test (default 4000, about 30 s here),
+    killed after 150 s; any disagreement in verdict, category, value, mark or pace fails.
+    """
+    install_project(session, "test")
+    runner = _reference_runner(session)
+    session.run(
+        "timeout",
+        "150",
+        "python",
+        "-m",
+        "pytest",
+        "tests/reference/test_fuzz.py",
+        "-p",
+        "no:cacheprovider",
+        f"--hypothesis-seed={FUZZ_SEED}",
+        *session.posargs,
+        env={
+            "OVERBRAINER_REFERENCE_RUNNER": runner,
+            "FUZZ_EXAMPLES": os.environ.get("FUZZ_EXAMPLES", "4000"),
+        },
+        external=True,
+    )
 
 
 if __name__ == "__main__":

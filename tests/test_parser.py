@@ -124,3 +124,30 @@ def test_whole_lines_take_the_fast_path_and_odd_ones_the_exact_path(
     with pytest.raises(ParseError, match="missing field `time`"):
         parse_line(shorter)
     assert calls == [duplicated, shorter]
+
+
+OTHER_WRITERS = [
+    # optional keys left out, keys in another order, white space, zeros, ints for floats
+    '{"time": 1764467476.25, "event": "log", "step": 0, "loss": 0.5, "learning_rate": 0.0}',
+    '{"event":"log","time":1,"step":12,"epoch":0,"max_steps":0,"grad_norm":2e-05}',
+    '\t{ "step" : 3 , "event" : "eval" , "time" : 1.5 }\r\n',
+    '{"event":"begin","time":0.0}',
+    # extra unknown keys of every kind of value
+    '{"event":"log","time":1.5,"step":3,"loss":1.25,"tokens_per_second":4494.9}',
+    '{"event":"end","time":2,"step":7,"host":"node-1","ok":true,"gpu":null,"n":-0}',
+    '{"event":"end","time":2,"step":7,"sizes":[1,2.5e-3,"x"],"cfg":{"lr":1e-4,"a":[{}]}}',
+    '{"event":"stage","name":"train","time":1,"note":"say \\"hi\\"","u":"\\u00e9"}',
+]
+
+
+@pytest.mark.parametrize("line", OTHER_WRITERS)
+def test_valid_lines_of_other_writers_take_the_fast_path(
+    line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every valid line a writer of the contract may produce is vouched for without the
+    exact path, and reads as the exact path reads it (absent optional fields None)."""
+    exact = parse_line.__globals__["parse_exact"]
+    calls: list[str | bytes] = []
+    monkeypatch.setitem(parse_line.__globals__, "parse_exact", calls.append)
+    assert parse_line(line) == parse_line(line.encode()) == exact(line)
+    assert calls == []

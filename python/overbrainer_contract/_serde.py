@@ -8,13 +8,15 @@ rest of the entries buffered, the variant built from the buffer with
 for any line, error category included; `parse_line` calls it for every line
 its fast path cannot vouch for.
 
-Values are correctly rounded (serde_json with `float_roundtrip`): without that
-feature serde_json may differ in the last bit on long mantissas.
+Numbers get serde_json 1.0.87's verdict (`serde_float`: its best-effort reading
+decides what is out of range) and a correctly rounded value, the fast path's: the
+reference's value may differ in the last bit on long mantissas (README: "Floats").
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeAlias
 
@@ -23,6 +25,7 @@ from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Lo
 
 from .errors import Category, ParseError
 from .floats import format_f64
+from .serde_float import SAFE_MAGNITUDE, serde_f64
 
 MetricLine: TypeAlias = Begin | Log | Stage | Eval | End
 
@@ -32,6 +35,19 @@ RECURSION_LIMIT = 128  # serde_json's remaining_depth: 127 nested levels pass
 WHITESPACE = " \t\n\r"
 DIGITS = "0123456789"
 HEX = "0123456789abcdefABCDEF"
+# Runs the reader skips in one step (C speed): digits, white space, a string's plain text.
+_DIGITS = re.compile("[0-9]*")
+_WHITESPACE = re.compile("[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?").match
+_CONTINUES = frozenset("0123456789.eE+-")  # after a number: it was cut short or malformed
+_PLAIN = re.compile('[^"\\\\\x00-\x1f]*')
+
+
+def _run_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """Where the run of `pattern` (which also matches nothing) starting at `pos` ends."""
+    found = pattern.match(text, pos)
+    return found.end() if found else pos
+
 
 VARIANTS: dict[str, type[MetricLine]] = {
     "begin": Begin,
@@ -94,6 +110,31 @@ class Object:
         self.entries = entries
 
 
+def number_from_literal(literal: str, is_float: bool) -> Number | None:
+    """The number serde_json reads from a valid JSON number literal (`is_float`: it has a
+    fraction or an exponent), or None where it says "number out of range".
+
+    An integer of more than 20 digits is beyond u64 and i64: serde reads it as f64.
+    The verdict is serde_json's own (best-effort) reading's; the value is correctly
+    rounded, as the fast path's, unless only serde_json's reading is finite. Below
+    `SAFE_MAGNITUDE` both are finite, and serde_json's reading need not run.
+    """
+    negative = literal.startswith("-")
+    if not is_float and len(literal) <= 21:
+        value = int(literal)
+        if not negative and value <= U64_MAX:
+            return Number("u64", value)
+        if negative and value != 0 and value >= I64_MIN:
+            return Number("i64", value)
+    number = float(literal)
+    if -SAFE_MAGNITUDE < number < SAFE_MAGNITUDE:
+        return Number("f64", number)
+    reference = serde_f64(literal)
+    if reference is None:
+        return None
+    return Number("f64", reference if math.isinf(number) else number)
+
+
 def _unexpected(value: Any) -> str:
     """What serde's `Unexpected` says of a buffered value."""
     if value is None:
@@ -138,9 +179,12 @@ class Reader:
 
     def skip_ws(self) -> str | None:
         text, pos = self.text, self.pos
-        while pos < len(text) and text[pos] in WHITESPACE:
-            pos += 1
-        self.pos = pos
+        if pos >= len(text):
+            return None
+        char = text[pos]
+        if char not in WHITESPACE:  # a compact line: no run to skip
+            return char
+        pos = self.pos = _run_end(_WHITESPACE, text, pos)
         return text[pos] if pos < len(text) else None
 
     def next_or_null(self) -> str:
@@ -161,7 +205,19 @@ class Reader:
 
     # -- numbers ---------------------------------------------------------------
     def number(self, path: str) -> Number:
-        """`parse_any_number` / `parse_integer`: the sign is at `pos` when negative."""
+        """`parse_any_number` / `parse_integer`: the sign is at `pos` when negative.
+
+        A whole number followed by a character that cannot continue it is read in one
+        step; anything else (a cut or malformed number) character by character, as
+        serde_json meets its error."""
+        found = _NUMBER(self.text, self.pos)
+        if found is not None and self.text[found.end() : found.end() + 1] not in _CONTINUES:
+            self.pos = found.end()
+            is_float = found.group(1) is not None or found.group(2) is not None
+            number = number_from_literal(found.group(), is_float)
+            if number is None:
+                self.syntax("number out of range", path)
+            return number
         start = self.pos
         negative = self.peek() == "-"
         if negative:
@@ -175,8 +231,7 @@ class Reader:
         elif not _is_digit(first):
             self.syntax("invalid number", path)
         else:
-            while _is_digit(self.peek()):
-                self.pos += 1
+            self.pos = _run_end(_DIGITS, self.text, self.pos)
         is_float = False
         if self.peek() == ".":
             is_float = True
@@ -185,8 +240,7 @@ class Reader:
                 if self.peek() is None:
                     self.eof("EOF while parsing a value", path)
                 self.syntax("invalid number", path)
-            while _is_digit(self.peek()):
-                self.pos += 1
+            self.pos = _run_end(_DIGITS, self.text, self.pos)
         if self.peek() in ("e", "E"):
             is_float = True
             self.pos += 1
@@ -196,20 +250,11 @@ class Reader:
                 self.eof("EOF while parsing a value", path)
             if not _is_digit(self.next_or_null()):
                 self.syntax("invalid number", path)
-            while _is_digit(self.peek()):
-                self.pos += 1
-        literal = self.text[start : self.pos]
-        # An integer of more than 20 digits is beyond u64 and i64: serde reads it as f64.
-        if not is_float and len(literal) <= 21:
-            value = int(literal)
-            if not negative and value <= U64_MAX:
-                return Number("u64", value)
-            if negative and value != 0 and value >= I64_MIN:
-                return Number("i64", value)
-        number = float(literal)
-        if math.isinf(number):
+            self.pos = _run_end(_DIGITS, self.text, self.pos)
+        number = number_from_literal(self.text[start : self.pos], is_float)
+        if number is None:
             self.syntax("number out of range", path)
-        return Number("f64", number)
+        return number
 
     # -- strings ---------------------------------------------------------------
     def string(self, path: str) -> str:
@@ -217,8 +262,7 @@ class Reader:
         text, out = self.text, []
         while True:
             start = self.pos
-            while self.pos < len(text) and text[self.pos] not in '"\\' and text[self.pos] >= " ":
-                self.pos += 1
+            self.pos = _run_end(_PLAIN, text, self.pos)
             out.append(text[start : self.pos])
             char = self.peek()
             if char is None:

@@ -2,16 +2,24 @@
 
 Every line first goes through msgspec's typed decoder (the generated models).
 Where msgspec and serde could disagree, the decoded line is not trusted and the
-exact path (`_serde.parse_exact`) answers instead. The checks that vouch for a
-decoded line, and why each is enough:
+exact path answers instead (`replay.parse_replayed`, which falls back on
+`_serde.parse_exact`). What vouches for a decoded
+line, and why it is enough:
 
-- the quote count equals that of the variant with every field written once:
-  with every field present (next check), one more key — a duplicate, which
-  serde rejects and msgspec overwrites, or an unknown field, whose value
-  msgspec skips without all of serde's checks — would add two quotes;
-- no field is `UNSET`: every field is present, so the count above is exact;
-- no integer field is 0 and no float field is 0.0: msgspec reads `-0` as 0,
+- its quotes: with no unknown key, a line holds exactly two quotes per key
+  present plus the tag's value (and a stage name's); a duplicate key, which
+  serde rejects and msgspec overwrites, would add two. Lines whose every
+  optional key is present (the plugin's form) are checked against the full
+  count at once; others count their present fields (msgspec marks an absent
+  one `UNSET`); a line with more quotes has unknown keys, checked by
+  `extras.vouch_for_extras` (a second decode that lists the keys);
+- no value at or beyond `SAFE_MAGNITUDE`: there serde_json's own float reading
+  (`serde_float`) may say "out of range" where msgspec's correctly rounded one
+  does not;
+- a zero is not spelled `-0`: msgspec reads `-0` as 0 (for a float field too),
   serde reads it as the float -0.0 (an error for a u64, the sign kept for f64);
+  a zero is let through only when no value in the line is spelled so
+  (`NEGATIVE_ZERO`: `-0`, `-0.0`, `-0e5` after a colon or white space);
 - every integer is at most u64::MAX: msgspec takes larger ones.
 
 Anything else msgspec rejects (syntax, types, arrays, stage names as maps) goes
@@ -20,6 +28,7 @@ to the exact path too, which gives the reference's verdict and error category.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -37,7 +46,10 @@ from msgspec.inspect import (
     type_info,
 )
 
-from ._serde import U64_MAX, VARIANTS, MetricLine, parse_exact
+from ._serde import U64_MAX, VARIANTS, MetricLine
+from .extras import vouch_for_extras
+from .replay import parse_replayed
+from .serde_float import SAFE_MAGNITUDE
 
 _DECODE = msgspec.json.Decoder(MetricLine).decode
 
@@ -53,58 +65,110 @@ def _members(kind: Type) -> tuple[Type, ...]:
     return kind.types if isinstance(kind, UnionType) else (kind,)
 
 
-def _condition(variant: type[Any], quote: str) -> str:
-    """The check that vouches for a line decoded as `variant` (see the module's doc), as
-    one boolean expression over `line` and `o`, compiled from the generated model's fields:
-    it follows the schema. `quote` names the quote of the input's type."""
-    info = type_info(variant)
-    assert isinstance(info, StructType)
-    quotes = 2 * (len(info.fields) + 2)  # each key, plus the `event` key and its value
-    terms = []
-    for field in info.fields:
-        kinds = [_bare(kind) for kind in _members(_bare(field.type))]
-        optional = any(isinstance(kind, NoneType) for kind in kinds)
-        attr = f"o.{field.name}"
-        if any(isinstance(kind, IntType) for kind in kinds):
-            term = f"0 < {attr} <= {U64_MAX}"
-            if optional:
-                term = f"((v := {attr}) is None or (v.__class__ is int and 0 < v <= {U64_MAX}))"
-        elif any(isinstance(kind, FloatType) for kind in kinds):
-            term = f"((v := {attr}) or v is None)" if optional else attr
-        elif any(isinstance(kind, EnumType) for kind in kinds):
-            quotes += 2  # its value is a string
-            term = f"{attr} is not UNSET"
-        else:  # pragma: no cover - the schema has no other kind of field
-            raise TypeError(f"no fast check for {variant.__name__}.{field.name}")
-        terms.append(term)
-    return f"line.count({quote}) == {quotes} and {' and '.join(terms)}"
+class _Checks:
+    """The checks that vouch for a line decoded as one variant (see the module's doc),
+    as Python expressions over `line`, `o` and `q` (the line's quote count), generated
+    from the model's fields: they follow the schema."""
 
+    def __init__(self, variant: type[Any]) -> None:
+        info = type_info(variant)
+        assert isinstance(info, StructType)
+        self.base = 4  # the `event` key and its value
+        self.name = variant.__name__
+        self.optional: list[tuple[str, str]] = []  # (attribute, check of a value)
+        self.required: list[str] = []  # checks of the required fields
+        self.strict: list[str] = []  # every field present: UNSET fails
+        for field in info.fields:
+            kinds = [_bare(kind) for kind in _members(_bare(field.type))]
+            optional = any(isinstance(kind, NoneType) for kind in kinds)
+            attr = f"o.{field.name}"
+            if any(isinstance(kind, IntType) for kind in kinds):
+                value = f"{{v}} <= {U64_MAX} and (v or not NEG0(line))"
+            elif any(isinstance(kind, FloatType) for kind in kinds):
+                value = "-SAFE < {v} < SAFE and (v or not NEG0(line))"
+            elif any(isinstance(kind, EnumType) for kind in kinds):
+                self.base += 4  # its key, and its value: a string msgspec checked
+                continue
+            else:  # pragma: no cover - the schema has no other kind of field
+                raise TypeError(f"no fast check for {variant.__name__}.{field.name}")
+            if optional:
+                check = value.format(v="v")
+                self.optional.append((attr, check))
+                self.strict.append(f"((v := {attr}) is None or v is not UNSET and {check})")
+            else:  # msgspec requires it
+                self.base += 2  # its key
+                self.required.append(value.format(v=f"(v := {attr})"))
+                self.strict.append(self.required[-1])
+        self.full = self.base + 2 * len(self.optional)
+
+    def lines(self, indent: str, kind: str) -> list[str]:
+        """The vouching code for this variant in `parse_line`; `q` holds the line's quote
+        count. A line with every optional key present is vouched for inline; any other goes
+        to the variant's `lenient_` function (`lenient`)."""
+        return [
+            f"{indent}if q == {self.full} and {' and '.join(self.strict)}:",
+            f"{indent}    return o",
+            f"{indent}if (vouched := lenient_{self.name}_{kind}(line, o, q)) is not None:",
+            f"{indent}    return vouched",
+        ]
+
+    def lenient(self, kind: str) -> list[str]:
+        """`lenient_<Variant>_<kind>(line, o, q)`: `o` when its known fields are vouched for, its
+        absent optional fields (`UNSET`) made None, and then either the quotes are those of
+        the fields present or `EXTRAS` vouches for the unknown keys; else None."""
+        code = [f"def lenient_{self.name}_{kind}(line, o, q):"]
+        if self.required:
+            code += [f"    if not ({' and '.join(self.required)}):", "        return None"]
+        code.append("    absent = 0")
+        for attr, check in self.optional:
+            code += [
+                f"    if (v := {attr}) is UNSET:",
+                f"        {attr} = None",
+                "        absent += 2",
+                f"    elif v is not None and not ({check}):",
+                "        return None",
+            ]
+        code += [
+            f"    if q + absent == {self.full}:",
+            "        return o",
+            "    return EXTRAS(line, o, q)",
+        ]
+        return code
+
+
+# A number spelled as a negative zero (`-0`, `-0.00`, `-0e5`) where a field's value starts:
+# after the colon or white space (an exponent's `e-05` is not one).
+NEGATIVE_ZERO = r"[:\s]-0(?:\.0+)?(?![.0-9])"
 
 # The variants, most frequent first: a run writes a `log` line a step.
 _ORDER = ("log", "eval", "stage", "begin", "end")
 
 
 def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
-    """`parse_line` as one function: decode, then the variant's check inline, per input type.
+    """`parse_line` as one function: decode, then the variant's checks inline, per input type.
 
-    Generated (like the checks) so that the hot path makes no call but msgspec's decoder,
-    `bytes.count` and, for a line it cannot vouch for, the exact path.
+    Generated (like the checks) so that the hot path makes no call but msgspec's decoder
+    and `count`; a line it cannot vouch for goes to the exact path.
     """
     variants = [VARIANTS[name] for name in _ORDER]
     assert set(variants) == set(VARIANTS.values())
+    helpers: list[str] = []  # the lenient_ functions, one per variant and input type
     lines = [
         "def parse_line(line):",
         "    try:",
         "        o = DECODE(line)",
         "        c = o.__class__",
     ]
-    for kind, quote in (("bytes", "QUOTE_BYTES"), ("str", "QUOTE_STR")):
+    for kind in ("bytes", "str"):
         lines.append(f"        {'if' if kind == 'bytes' else 'elif'} line.__class__ is {kind}:")
+        lines.append(f"            q = line.count(QUOTE_{kind})")
         for index, variant in enumerate(variants):
             keyword = "if" if index == 0 else "elif"
             lines.append(f"            {keyword} c is {variant.__name__}:")
-            lines.append(f"                if {_condition(variant, quote)}:")
-            lines.append("                    return o")
+            checks = _Checks(variant)
+            # NEG0 names the input type's negative-zero search
+            lines += [text.replace("NEG0", f"NEG0_{kind}") for text in checks.lines(" " * 16, kind)]
+            helpers += [text.replace("NEG0", f"NEG0_{kind}") for text in checks.lenient(kind)]
     lines += [
         "    except Exception:  # msgspec's errors, a str it cannot encode, another input type",
         "        pass",
@@ -112,13 +176,17 @@ def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
     ]
     namespace: dict[str, Any] = {
         "DECODE": _DECODE,
-        "QUOTE_BYTES": b'"',
-        "QUOTE_STR": '"',
+        "EXTRAS": vouch_for_extras,
+        "QUOTE_bytes": b'"',
+        "QUOTE_str": '"',
+        "NEG0_bytes": re.compile(NEGATIVE_ZERO.encode()).search,
+        "NEG0_str": re.compile(NEGATIVE_ZERO).search,
+        "SAFE": SAFE_MAGNITUDE,
         "UNSET": UNSET,
-        "parse_exact": parse_exact,
+        "parse_exact": parse_replayed,  # the exact path's answer, at C speed where it can
         **{variant.__name__: variant for variant in variants},
     }
-    exec(compile("\n".join(lines) + "\n", f"<{__name__} parse_line>", "exec"), namespace)
+    exec(compile("\n".join(helpers + lines) + "\n", f"<{__name__} parse_line>", "exec"), namespace)
     function: Callable[[str | bytes], MetricLine] = namespace["parse_line"]
     function.__module__ = __name__
     function.__doc__ = _DOC

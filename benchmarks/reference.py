@@ -1,0 +1,247 @@
+"""Benchmark of parse_line against the reference itself: the Rust runner, side by side.
+
+Three realistic files (default 1M lines each): the plugin's form (`benchmarks/parse.py`'s
+file); another writer's valid form of the same run (optional keys left out, keys in
+another order, white space after separators, `"learning_rate": 0.0` at the ends of the
+schedule, an extra metric `tokens_per_second`); and the plugin's form with one line in
+ten bad (cut, NaN, a duplicate key, a wrong type, `-0`, a line that is not JSON). For
+each, in one run, interleaved, best of several rounds:
+
+- `parse_line` over the file's lines in this process, against the reference runner
+  (`conformance/rust/`, `metrics.rs` built by cargo) parsing the same file as a whole
+  process (`count FILE`: startup, reading and every line through `parse_line`);
+- `overbrainer-contract check FILE` as a whole process against the same reference run.
+
+Then the cost of one line of each bad kind, and of one 40 MB line (an unknown field
+holding a 5M-number array) in time and peak memory, against `json.loads` on that line,
+each in a fresh process.
+
+    nox -s bench
+    python benchmarks/reference.py --lines 200000 --runner PATH
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside this file
+
+import msgspec
+from overbrainer_contract import MetricLine, ParseError, parse_line
+from parse import realistic_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "conformance" / "rust" / "target" / "release" / "overbrainer-reference-runner"
+BAD_KINDS = ("cut", "NaN", "duplicate key", "wrong type", "-0", "not JSON")
+
+
+def other_writer(lines: Iterable[str]) -> Iterable[str]:
+    """The same run as another writer of the contract writes it: every line valid."""
+    rng = random.Random(11)
+    lines = list(lines)
+    last_log = max(i for i, text in enumerate(lines) if '"event":"log"' in text)
+    first_log = min(i for i, text in enumerate(lines) if '"event":"log"' in text)
+    for index, text in enumerate(lines):
+        line = json.loads(text)
+        event = line.pop("event")
+        values = {key: value for key, value in line.items() if value is not None}
+        if event == "log":
+            if index in (first_log, last_log):  # a linear schedule's first and last step
+                values["learning_rate"] = 0.0
+            values["tokens_per_second"] = round(rng.uniform(3000, 5000), 1)
+        ordered = {"time": values.pop("time"), "event": event, **values}
+        yield json.dumps(ordered, allow_nan=False)  # ", " and ": " between tokens
+
+
+def with_bad_lines(lines: Iterable[str]) -> Iterable[str]:
+    """The plugin's lines, one in ten replaced by a bad one, the kinds in turn."""
+    for index, text in enumerate(lines):
+        if index % 10 != 9:
+            yield text
+            continue
+        kind = BAD_KINDS[(index // 10) % len(BAD_KINDS)]
+        yield bad_line(text, kind)
+
+
+def bad_line(text: str, kind: str) -> str:
+    """`text` (a valid line of the plugin) made bad in the way `kind` names."""
+    if kind == "cut":
+        return text[: len(text) // 2]
+    if kind == "NaN":
+        return text.replace('"time":', '"time":NaN,"was":', 1)
+    if kind == "duplicate key":
+        return text[:-1] + ',"time":1.5}'
+    if kind == "wrong type":
+        return text.replace('"time":', '"time":"soon","was":', 1)
+    if kind == "-0":
+        return text.replace('"time":', '"time":-0,"was":', 1).replace(
+            '"event":"stage"', '"event":"end","step":-0'
+        )
+    return f"Traceback (most recent call last): {text[:40]}"
+
+
+def write(path: Path, lines: Iterable[str]) -> Path:
+    with path.open("w") as handle:
+        for text in lines:
+            handle.write(text + "\n")
+    return path
+
+
+def parse_all(lines: list[bytes]) -> None:
+    for line in lines:
+        try:  # noqa: SIM105 - contextlib.suppress would cost more than some lines
+            parse_line(line)
+        except ParseError:
+            pass
+
+
+def decode_all(lines: list[bytes]) -> None:
+    """The floor under parse_line: msgspec's typed decode alone, no parity checks."""
+    decode = msgspec.json.Decoder(MetricLine).decode
+    for line in lines:
+        try:  # noqa: SIM105 - as in parse_all
+            decode(line)
+        except msgspec.DecodeError:
+            pass
+
+
+def in_process(run: Callable[[list[bytes]], None], lines: list[bytes]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    run(lines)
+    return time.perf_counter() - start
+
+
+def process(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def check_command() -> list[str]:
+    found = shutil.which("overbrainer-contract", path=str(Path(sys.executable).parent))
+    return [found] if found else [sys.executable, "-m", "overbrainer_contract"]
+
+
+def bad_line_costs(sample: str) -> dict[str, float]:
+    """µs per call of parse_line on one line of each bad kind (best of several)."""
+    costs = {}
+    for kind in BAD_KINDS:
+        line = bad_line(sample, kind).encode()
+
+        def call(line: bytes = line) -> None:
+            try:  # noqa: SIM105 - as in parse_all
+                parse_line(line)
+            except ParseError:
+                pass
+
+        costs[kind] = min(timeit.repeat(call, number=2000, repeat=5)) / 2000 * 1e6
+    return costs
+
+
+# The peak is VmHWM, this process's own high-water mark (ru_maxrss would keep the parent's).
+HUGE = """
+import json, sys, time
+from overbrainer_contract import parse_line
+data = open(sys.argv[2], "rb").read()
+start = time.perf_counter()
+parse_line(data) if sys.argv[1] == "parse_line" else json.loads(data)
+seconds = time.perf_counter() - start
+status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
+print(seconds, int(status) * 1024)
+"""
+
+
+def huge_line(path: Path, numbers: int) -> tuple[dict[str, tuple[float, int]], int]:
+    """(seconds, peak RSS bytes) of parse_line and json.loads on one line holding an
+    unknown field with `numbers` numbers, each in a fresh process; and the line's size."""
+    rng = random.Random(3)
+    with path.open("w") as handle:
+        handle.write('{"event":"log","time":1764467476.5,"step":12,"loss":0.25,"samples":[')
+        handle.write(",".join(f"{rng.random():.5f}" for _ in range(numbers)))
+        handle.write("]}\n")
+    results = {}
+    for name in ("json.loads", "parse_line"):
+        done = subprocess.run(
+            [sys.executable, "-c", HUGE, name, str(path)], capture_output=True, check=True
+        )
+        seconds, peak = done.stdout.split()
+        results[name] = (float(seconds), int(peak))
+    return results, path.stat().st_size
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--numbers", type=int, default=5_000_000, help="of the huge line")
+    parser.add_argument("--runner", default=os.environ.get("OVERBRAINER_REFERENCE_RUNNER"))
+    args, _ = parser.parse_known_args()  # nox -s bench passes parse.py's options too
+    runner = args.runner or str(RUNNER)
+    if not Path(runner).is_file():
+        sys.exit(f"no reference runner at {runner}: nox -s bench builds it (cargo)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plugin = list(realistic_lines(args.lines))
+        files = {
+            "plugin's form": write(Path(tmp) / "plugin.jsonl", plugin),
+            "another writer's form": write(Path(tmp) / "other.jsonl", other_writer(plugin)),
+            "1 bad line in 10": write(Path(tmp) / "bad.jsonl", with_bad_lines(plugin)),
+        }
+        print(f"{args.lines:,} lines a file; reference: {runner}")
+        rows = []
+        for name, path in files.items():
+            with path.open("rb") as handle:
+                lines = handle.readlines()
+            best = dict.fromkeys(("parse_line", "msgspec", "check", "ref"), math.inf)
+            for _ in range(args.rounds):  # interleaved, best of each
+                best["parse_line"] = min(best["parse_line"], in_process(parse_all, lines))
+                best["msgspec"] = min(best["msgspec"], in_process(decode_all, lines))
+                best["ref"] = min(best["ref"], process([runner, "count", str(path)]))
+                best["check"] = min(best["check"], process([*check_command(), "check", str(path)]))
+            rows.append((name, len(lines), best))
+        costs = bad_line_costs(plugin[3])
+        huge, size = huge_line(Path(tmp) / "huge.jsonl", args.numbers)
+
+    head = ("reference", "parse_line", "ratio", "check", "ratio", "msgspec", "ratio")
+    print(f"\n{'file':<24}" + "".join(f"{word:>12}" for word in head))
+    for name, count, best in rows:
+        ref, ours, check, floor = (
+            count / best[key] for key in ("ref", "parse_line", "check", "msgspec")
+        )
+        cells = [f"{ref:,.0f}"]
+        for value in (ours, check, floor):
+            cells += [f"{value:,.0f}", f"{value / ref:.2f}x"]
+        print(f"{name:<24}" + "".join(f"{cell:>12}" for cell in cells))
+    print(
+        "lines/s, and ratios to the reference's lines/s, side by side in this run; goal >= 1.0\n"
+        "(msgspec: its typed decode alone, without the checks parity needs: the floor)"
+    )
+    reference_line = rows[2][2]["ref"] / rows[2][1] * 1e6
+    print(f"\ncost of one bad line in parse_line (the reference: {reference_line:.2f} µs a line)")
+    for kind, micros in costs.items():
+        print(f"  {kind:<16}{micros:>8.2f} µs")
+    (json_s, json_peak), (ours_s, ours_peak) = huge["json.loads"], huge["parse_line"]
+    print(f"\none {size / 1e6:.0f} MB line ({args.numbers:,} numbers in an unknown field;")
+    print("each in a fresh process, the peak its own VmHWM, the line itself included)")
+    print(f"  json.loads  {json_s:>7.3f} s  peak {json_peak / 2**20:>7.1f} MiB")
+    print(f"  parse_line  {ours_s:>7.3f} s  peak {ours_peak / 2**20:>7.1f} MiB")
+    print(f"  parse_line / json.loads = {ours_s / json_s:.2f}x the time (goal <= 10x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

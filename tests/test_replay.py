@@ -1,0 +1,61 @@
+"""`parse_replayed` (json's C scanner, then serde's build) answers exactly what
+`parse_exact` answers: the value, or the error with its category, message, path and
+column, on any line — and leaves to `parse_exact` what it cannot place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from overbrainer_contract import ParseError, dump_line
+from overbrainer_contract._serde import parse_exact
+from overbrainer_contract.replay import parse_replayed
+from test_parser_properties import arrays, mutate, objects, written_lines
+
+
+def answer(parse: Any, line: str | bytes) -> tuple[Any, ...]:
+    try:
+        return ("ok", dump_line(parse(line)))
+    except ParseError as error:
+        return ("error", error.category, error.message, error.path, error.column)
+
+
+@given(st.one_of(objects(), arrays(), written_lines()))
+@example('{"event":"end","time":1,"step":2,"step":3}')
+@example('{"event":"end","time":1,"step":-0}')
+@example('{"event":"end","time":"1","step":2}')
+@example('{"time":1,"step":2}')
+@example('{"event":"end","time":1,"step":2} x')
+@example('{"event":"stage","time":1,"name":{"train":null,"train":null}}')
+def test_replayed_answers_are_the_exact_answers(line: str) -> None:
+    assert answer(parse_replayed, line) == answer(parse_exact, line)
+    assert answer(parse_replayed, line.encode()) == answer(parse_exact, line.encode())
+
+
+@given(written_lines(), st.data())
+def test_replayed_answers_on_mutated_lines(line: str, data: st.DataObject) -> None:
+    mutated = mutate(line, data)
+    assert answer(parse_replayed, mutated) == answer(parse_exact, mutated)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"event":"end","time":1,"step":2,"step":3}',
+        '{"event":"log","time":"soon","step":2}',
+        '{"event":"end","time":1,"step":-0}',
+        '{"step":2,"time":1}',
+    ],
+)
+def test_data_errors_do_not_reach_the_exact_reader(
+    line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bad lines a run meets most (a duplicate, a wrong type, `-0`, a missing tag)
+    are answered by the replay alone."""
+    expected = answer(parse_exact, line)
+    calls: list[object] = []
+    monkeypatch.setitem(parse_replayed.__globals__, "parse_exact", calls.append)
+    assert answer(parse_replayed, line) == expected
+    assert calls == []
