@@ -286,6 +286,8 @@ def table(session: nox.Session) -> None:
     """
     session.install(".[table,cli]", "--group", "test", "--group", "table-test")
     session.run("python", "-m", "pytest", "tests/table", *session.posargs)
+
+
 # --- the reference itself (issue: the reader at full speed, measured against the reference) ---
 
 REFERENCE_CRATE = ROOT / "conformance" / "rust"
