@@ -16,11 +16,11 @@ MAX = 16
 text = st.lists(st.sampled_from([b"a", b"\n", b"\r", b"{}", b"x" * 7]), max_size=60).map(b"".join)
 
 
-def expected(data: bytes) -> list[tuple[str, int, bool] | bytes]:
+def expected(data: bytes, bound: int = MAX) -> list[tuple[str, int, bool] | bytes]:
     """What the reading must give: the file's own lines, an overlong one as (size, complete)."""
     out: list[tuple[str, int, bool] | bytes] = []
     for line in io.BytesIO(data):
-        if len(line.rstrip(b"\n")) > MAX:
+        if len(line.rstrip(b"\n")) > bound:
             out.append(("overlong", len(line), line.endswith(b"\n")))
         else:
             out.append(line)
@@ -38,17 +38,35 @@ def seen(lines: list[bytes]) -> list[tuple[str, int, bool] | bytes]:
 def test_read_lines_is_iterating_the_file_with_a_bound(data: bytes, block: int) -> None:
     lines = list(read_lines(io.BufferedReader(io.BytesIO(data)), max_line=MAX, block=block))
     check_cover(data, lines)
-    got = seen(lines)
-    # A line longer than the bound is an Overlong as soon as its held part passes the bound;
-    # one that fits in the bound plus a block may be read whole: both are allowed, and only
-    # those lines may differ.
-    want = expected(data)
-    assert len(got) == len(want)
-    for line, wanted in zip(got, want, strict=True):
-        if isinstance(wanted, tuple):
-            assert line == wanted or (isinstance(line, bytes) and len(line) <= MAX + block)
-        else:
-            assert line == wanted
+    # A line is an Overlong exactly when it is longer than the bound, whatever the block.
+    assert seen(lines) == expected(data)
+
+
+@given(
+    text,
+    st.lists(st.integers(min_value=0, max_value=70), max_size=12),
+    st.integers(min_value=1, max_value=24),
+)
+def test_any_split_into_blocks_gives_the_lines_of_the_whole(
+    data: bytes, cuts: list[int], bound: int
+) -> None:
+    """Blocks of any sizes (empty ones too, and blocks longer than the bound) give the
+    lines, markers and sizes that the whole input given as one block gives."""
+    whole = LineSplitter(bound)
+    want = list(whole.feed(data)) if data else []
+    end = whole.finish()
+    want += [] if end is None else [end]
+    splitter = LineSplitter(bound)
+    got: list[bytes] = []
+    position = 0
+    for cut in sorted(cuts):
+        got += splitter.feed(data[position:cut])
+        position = max(position, cut)
+    got += splitter.feed(data[position:])
+    end = splitter.finish()
+    got += [] if end is None else [end]
+    assert seen(got) == seen(want) == expected(data, bound)
+    assert all(line.limit == bound for line in got if isinstance(line, Overlong))
 
 
 def check_cover(data: bytes, out: list[bytes]) -> None:
@@ -80,7 +98,7 @@ def test_the_splitter_holds_at_most_the_bound(data: bytes, cuts: list[int]) -> N
     while position < len(data):
         size = cuts[index % len(cuts)]
         out += splitter.feed(data[position : position + size])
-        assert len(splitter.pending) <= MAX  # never more than the bound held
+        assert splitter.held == sum(map(len, splitter.pieces)) <= MAX  # never over the bound
         position += size
         index += 1
     last = splitter.finish()
