@@ -16,7 +16,7 @@ from typing import Literal
 import msgspec
 
 from .errors import ParseError
-from .lines import MAX_LINE, Overlong
+from .lines import Overlong
 from .models import Begin, End, Eval, Log, Stage
 from .parser import parse_line
 from .runs import REQUEST_PATTERN, Run, read_request, read_snapshot
@@ -73,10 +73,11 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
     """Check the lines of a metrics file (binary, each with its newline), calling `emit`
     for every problem found; the file's summary.
 
-    Errors: a line the reference rejects, and a line longer than `lines.MAX_LINE` (an
-    `Overlong` from `read_lines`). The last line without its newline is a warning only
-    when the reference would read it as a line cut short: a whole line (its newline
-    missing) or one it rejects with the category `eof`; any other last line is an error.
+    Errors: a line the reference rejects, and a line longer than the reader's bound (an
+    `Overlong` from `read_lines`: `lines.MAX_LINE`, or the user's `--max-line`). The last
+    line without its newline is a warning only when the reference would read it as a line
+    cut short: a whole line (its newline missing) or one it rejects with the category
+    `eof`; any other last line is an error.
     Warnings too: the order the reader relies on — a log, an evaluation or an end before
     the first `begin`, a log or an evaluation after an `end` (until the next `begin`), a
     training step going back.
@@ -186,9 +187,7 @@ def _last_line(name: str, number: int, raw: bytes) -> Finding | None:
 
 
 def _overlong(name: str, number: int, marker: Overlong) -> Finding:
-    size = f"{marker.size:,} bytes" + ("" if marker.complete else ", without its newline")
-    message = f"a line of {size}: over the {MAX_LINE:,} bytes a line is read to"
-    return Finding(name, number, "$", "error", "length", message)
+    return Finding(name, number, "$", "error", "length", marker.reason())
 
 
 def _order(name: str, number: int, phase: int, event: str) -> Finding:

@@ -44,6 +44,14 @@ class Overlong(bytes):
         marker.limit = limit
         return marker
 
+    def reason(self) -> str:
+        """What is wrong, naming the bound and the option that sets it (check, watch)."""
+        size = f"{self.size:,} bytes" + ("" if self.complete else ", without its newline")
+        return (
+            f"a line of {size}: over the {self.limit:,} bytes a line is read to"
+            f" (--max-line {size_text(self.limit)}; a larger --max-line reads it)"
+        )
+
 
 def parse_size(text: str) -> int:
     """A size in bytes from `1048576`, `512K`, `64M`, `1GiB` (binary units); ValueError
@@ -57,12 +65,12 @@ def parse_size(text: str) -> int:
     return size
 
 
-def format_size(size: int) -> str:
-    """`1 MiB`, `64 MiB`, `1,000 bytes`: a size as the user would write it."""
-    for unit, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if size >= unit and size % unit == 0:
-            return f"{size // unit} {name}"
-    return f"{size:,} bytes"
+def size_text(size: int) -> str:
+    """A size as `parse_size` reads it, shortest first: `1M`, `64M`, `1536K`, `1000`."""
+    for unit in ("T", "G", "M", "K"):
+        if size >= _UNITS[unit] and size % _UNITS[unit] == 0:
+            return f"{size // _UNITS[unit]}{unit}"
+    return str(size)
 
 
 class LineSplitter:

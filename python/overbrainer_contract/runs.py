@@ -19,7 +19,7 @@ import msgspec
 from . import sidefile
 from .contract import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from .errors import ParseError
-from .lines import Overlong, read_lines
+from .lines import MAX_LINE, Overlong, read_lines
 from .mark import EvalMark
 from .models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
 from .pace import Pace
@@ -255,19 +255,20 @@ class RunState:
         return "waiting"
 
 
-def read_state(run: Run, state: RunState | None = None) -> RunState:
+def read_state(run: Run, state: RunState | None = None, max_line: int = MAX_LINE) -> RunState:
     """The state of a run after all its lines (standard input read to its end), read in
-    bounded blocks (`lines.read_lines`): memory stays flat whatever the file."""
+    bounded blocks (`lines.read_lines`, a line over `max_line` bytes an invalid one):
+    memory stays flat whatever the file."""
     import sys
 
     state = RunState() if state is None else state
     if run.metrics is None:
-        for raw in read_lines(sys.stdin.buffer):
+        for raw in read_lines(sys.stdin.buffer, max_line):
             state.feed(raw)
         return state
     try:
         with sidefile.open_metrics(run.metrics) as handle:
-            for raw in read_lines(handle):
+            for raw in read_lines(handle, max_line):
                 state.feed(raw)
     except sidefile.SideFileError as error:
         raise RunError(str(error)) from error

@@ -7,6 +7,8 @@ import os
 import sys
 from typing import NoReturn, TextIO
 
+from ..lines import MAX_LINE, parse_size, size_text
+
 PROG = "overbrainer-contract"
 
 OK, INVALID, USAGE = 0, 1, 2
@@ -33,6 +35,27 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+MAX_LINE_HELP = (
+    f"the longest line read whole: bytes, or with K, M, G (default {size_text(MAX_LINE)});"
+    " a longer line is skipped in flat memory and is an error (category length)"
+)
+
+
+def max_line_size(text: str) -> int:
+    """`--max-line SIZE`: `64M`, `1G`, `1048576` (argparse's type)."""
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def add_max_line(parser: argparse.ArgumentParser) -> None:
+    """`--max-line SIZE`, for the commands that read a metrics file's lines."""
+    parser.add_argument(
+        "--max-line", type=max_line_size, default=MAX_LINE, metavar="SIZE", help=MAX_LINE_HELP
+    )
 
 
 def formatter(prog: str) -> argparse.HelpFormatter:

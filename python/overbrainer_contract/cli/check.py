@@ -21,6 +21,7 @@ from ._common import (
     USAGE,
     CliError,
     Stdout,
+    add_max_line,
     colour_on,
     formatter,
     say,
@@ -41,14 +42,18 @@ warning when it is a line cut short (a run still writing, or killed: a whole lin
 the reference finds cut, category `eof`); any other bad last line is an error. The order
 checks are warnings too: a step going back, lines before `begin`, lines after `end`. In a
 run folder, snapshot.json and snapshot.request are checked too (regular files only, of
-bounded size). -o json writes JSON Lines: one object per finding, one per file, one per
-unreadable path (`schema check-report` prints their schema)."""
+bounded size). A line is read whole up to --max-line bytes (1M by default: the reference
+reads any length, so a valid longer line from another writer needs a larger bound); a
+longer one is skipped in flat memory and is an error, category `length`. -o json writes
+JSON Lines: one object per finding, one per file, one per unreadable path (`schema
+check-report` prints their schema)."""
 
 EPILOG = f"""\
 examples:
   {PROG} check runs/7                       # metrics.jsonl and the snapshot files
   {PROG} check a.jsonl b.jsonl -o json
   ssh gpu cat runs/7/metrics.jsonl | {PROG} check -
+  {PROG} check big.jsonl --max-line 64M   # lines of up to 64 MiB
 
 {EXIT_CODES}"""
 
@@ -79,6 +84,7 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         help=f"print at most N errors and N warnings per file, then one line counting the"
         f" rest (text: {DEFAULT_MAX_ERRORS} by default; json: all; 0: all)",
     )
+    add_max_line(parser)
     parser.set_defaults(run=run)
 
 
@@ -108,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             fail(name, str(error).removeprefix(f"{name}: "))
             continue
         if target.metrics is None:  # standard input
-            result = check_lines(read_lines(sys.stdin.buffer), "-", reporter.finding)
+            result = check_lines(read_lines(sys.stdin.buffer, args.max_line), "-", reporter.finding)
             reporter.result(result)
             invalid |= not result.valid
             continue
@@ -116,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             display = target.display(path)
             try:
                 if kind == "metrics":
-                    result = _check_metrics(path, display, reporter, args.progress)
+                    result = _check_metrics(path, display, reporter, args)
                 elif kind == "snapshot":
                     result = check_snapshot(path, display, reporter.finding)
                 else:
@@ -134,8 +140,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_metrics(
-    path: Path, display: str, reporter: TextReporter | JsonReporter, progress: str
+    path: Path, display: str, reporter: TextReporter | JsonReporter, args: argparse.Namespace
 ) -> FileResult:
+    progress, max_line = args.progress, args.max_line
     with open_metrics(path) as handle:
         size = _size(handle)
         show = progress == "always" or (
@@ -143,10 +150,11 @@ def _check_metrics(
         )
         if show:
             try:
-                return check_lines(_with_progress(handle, size, display), display, reporter.finding)
+                lines = _with_progress(handle, size, display, max_line)
+                return check_lines(lines, display, reporter.finding)
             except ImportError:  # no rich: no bar
                 pass
-        return check_lines(read_lines(handle), display, reporter.finding)
+        return check_lines(read_lines(handle, max_line), display, reporter.finding)
 
 
 def _size(handle: IO[bytes]) -> int:
@@ -158,7 +166,7 @@ def _size(handle: IO[bytes]) -> int:
         return 0
 
 
-def _with_progress(handle: IO[bytes], size: int, label: str) -> Iterator[bytes]:
+def _with_progress(handle: IO[bytes], size: int, label: str, max_line: int) -> Iterator[bytes]:
     """The lines of `handle`, read in blocks, with a transient rich progress bar on stderr."""
     from rich.console import Console
     from rich.progress import (
@@ -182,7 +190,7 @@ def _with_progress(handle: IO[bytes], size: int, label: str) -> Iterator[bytes]:
     redirect = sys.stdout.isatty()
     with Progress(*columns, console=console, transient=True, redirect_stdout=redirect) as bar:
         task = bar.add_task(label, total=size or None)
-        splitter = LineSplitter()
+        splitter = LineSplitter(max_line)
         done = 0
         while True:
             block = handle.read(BLOCK)

@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..lines import size_text
 from ..reporter import plural
 from ..runs import RunError
-from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, formatter, say
+from ..sidefile import SideFileError
+from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -22,8 +24,11 @@ Export runs as one table: a row per line, read by parse_line as overbrainer read
 with the run's name (its folder's name) and the line's number; one column per field of
 any metrics line (schema: `python -c "from overbrainer_contract.table import SCHEMA;
 print(SCHEMA)"`). The format follows the output's suffix: .parquet, .arrow (Arrow IPC
-file) or .csv. Lines the reference rejects are left out and counted (exit 1); a last
-line cut short (a run still writing) is left out with a warning. Streams in record
+file) or .csv. Lines the reference rejects are left out and counted (exit 1), and so
+are lines over --max-line bytes (category `length`, read in flat memory as `check`
+reads them); a last line cut short (a run still writing) is left out with a warning.
+A metrics file is opened as `check` opens it: a FIFO is read as a stream, a device or
+a folder is refused (exit 2). Streams in record
 batches (flat memory); the output is replaced only once complete. --partition-by run
 writes a folder of Hive partitions (OUT/run=NAME/part-0.parquet) instead. Needs
 pyarrow: pip install 'overbrainer-contract[table]'."""
@@ -66,6 +71,7 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         default="auto",
         help="progress bar on stderr: auto shows it on a terminal",
     )
+    add_max_line(parser)
     parser.set_defaults(run=run)
 
 
@@ -79,19 +85,19 @@ def run(args: argparse.Namespace) -> int:
     output = Path(args.output)
     try:
         format_of(output)
-        reader = RunReader(args.runs)
+        reader = RunReader(args.runs, max_line=args.max_line)
     except (OutputError, RunError, ValueError) as error:
         raise CliError(str(error)) from error
     try:
         write_batches(_shown(reader, args), output, partition_by=args.partition_by)
-    except OutputError as error:
+    except (OutputError, SideFileError) as error:
         raise CliError(str(error)) from error
     except OSError as error:
         where = getattr(error, "filename", None) or output
         raise CliError(f"{where}: {error.strerror or error}") from error
     except pa.ArrowException as error:
         raise CliError(f"{output}: {error}") from error
-    return _summary(reader.counts, output)
+    return _summary(reader.counts, output, reader.max_line)
 
 
 def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBatch]:
@@ -130,17 +136,24 @@ def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBat
     return batches()
 
 
-def _summary(counts: list[RunCounts], output: Path) -> int:
+def _summary(counts: list[RunCounts], output: Path, max_line: int) -> int:
     rows = sum(item.rows for item in counts)
     rejected = 0
     for item in counts:
         bad = sum(item.rejected.values())
         rejected += bad
         if bad:
-            kinds = ", ".join(f"{kind} {n}" for kind, n in item.rejected.items() if n)
+            kinds = ", ".join(
+                f"{kind} {n}" for kind, n in item.rejected.items() if n and kind != "length"
+            )
+            why = [f"rejected by the reference ({kinds})"] if kinds else []
+            if item.rejected["length"]:
+                why.append(
+                    f"over --max-line {size_text(max_line)} (length {item.rejected['length']})"
+                )
             say(
-                f"{item.path}: {plural(bad, 'line')} left out, rejected by the reference "
-                f"({kinds}); the first at line {item.first_rejected}"
+                f"{item.path}: {plural(bad, 'line')} left out, {'; '.join(why)};"
+                f" the first at line {item.first_rejected}"
             )
         if item.cut:
             say(f"{item.path}: warning: the last line is cut short (no newline): left out")

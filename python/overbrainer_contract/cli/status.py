@@ -27,6 +27,7 @@ from ._common import (
     OK,
     PROG,
     CliError,
+    add_max_line,
     colour_on,
     format_duration,
     formatter,
@@ -62,13 +63,14 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "-o", "--output", choices=("text", "json"), default="text", help="text (default) or json"
     )
+    add_max_line(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         target = resolve(args.run_name)
-        state = read_state(target)
+        state = read_state(target, max_line=args.max_line)
         document = summary(target, state)
     except (RunError, SideFileError) as error:
         raise CliError(str(error)) from error

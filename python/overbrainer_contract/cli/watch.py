@@ -18,7 +18,17 @@ from ..parser import parse_line
 from ..plugin_source import JOB_STAGES
 from ..runs import RunError, RunState, resolve
 from ..sidefile import SideFileError
-from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, colour_on, format_duration, formatter
+from ._common import (
+    EXIT_CODES,
+    INVALID,
+    OK,
+    PROG,
+    CliError,
+    add_max_line,
+    colour_on,
+    format_duration,
+    formatter,
+)
 
 LAST_STAGE = JOB_STAGES[-1]
 
@@ -62,6 +72,7 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="plain lines, no progress bar (the default off a terminal)",
     )
+    add_max_line(parser)
     parser.set_defaults(run=run)
 
 
@@ -181,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     if plain:
         view = PlainView(_write)
     try:
-        return follow(target.metrics, args.interval, args.grace, view)
+        return follow(target.metrics, args.interval, args.grace, view, args.max_line)
     finally:
         view.close()
 
@@ -191,14 +202,20 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
-def follow(path: Path, interval: float, grace: float, view: PlainView | RichView) -> int:
+def follow(
+    path: Path,
+    interval: float,
+    grace: float,
+    view: PlainView | RichView,
+    max_line: int = MAX_LINE,
+) -> int:
     """Follow `path` until the job is done; the exit status.
 
     A backlog is read a block at a time (`Follower`), without waiting between blocks: the
     memory stays flat, and each line costs about what `check` spends on it — a log line,
     nearly all of them, goes straight to the state.
     """
-    follower = Follower(path)
+    follower = Follower(path, max_line=max_line)
     state = RunState()
     waiting_said = False
     first = True
@@ -267,7 +284,6 @@ def follow(path: Path, interval: float, grace: float, view: PlainView | RichView
 
 
 def _invalid(path: Path, number: int, raw: bytes, error: ParseError) -> str:
-    if raw.__class__ is Overlong:
-        size = raw.size
-        return f"{path}:{number} $: a line of {size:,} bytes: over the {MAX_LINE:,} it reads"
+    if isinstance(raw, Overlong):
+        return f"{path}:{number} $: {raw.reason()}"
     return f"{path}:{number} {error.path or '$'}: {error}"

@@ -1,9 +1,10 @@
 """Rows from metrics files, in Arrow record batches: every line through `parse_line`.
 
 A row is what the reference reads from a line, nothing else: a line `parse_line` rejects
-is left out and counted (by the reference's error category), never guessed at. Lines
-are read in binary from disk and turned into columns a batch at a time, so memory stays
-flat whatever the runs' size. The loop that fills the columns is compiled from the
+is left out and counted (by the reference's error category), never guessed at, and so is
+a line over the bound (`length`). Lines are read in binary from disk in bounded blocks,
+as `check` reads them, and turned into columns a batch at a time, so memory stays flat
+whatever the runs' size. The loop that fills the columns is compiled from the
 generated Arrow schema and the generated models (one branch per variant), so it follows
 the schema, and a `log` line costs the parser and one append per field it has.
 """
@@ -22,9 +23,11 @@ import pyarrow as pa
 
 from ..contract import METRICS_FILE
 from ..errors import ParseError
+from ..lines import MAX_LINE, Overlong, read_lines
 from ..models import Begin, End, Eval, JobStage, Log, Stage
 from ..parser import parse_line
 from ..runs import Run, resolve
+from ..sidefile import open_metrics
 from .schema import DICTIONARIES, SCHEMA, VARIANT_FIELDS
 
 BATCH_LINES = 65_536
@@ -40,8 +43,12 @@ _TABLE_COLUMNS = ("run", "line")
 _LINE_COLUMNS = tuple(name for name in SCHEMA.names if name not in _TABLE_COLUMNS)
 """The columns a line fills: `event`, then one per field of any variant."""
 
-_CATEGORIES = ("syntax", "eof", "data")
-"""The reference's error categories (`ParseError.category`)."""
+_CATEGORIES = ("syntax", "eof", "data", "length")
+"""Why a line is left out: the reference's error categories (`ParseError.category`), and
+`length` for a line over the reader's bound (`max_line`), skipped unread as `check` does."""
+
+REFERENCE_CATEGORIES = _CATEGORIES[:3]
+"""The categories of lines the reference itself rejects."""
 
 
 @dataclass
@@ -55,7 +62,8 @@ class RunCounts:
     lines: int = 0
     rows: int = 0
     rejected: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_CATEGORIES, 0))
-    """Lines the reference rejects, per error category (`syntax`, `eof`, `data`)."""
+    """Lines left out, per category: the reference's error categories (`syntax`, `eof`,
+    `data`), and `length` for a line over the bound (the last line too)."""
     first_rejected: int | None = None
     """The number of the first rejected line."""
     cut: bool = False
@@ -86,6 +94,11 @@ class RunReader:
     Raises `RunError` for a run that does not exist, `ValueError` for two runs of the
     same name (they would mix in the table). `counts` fills as the batches are read;
     `bytes_read` / `bytes_total` tell the progress over the files.
+
+    Each metrics file is opened as `check` opens it (`sidefile.open_metrics`: a FIFO
+    without a writer reads as empty, a device or a folder is a `SideFileError`) and read
+    in bounded blocks (`lines.read_lines`): a line over `max_line` bytes is left out,
+    counted under `length`, in flat memory.
     """
 
     def __init__(
@@ -94,9 +107,13 @@ class RunReader:
         *,
         batch_lines: int = BATCH_LINES,
         stdin: IO[bytes] | None = None,
+        max_line: int = MAX_LINE,
     ) -> None:
         if batch_lines < 1:
             raise ValueError("batch_lines must be at least 1")
+        if max_line < 1:
+            raise ValueError("max_line must be at least 1")
+        self.max_line = max_line
         self.runs = [resolve(os.fspath(run)) for run in runs]
         names = [run_name(run) for run in self.runs]
         seen: dict[str, str] = {}
@@ -124,7 +141,7 @@ class RunReader:
                 handle = self.stdin if self.stdin is not None else sys.stdin.buffer
                 yield from self._read(handle, index, counts, lambda: 0)
                 continue
-            with run.metrics.open("rb") as handle:
+            with open_metrics(run.metrics) as handle:
                 tell = handle.tell if handle.seekable() else lambda: 0  # a FIFO has no position
                 yield from self._read(handle, index, counts, tell, done)
             done += _size(run)
@@ -147,6 +164,11 @@ class RunReader:
 
         def reject(line: int, raw: bytes, error: ParseError) -> None:
             rejected.append(line)
+            if raw.__class__ is Overlong:  # never parsed: too long to hold (the last too)
+                counts.rejected["length"] += 1
+                if counts.first_rejected is None:
+                    counts.first_rejected = line
+                return
             if raw[-1:] != b"\n":  # only the last line can lack it
                 counts.cut = True
                 return
@@ -163,6 +185,7 @@ class RunReader:
         # Lines are turned into Arrow a chunk at a time, then the chunks of a batch joined:
         # the Python values of a small chunk stay in the CPU's cache until converted.
         chunk_lines = min(_CHUNK_LINES, self.batch_lines)
+        lines_of_run = read_lines(handle, self.max_line)
         first = 1
         ended = False
         while not ended:
@@ -173,7 +196,7 @@ class RunReader:
                 dense: list[list[Any]] = [[] for _ in _DENSE]
                 sparse: list[list[tuple[int, Any]]] = [[] for _ in _SPARSE]
                 rejected.clear()
-                last = _FILL(islice(handle, want), first, dense, sparse, reject, parse_line)
+                last = _FILL(islice(lines_of_run, want), first, dense, sparse, reject, parse_line)
                 rows = len(dense[0])
                 counts.lines = last
                 counts.rows += rows
@@ -227,20 +250,24 @@ def _joined(pieces: list[pa.RecordBatch]) -> pa.RecordBatch:
 
 
 def iter_batches(
-    runs: Iterable[str | os.PathLike[str]], *, batch_lines: int = BATCH_LINES
+    runs: Iterable[str | os.PathLike[str]],
+    *,
+    batch_lines: int = BATCH_LINES,
+    max_line: int = MAX_LINE,
 ) -> Iterator[pa.RecordBatch]:
     """The rows of `runs` as record batches of the table's schema, read as they are
     consumed (for runs larger than memory). `RunReader` also gives the counts."""
-    return RunReader(runs, batch_lines=batch_lines).batches()
+    return RunReader(runs, batch_lines=batch_lines, max_line=max_line).batches()
 
 
-def read_runs(runs: Iterable[str | os.PathLike[str]]) -> pa.Table:
+def read_runs(runs: Iterable[str | os.PathLike[str]], *, max_line: int = MAX_LINE) -> pa.Table:
     """One table of the rows of every run (see `SCHEMA`).
 
     The lines left out are counted per run in the schema's metadata under
-    `overbrainer:counts` (JSON: a list of `RunCounts`); `RunReader` gives them as objects.
+    `overbrainer:counts` (JSON: a list of `RunCounts`, `rejected` per category: `syntax`,
+    `eof`, `data`, `length`); `RunReader` gives them as objects.
     """
-    reader = RunReader(runs)
+    reader = RunReader(runs, max_line=max_line)
     table = pa.Table.from_batches(list(reader.batches()), schema=SCHEMA)
     metadata: dict[bytes, bytes] = dict(SCHEMA.metadata or {})
     metadata[COUNTS_KEY] = json.dumps([asdict(counts) for counts in reader.counts]).encode()
