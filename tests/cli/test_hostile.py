@@ -123,7 +123,7 @@ def test_a_gigabyte_without_a_newline_is_one_error_in_flat_memory(tmp_path: Path
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
         "junk.jsonl:1 $: a line of 1,073,741,824 bytes, without its newline: over the"
-        " 1,048,576 bytes a line is read to",
+        " 1,048,576 bytes a line is read to (--max-line 1M; a larger --max-line reads it)",
         "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
     ]
     status = cli("status", "junk.jsonl", cwd=tmp_path)
@@ -134,6 +134,99 @@ def test_a_gigabyte_without_a_newline_is_one_error_in_flat_memory(tmp_path: Path
     )
     plot = cli("plot", "junk.jsonl", "-o", "junk.png", cwd=tmp_path, memory=4 * MEMORY)
     assert "warning: junk.jsonl: 1 invalid line skipped" in plot.stderr
+
+
+# --- --max-line: the bound is the user's -------------------------------------------------
+
+HUGE_FIELD = b'"samples":[' + b"12345.5," * 5_000_000 + b"0.5]"
+"""An unknown field holding a 40 MB array of 5M numbers (issue 9's huge line): the
+reference reads it (serde_json ignores an unknown field, whatever its length), so a line
+holding it is valid."""
+
+
+def huge_run(tmp_path: Path) -> tuple[Path, int]:
+    """A valid run whose first log line holds `HUGE_FIELD`; that line's size."""
+    lines = VALID.encode().splitlines(keepends=True)
+    log = lines[2]
+    assert log.startswith(b'{"event":"log"')
+    huge = log[:-2] + b"," + HUGE_FIELD + b"}\n"
+    assert len(huge) > 40 * 10**6
+    (tmp_path / "huge.jsonl").write_bytes(b"".join([*lines[:2], huge, *lines[3:]]))
+    return tmp_path / "huge.jsonl", len(huge)
+
+
+def test_a_valid_40_mb_line_is_a_length_error_by_default_and_valid_with_max_line(
+    tmp_path: Path,
+) -> None:
+    """The default bound names itself and its option; a larger bound reads the line, and
+    the run is valid, as the reference reads it (the child holds the line, its pieces
+    joined, and the parse: a cap of 400 MiB above the usual one)."""
+    _, size = huge_run(tmp_path)
+    result = cli("check", "huge.jsonl", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[0] == (
+        f"huge.jsonl:3 $: a line of {size:,} bytes: over the 1,048,576 bytes a line is read"
+        " to (--max-line 1M; a larger --max-line reads it)"
+    )
+    findings = [
+        json.loads(line)
+        for line in cli("check", "huge.jsonl", "-o", "json", cwd=tmp_path).stdout.splitlines()
+    ]
+    assert [(f.get("line"), f.get("category")) for f in findings[:-1]] == [(3, "length")]
+    bigger = MEMORY + 400 * 2**20
+    result = cli("check", "huge.jsonl", "--max-line", "64M", cwd=tmp_path, memory=bigger)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    assert result.stdout.startswith("huge.jsonl: valid: 11 lines (")
+    assert ", 0 errors, 0 warnings" in result.stdout
+    # status reads through the same reader, with the same option
+    status = cli("status", "huge.jsonl", cwd=tmp_path)
+    assert status.returncode == 1
+    assert "huge.jsonl: 1 invalid line of 11" in status.stderr
+    status = cli("status", "huge.jsonl", "--max-line", "64M", cwd=tmp_path, memory=bigger)
+    assert status.returncode == 0, status.stderr
+
+
+@pytest.mark.parametrize("max_line", [None, "64M"])
+def test_zeros_from_a_pipe_end_within_the_cap(tmp_path: Path, max_line: str | None) -> None:
+    """Two gigabytes of zero bytes from `/dev/zero` through a pipe, no newline: one length
+    error, memory bounded by the bound (the default, or 64 MiB held under a cap that a
+    line held whole, or a join of it, would break)."""
+    option = [] if max_line is None else ["--max-line", max_line]
+    memory = MEMORY if max_line is None else MEMORY + 80 * 2**20
+    with (
+        open("/dev/zero", "rb") as zeros,
+        subprocess.Popen(
+            ["head", "-c", str(2 * GIGABYTE)], stdin=zeros, stdout=subprocess.PIPE
+        ) as head,
+    ):
+        assert head.stdout is not None
+        result = subprocess.run(
+            [sys.executable, "-m", "overbrainer_contract", "check", "-", *option],
+            cwd=tmp_path,
+            env=python_env(),
+            stdin=head.stdout,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory)),
+            check=False,
+        )
+        head.stdout.close()
+    assert result.returncode == 1, result.stderr
+    bound = 2**20 if max_line is None else 64 * 2**20
+    assert result.stdout.splitlines() == [
+        f"-:1 $: a line of {2 * GIGABYTE:,} bytes, without its newline: over the {bound:,}"
+        f" bytes a line is read to (--max-line {max_line or '1M'}; a larger --max-line reads it)",
+        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
+    ]
+
+
+@pytest.mark.parametrize("size", ["0", "12X", "-5", "M"])
+def test_max_line_is_a_size(tmp_path: Path, size: str) -> None:
+    result = cli("check", "-", "--max-line", size, cwd=tmp_path, stdin=b"")
+    assert result.returncode == 2
+    assert "argument --max-line: " in result.stderr
+    assert len(result.stderr.splitlines()) == 1
 
 
 def test_random_bytes_print_a_bounded_number_of_errors(tmp_path: Path) -> None:
@@ -419,7 +512,10 @@ def test_watch_reads_a_gigabyte_backlog_in_flat_memory(tmp_path: Path) -> None:
     result = cli("watch", "metrics.jsonl", "--plain", "--interval", "0.05", cwd=tmp_path)
     assert result.returncode == 1, result.stderr  # the long line is invalid
     out = result.stdout.splitlines()
-    assert out[0] == "metrics.jsonl:1 $: a line of 1,073,741,825 bytes: over the 1,048,576 it reads"
+    assert out[0] == (
+        "metrics.jsonl:1 $: a line of 1,073,741,825 bytes: over the 1,048,576 bytes a line is"
+        " read to (--max-line 1M; a larger --max-line reads it)"
+    )
     assert out[1:-1] == [
         "stage train",
         "training began: 4 steps",
