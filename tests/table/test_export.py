@@ -363,7 +363,7 @@ def test_a_run_that_cannot_be_read_exits_2_and_writes_nothing(tmp_path: Path) ->
     out = tmp_path / "runs.parquet"
     code, _, err = _cli("export", str(EXAMPLES / "tiny-run"), str(run), "-o", str(out))
     assert code == 2
-    assert "metrics.jsonl: Is a directory" in err
+    assert err == f"overbrainer-contract: error: {run}/metrics.jsonl: a folder, not a file\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken"]
 
 

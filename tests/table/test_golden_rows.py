@@ -103,12 +103,17 @@ def test_batches_stream_while_the_run_is_still_being_written(tmp_path: Path) -> 
     line = b'{"event":"log","time":1.5,"step":7}\n'
     more = threading.Event()
 
+    # The writer is there before the reader opens, as a producer blocked in its open is:
+    # a FIFO is opened without waiting (as `check` does), and one without a writer is empty.
+    writer = os.open(fifo, os.O_RDWR)
+
     def write() -> None:
-        with fifo.open("wb") as writer:
-            writer.write(line * 4)
-            writer.flush()
+        try:
+            os.write(writer, line * 4)
             more.wait(timeout=30)
-            writer.write(line * 2)
+            os.write(writer, line * 2)
+        finally:
+            os.close(writer)
 
     thread = threading.Thread(target=write, daemon=True)
     thread.start()
