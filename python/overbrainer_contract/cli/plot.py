@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParseError
-from ..lines import read_lines
+from ..lines import MAX_LINE, read_lines
 from ..models import Log
 from ..parser import parse_line
 from ..reporter import plural
 from ..runs import Run, RunError, resolve
 from ..sidefile import SideFileError, open_metrics
-from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, formatter, say
+from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
 
 DESCRIPTION = """\
 Plot one or more runs: training loss and eval loss against the step on the top panel,
@@ -43,6 +43,7 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.png, .svg, ...")
     parser.add_argument("--title", help="a title above the plot")
     parser.add_argument("--dpi", type=int, default=120, help="resolution of a PNG (default 120)")
+    add_max_line(parser)
     parser.set_defaults(run=run)
 
 
@@ -60,17 +61,18 @@ class Series:
         return bool(self.loss or self.eval_loss or self.learning_rate)
 
 
-def read_series(target: Run) -> Series:
-    """The plotted values of a run, from its metrics file."""
+def read_series(target: Run, max_line: int = MAX_LINE) -> Series:
+    """The plotted values of a run, from its metrics file (a line over `max_line` bytes
+    skipped as invalid)."""
     label = target.name.rstrip("/") or target.name
     series = Series(label)
     if target.metrics is None:
         import sys
 
-        return _fill(series, read_lines(sys.stdin.buffer))
+        return _fill(series, read_lines(sys.stdin.buffer, max_line))
     try:
         with open_metrics(target.metrics) as handle:
-            return _fill(series, read_lines(handle))
+            return _fill(series, read_lines(handle, max_line))
     except SideFileError as error:
         raise CliError(str(error)) from error
     except OSError as error:
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     runs = []
     for name in args.runs:
         try:
-            runs.append(read_series(resolve(name)))
+            runs.append(read_series(resolve(name), args.max_line))
         except RunError as error:
             raise CliError(str(error)) from error
     for series in runs:
