@@ -175,6 +175,7 @@ def bench(session: nox.Session) -> None:
     install_project(session, "bench")
     session.run("python", "benchmarks/parse.py", *session.posargs)
     session.run("python", "benchmarks/check.py", *session.posargs)  # check vs a bare loop
+    session.run("python", "benchmarks/lines.py", *session.posargs)  # reader; a long line held
     session.run("python", "benchmarks/cli.py", *session.posargs)  # watch, -o json; peak memory
     session.run("python", "benchmarks/export.py", *session.posargs)  # export vs check, memory
     # parse_line and check against the reference itself (the Rust runner), side by side

@@ -82,7 +82,7 @@ class LineSplitter:
 
     def __init__(self, max_line: int = MAX_LINE) -> None:
         self.max_line = max_line
-        self.pieces: list[bytes] = []
+        self.pieces: list[bytes | memoryview] = []
         """The held start of the line under way, in pieces."""
         self.held = 0
         """Bytes in `pieces`: at most `max_line`."""
@@ -105,22 +105,22 @@ class LineSplitter:
             if block:
                 self._hold(block)
             return () if first is None else (first,)
-        if self.pieces:  # the held line ends in this block
+        if self.pieces:  # the held line ends here (none was skipped): joined to the lines after
             end = block.find(b"\n") + 1
-            size = self.held + end
-            if size - 1 > self.max_line:
-                first = Overlong(size, True, self.max_line)
-            else:
-                self.pieces.append(block[:end])
-                first = b"".join(self.pieces)
+            if self.held + end - 1 > self.max_line:
+                first = Overlong(self.held + end, True, self.max_line)
+                body = block[end:last]
+            else:  # one copy: the held pieces and the block's lines, joined
+                self.pieces.append(block if last == len(block) else memoryview(block)[:last])
+                body = b"".join(self.pieces)
             self.pieces, self.held = [], 0
-            body = block[end:last]
         else:
             body = block if last == len(block) else block[:last]
         if last < len(block):
             self._hold(block[last:])
         # A line within `body` can pass the bound only when `body` does (a bound under
-        # the block's size): then each is measured; else they come as iterating a file.
+        # the block's size, or a held line near it): then each is measured; else they
+        # come as iterating a file does, in C.
         lines: Iterable[bytes]
         if len(body) > self.max_line + 1:
             lines = self._measured(body)
