@@ -175,7 +175,7 @@ def test_errors_are_one_line_unless_debug(
 ) -> None:
     from overbrainer_contract.cli import status
 
-    def broken(*_: Any) -> Any:
+    def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("something broke")
 
     monkeypatch.setattr(status, "read_state", broken)

@@ -523,3 +523,23 @@ def test_watch_reads_a_gigabyte_backlog_in_flat_memory(tmp_path: Path) -> None:
         "stage merge",
         "stage compare",
     ]
+
+
+def test_watch_takes_the_bound_from_max_line(tmp_path: Path) -> None:
+    """The same reader, the same option: a line over `--max-line` is one error naming it,
+    the rest followed to the end."""
+    lines = VALID + '{"event":"stage","name":"compare","time":1764467490}\n'
+    stage, rest = lines.split("\n", 1)
+    first = stage[:-1] + ',"note":"' + "x" * 300 + '"}'  # an unknown field: still valid
+    assert max(map(len, rest.splitlines())) < len(first) - 1
+    (tmp_path / "metrics.jsonl").write_text(f"{first}\n{rest}")
+    args = ["watch", "metrics.jsonl", "--plain", "--interval", "0.05"]
+    result = cli(*args, "--max-line", str(len(first) - 1), cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[0] == (
+        f"metrics.jsonl:1 $: a line of {len(first) + 1:,} bytes: over the {len(first) - 1:,}"
+        f" bytes a line is read to (--max-line {len(first) - 1}; a larger --max-line reads it)"
+    )
+    result = cli(*args, "--max-line", str(len(first)), cwd=tmp_path)  # its bytes, no newline
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.splitlines()[0] == "stage train"

@@ -174,7 +174,7 @@ def test_the_follower_reads_only_appended_bytes_and_holds_a_partial_line(tmp_pat
         assert poll() == []
         handle.write(b"\n\n")
         assert poll() == [b'{"b":2}\n', b"\n"]
-        assert follower.splitter.pending == b""
+        assert (follower.splitter.pieces, follower.splitter.held) == ([], 0)
         read: list[int] = []
         assert follower.handle is not None
         real_read = follower.handle.read
