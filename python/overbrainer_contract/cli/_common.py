@@ -39,7 +39,7 @@ class Parser(argparse.ArgumentParser):
 
 MAX_LINE_HELP = (
     f"the longest line read whole: bytes, or with K, M, G (default {size_text(MAX_LINE)});"
-    " a longer line is skipped in flat memory and is an error (category length)"
+    " a longer line is skipped unread, in flat memory, and counts as invalid (category length)"
 )
 
 
