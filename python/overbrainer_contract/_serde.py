@@ -607,6 +607,11 @@ def parse_exact(line: str | bytes) -> MetricLine:
         reader.fail(
             "data", f"invalid type: {found}, expected internally tagged enum MetricLine", "$"
         )
+    return _built(reader, variant, build)
+
+
+def _built(reader: Reader, variant: type[MetricLine], build: Builder) -> MetricLine:
+    """The variant built from the buffer, then nothing but white space after it."""
     try:
         result = build(variant)
     except DataError as error:
@@ -614,6 +619,19 @@ def parse_exact(line: str | bytes) -> MetricLine:
     if reader.skip_ws() is not None:
         reader.syntax("trailing characters")
     return result
+
+
+def resume_object(
+    text: str, pos: int, variant: type[MetricLine] | None, entries: list[tuple[str, Any]]
+) -> MetricLine:
+    """`parse_exact(text)` for a line whose object the exact reader would have read up to
+    `pos` (a `,` between two of its members) without an error, meeting the tag `variant`
+    (None: not yet) and buffering `entries`: the reader picks up there, in that state."""
+    reader = Reader(text)
+    reader.pos = pos
+    reader.depth = RECURSION_LIMIT - 1  # inside the line's own object
+    found, build = _tagged_object(reader, variant, entries)
+    return _built(reader, found, build)
 
 
 def _text(line: str | bytes) -> str:
@@ -636,11 +654,15 @@ def _text(line: str | bytes) -> str:
 Builder = Callable[[type[MetricLine]], MetricLine]
 
 
-def _tagged_object(reader: Reader) -> tuple[type[MetricLine], Builder]:
-    """serde's `TaggedContentVisitor::visit_map`."""
-    variant: type[MetricLine] | None = None
-    entries: list[tuple[str, Any]] = []
-    first = True
+def _tagged_object(
+    reader: Reader,
+    variant: type[MetricLine] | None = None,
+    entries: list[tuple[str, Any]] | None = None,
+) -> tuple[type[MetricLine], Builder]:
+    """serde's `TaggedContentVisitor::visit_map`; from its start, or (`entries` given)
+    from after the members already read, where `variant` is the tag met among them."""
+    first = entries is None
+    buffered: list[tuple[str, Any]] = [] if entries is None else entries
     while True:
         key = reader.next_key(first, "$")
         if key is None:
@@ -653,12 +675,12 @@ def _tagged_object(reader: Reader) -> tuple[type[MetricLine], Builder]:
             variant = reader.tag("$.event")
         else:
             reader.colon("$")
-            entries.append((key, reader.value(_member("$", key))))
+            buffered.append((key, reader.value(_member("$", key))))
     reader.pos += 1
     reader.depth += 1
     if variant is None:
         reader.fail("data", "missing field `event`", "$")
-    return variant, lambda found: _from_object(found, entries)
+    return variant, lambda found: _from_object(found, buffered)
 
 
 def _tagged_array(reader: Reader) -> tuple[type[MetricLine], Builder]:

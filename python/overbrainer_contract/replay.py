@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from ._serde import (
     RECURSION_LIMIT,
@@ -29,6 +30,7 @@ from ._serde import (
     _from_object,
     number_from_literal,
     parse_exact,
+    resume_object,
 )
 from .errors import ParseError
 from .serde_float import SAFE_MAGNITUDE
@@ -92,29 +94,81 @@ def parse_replayed(line: str | bytes) -> MetricLine:
     start = len(text) - len(text.lstrip(_WHITESPACE))
     if (
         text[start : start + 1] != "{"
-        or not text.rstrip(_WHITESPACE).endswith("}")  # cut, or trailing text: json fails
         or text.count("[") + text.count("{") >= RECURSION_LIMIT - 1
         or ("\\u" in text and _SURROGATE_ESCAPE(text))
     ):
         return parse_exact(line)
+    if not text.rstrip(_WHITESPACE).endswith("}"):  # cut, or trailing text: json fails
+        return _resumed(line, text, start, len(text))
     try:
         found, end = _SCAN(text, start)
-    except (ValueError, _Unsure, RecursionError):
+    except json.JSONDecodeError as error:  # a syntax error about there
+        return _resumed(line, text, start, error.pos)
+    except _Unsure:  # out of range, or a constant json takes and serde_json refuses
+        return _resumed(line, text, start, _constant_at(text))
+    except (ValueError, RecursionError):
         return parse_exact(line)
     if text[end:].strip(_WHITESPACE):
         return parse_exact(line)  # trailing characters: serde builds first, then refuses
-    variant = None
-    entries = []
-    for key, value in found.entries:
-        if key != "event":
-            entries.append((key, value))
-        elif variant is None and value.__class__ is str and value in VARIANTS:
-            variant = VARIANTS[value]
-        else:  # a tag serde refuses where it stands: its column is the exact path's
-            return parse_exact(line)
+    try:
+        variant, entries = _tagged(found.entries)
+    except _Unsure:
+        return parse_exact(line)
     if variant is None:
         raise ParseError("data", "missing field `event`", "$", end + 1)
     try:
         return _from_object(variant, entries)
     except DataError as error:
         raise ParseError("data", error.message, error.path, end) from None
+
+
+def _tagged(found: list[tuple[str, Any]]) -> tuple[type[MetricLine] | None, list[tuple[str, Any]]]:
+    """The tag and the other entries, as serde's visitor reads them; `_Unsure` for a tag
+    that it refuses where it stands (its column is the exact path's)."""
+    variant = None
+    entries = []
+    for key, value in found:
+        if key != "event":
+            entries.append((key, value))
+        elif variant is None and value.__class__ is str and value in VARIANTS:
+            variant = VARIANTS[value]
+        else:
+            raise _Unsure
+    return variant, entries
+
+
+def _constant_at(text: str) -> int:
+    """Where a `NaN` or an `Infinity` may stand (json reads them, serde_json does not);
+    -1 when there is none, and a number out of range made the scanner stop."""
+    found = [at for at in (text.find("NaN"), text.find("Infinity")) if at >= 0]
+    return min(found, default=-1)
+
+
+def _resumed(line: str | bytes, text: str, start: int, near: int) -> MetricLine:
+    """`parse_exact`'s answer for a line json could not read whole (cut, trailing text,
+    a syntax error about `near`): the exact reader reads on only from the last `,`
+    before `near` that json's scanner shows to end a member of the line's object with
+    nothing serde_json refuses before it: the prefix, closed there, reads whole. The
+    reader's state there (depth one, the tag, the buffered entries) is the prefix's."""
+    comma = text.rfind(",", start, near) if near >= 0 else -1
+    for _ in range(_CHECKPOINT_TRIES):
+        if comma < 0:
+            break
+        try:
+            found, end = _SCAN(text[:comma] + "}", start)
+        except (ValueError, _Unsure, RecursionError):
+            comma = text.rfind(",", start, comma)  # in a string or a nested value
+            continue
+        if end != comma + 1:  # the object closed before: trailing text
+            break
+        try:
+            variant, entries = _tagged(found.entries)
+        except _Unsure:
+            break
+        return resume_object(text, comma, variant, entries)
+    return parse_exact(line)
+
+
+# A `,` that turns out not to end a member (in a string, in a nested value) is tried
+# again once, from the `,` before it; then the exact reader reads the whole line.
+_CHECKPOINT_TRIES = 2
