@@ -86,7 +86,8 @@ EXPECTING = {
 
 
 class Number:
-    """A JSON number as serde_json reads it: `u64`, `i64` or `f64`."""
+    """A JSON number as serde_json reads it: `u64`, `i64` or `f64`. (The replay buffers
+    an f64 below `SAFE_MAGNITUDE` as a plain float: the build takes both.)"""
 
     __slots__ = ("kind", "value")
 
@@ -143,6 +144,8 @@ def _unexpected(value: Any) -> str:
         return f"boolean `{'true' if value else 'false'}`"
     if isinstance(value, Number):
         return value.unexpected()
+    if isinstance(value, float):  # an f64 as the replay buffers it
+        return f"floating point `{format_f64(value)}`"
     if isinstance(value, str):
         return f"string {_quote(value)}"
     if isinstance(value, list):
@@ -481,6 +484,8 @@ class DataError(Exception):
 
 
 def _as_f64(value: Any, path: str) -> float:
+    if value.__class__ is float:  # an f64 as the replay buffers it
+        return value
     if isinstance(value, Number):
         return float(value.value)
     raise DataError(f"invalid type: {_unexpected(value)}, expected f64", path)
@@ -536,23 +541,31 @@ CONVERT: dict[str, Callable[[Any, str], Any]] = {
 }
 
 
+# Each variant's fields: their conversions and paths, looked up once per entry.
+_PLANS: dict[type[MetricLine], dict[str, tuple[Callable[[Any, str], Any], str]]] = {
+    variant: {name: (CONVERT[kind], f"$.{name}") for name, kind in fields}
+    for variant, fields in FIELDS.items()
+}
+
+
 def _from_object(variant: type[MetricLine], entries: list[tuple[str, Any]]) -> MetricLine:
     """The derived `visit_map`: entries in order, unknown ones ignored."""
-    fields = dict(FIELDS[variant])
+    plan = _PLANS[variant]
     values: dict[str, Any] = {}
     for key, value in entries:
-        kind = fields.get(key)
-        if kind is None:
+        step = plan.get(key)
+        if step is None:
             continue
-        path = f"$.{key}"
+        convert, path = step
         if key in values:
             raise DataError(f"duplicate field `{key}`", path)
-        values[key] = CONVERT[kind](value, path)
-    for name, kind in FIELDS[variant]:
-        if name not in values:
-            if not kind.startswith("Option"):
-                raise DataError(f"missing field `{name}`", "$")
-            values[name] = None
+        values[key] = convert(value, path)
+    if len(values) < len(plan):
+        for name, kind in FIELDS[variant]:
+            if name not in values:
+                if not kind.startswith("Option"):
+                    raise DataError(f"missing field `{name}`", "$")
+                values[name] = None
     return variant(**values)
 
 

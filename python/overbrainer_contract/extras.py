@@ -67,16 +67,15 @@ def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> Met
         return _raw_extras(line, decoded, quotes)
     variant = decoded.__class__
     try:
-        flat = _FLAT(line)
+        entries = _FLAT(line)
     except (msgspec.DecodeError, msgspec.ValidationError):  # a container, a number near MAX
-        pass
+        try:
+            entries = _DECODE(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
     else:
-        if quotes == 2 * len(flat) + _VALUE_QUOTES[variant]:
+        if quotes == 2 * len(entries) + _VALUE_QUOTES[variant]:
             return decoded  # one key each and no string among the unknown values
-    try:
-        entries = _DECODE(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
     known = _KNOWN[variant]
     expected = 2 * len(entries) + _VALUE_QUOTES[variant]  # one key each, the string values
     for key, value in entries.items():
