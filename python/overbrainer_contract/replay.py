@@ -115,19 +115,23 @@ def parse_replayed(line: str | bytes) -> MetricLine:
     ):
         return parse_exact(line)
     scan = _SCAN_FLAT if nesting == 1 else _SCAN  # 1: the line's own object alone
+    plain = nesting == 1 and "\\" not in text  # msgspec can read it for serde (`_read_flat`)
     body = text.rstrip(_WHITESPACE)
     if not body.endswith("}"):  # cut, or trailing text: json fails
-        return _resumed(line, text, start, len(text), scan)
-    if nesting == 1 and "\\" not in text:
-        read = _read_flat(line, text)
+        return _resumed(line, text, start, len(text), scan, plain)
+    if plain:
+        try:
+            read = _read_flat(line, text)
+        except msgspec.DecodeError as error:  # where msgspec stopped: where to look back from
+            return _resumed(line, text, start, _stopped_at(error, text), scan, plain)
         if read is not None:
             return _built(*read, len(body))
     try:
         found, end = scan(text, start)
     except json.JSONDecodeError as error:  # a syntax error about there
-        return _resumed(line, text, start, error.pos, scan)
+        return _resumed(line, text, start, error.pos, scan, plain)
     except _Unsure:  # out of range, or a constant json takes and serde_json refuses
-        return _resumed(line, text, start, _constant_at(text), scan)
+        return _resumed(line, text, start, _constant_at(text), scan, plain)
     except (ValueError, RecursionError):
         return parse_exact(line)
     if text[end:].strip(_WHITESPACE):
@@ -158,12 +162,10 @@ def _read_flat(
     (a fifth of json's time); None where only json's reading keeps what serde would see:
     a key written twice (the quotes of the line are more than its keys' and string
     values'), an integer beyond u64 or i64, a zero that may be written `-0` (serde's f64
-    -0.0, msgspec's int 0), a tag serde refuses, text msgspec refuses. msgspec keeps the
-    keys in order, and its floats (a negative zero's sign too) are serde's."""
-    try:
-        found = _GENERIC(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+    -0.0, msgspec's int 0), or a tag serde refuses; `msgspec.DecodeError` for text that is
+    not JSON. msgspec keeps the keys in order, and its floats (a negative zero's sign too)
+    are serde's."""
+    found = _GENERIC(line)  # msgspec.DecodeError: not JSON
     if found.__class__ is not dict:
         return None
     variant = None
@@ -213,6 +215,15 @@ def _tagged(found: list[tuple[str, Any]]) -> tuple[type[MetricLine] | None, list
     return variant, entries
 
 
+def _stopped_at(error: msgspec.DecodeError, text: str) -> int:
+    """The character msgspec's error names (`... (byte 22)`), in an ASCII line; -1 when
+    it names none."""
+    _, found, tail = str(error).rpartition(" (byte ")
+    if not found or not text.isascii():
+        return -1
+    return int(tail.rstrip(")"))
+
+
 def _constant_at(text: str) -> int:
     """Where a `NaN` or an `Infinity` may stand (json reads them, serde_json does not);
     -1 when there is none, and a number out of range made the scanner stop."""
@@ -226,28 +237,34 @@ def _resumed(
     start: int,
     near: int,
     scan: Callable[[str, int], tuple[Object, int]],
+    plain: bool,
 ) -> MetricLine:
     """`parse_exact`'s answer for a line json could not read whole (cut, trailing text,
     a syntax error about `near`): the exact reader reads on only from the last `,`
-    before `near` that json's scanner shows to end a member of the line's object with
-    nothing serde_json refuses before it: the prefix, closed there, reads whole. The
-    reader's state there (depth one, the tag, the buffered entries) is the prefix's."""
+    before `near` that json's scanner (or msgspec, for a `plain` line) shows to end a
+    member of the line's object with nothing serde_json refuses before it: the prefix,
+    closed there, reads whole. The reader's state there (depth one, the tag, the
+    buffered entries) is the prefix's."""
     comma = text.rfind(",", start, near) if near >= 0 else -1
     for _ in range(_CHECKPOINT_TRIES):
         if comma < 0:
             break
+        prefix = text[:comma] + "}"
+        read = None
         try:
-            found, end = scan(text[:comma] + "}", start)
-        except (ValueError, _Unsure, RecursionError):
-            comma = text.rfind(",", start, comma)  # in a string or a nested value
-            continue
-        if end != comma + 1:  # the object closed before: trailing text
-            break
-        try:
-            variant, entries = _tagged(found.entries)
+            if plain:
+                read = _read_flat(prefix, prefix)
+            if read is None:
+                found, end = scan(prefix, start)
+                if end != comma + 1:  # the object closed before: trailing text
+                    break
+                read = _tagged(found.entries)
         except _Unsure:
             break
-        return resume_object(text, comma, variant, entries)
+        except (ValueError, RecursionError):  # msgspec's and json's errors among them
+            comma = text.rfind(",", start, comma)  # in a string or a nested value
+            continue
+        return resume_object(text, comma, *read)
     return parse_exact(line)
 
 
