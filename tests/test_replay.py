@@ -63,6 +63,8 @@ def test_data_errors_do_not_reach_the_exact_reader(
 
 @given(st.one_of(objects(), written_lines()), st.data())
 @example('{"event":"log","time":1,"step":2,"loss":3', None)
+@example('{,"event":"log","time":1', None)
+@example("{ ,", None)
 @example('{"event":"log","time":1,"step":2,"note":"a,b', None)
 @example('{"event":"end","time":1,"step":2} x,', None)
 @example('{"event":"end","time":NaN,"step":2}', None)

@@ -264,7 +264,10 @@ def _resumed(
         except (ValueError, RecursionError):  # msgspec's and json's errors among them
             comma = text.rfind(",", start, comma)  # in a string or a nested value
             continue
-        return resume_object(text, comma, *read)
+        variant, entries = read
+        if variant is None and not entries:  # `{,`: no member before that `,`
+            break
+        return resume_object(text, comma, variant, entries)
     return parse_exact(line)
 
 
