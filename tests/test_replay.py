@@ -29,6 +29,15 @@ def answer(parse: Any, line: str | bytes) -> tuple[Any, ...]:
 @example('{"time":1,"step":2}')
 @example('{"event":"end","time":1,"step":2} x')
 @example('{"event":"stage","time":1,"name":{"train":null,"train":null}}')
+@example('{"event":"end","time":-0,"step":2}')
+@example('{"event":"end","time":1,"step":0,"x":-0}')
+@example('{"event":"end","time":1, "step": -0 ,"x":0}')
+@example('{"event":"end","time":1,"step":0,"note":"a:-0"}')
+@example('{"event":"end","time":1,"step":2,"step":"x"}')
+@example('{"a":1,"a":-0,"event":"end","time":1,"step":2,"time":"t"}')
+@example('{"event":"end","event":"end","time":1,"step":2}')
+@example('{"event":"end","time":1,"step":2,"n":"}","n":1,"step":3}')
+@example('{"event":"end","time":1,"step":2,"n":"a:b","n":1,"step":3}')
 def test_replayed_answers_are_the_exact_answers(line: str) -> None:
     assert answer(parse_replayed, line) == answer(parse_exact, line)
     assert answer(parse_replayed, line.encode()) == answer(parse_exact, line.encode())
@@ -98,4 +107,28 @@ def test_cut_lines_do_not_reread_the_whole_line(line: str, monkeypatch: pytest.M
     calls: list[object] = []
     monkeypatch.setitem(parse_replayed.__globals__, "parse_exact", calls.append)
     assert answer(parse_replayed, line) == expected
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"event":"end","time":1,"step":2,"step":3}',
+        '{"event":"log","time":"soon","step":2}',
+        '{"event":"end","time":1,"step":-0}',
+        '{"event":"end","time":-0,"step":0,"x":-0,"y":0}',
+        '{"step":2,"time":1}',
+        '{"event":"end","time":1,"step":2,"step":3,"time":"t"}',
+    ],
+)
+def test_flat_lines_are_read_by_msgspec(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flat line without escapes (every line a writer of the contract writes) is read by
+    msgspec for serde's build, duplicate keys and integer `-0`s included: json's scanner
+    never runs, and the answer is the exact path's."""
+    expected = answer(parse_exact, line)
+    calls: list[object] = []
+    for scanner in ("_SCAN", "_SCAN_FLAT"):
+        monkeypatch.setitem(parse_replayed.__globals__, scanner, calls.append)
+    assert answer(parse_replayed, line) == expected
+    assert answer(parse_replayed, line.encode()) == expected
     assert calls == []

@@ -159,27 +159,39 @@ def _read_flat(
     line: str | bytes, text: str
 ) -> tuple[type[MetricLine] | None, list[tuple[str, Any]]] | None:
     """The tag and entries of a line without nested values or escapes, read by msgspec
-    (a fifth of json's time); None where only json's reading keeps what serde would see:
-    a key written twice (the quotes of the line are more than its keys' and string
-    values'), an integer beyond u64 or i64, a zero that may be written `-0` (serde's f64
-    -0.0, msgspec's int 0), or a tag serde refuses; `msgspec.DecodeError` for text that is
-    not JSON. msgspec keeps the keys in order, and its floats (a negative zero's sign too)
-    are serde's."""
+    (a fifth of json's time), as serde buffers them; None where only json's reading can
+    say: a colon in a string, an integer beyond u64 or i64, a tag serde refuses;
+    `msgspec.DecodeError` for text that is not JSON.
+
+    msgspec's dict keeps the keys in order, the last value of a key written twice: with
+    as many colons in the line as keys, none is (each key has its colon). Otherwise the
+    line is read again as an array (`_pairs`), every entry kept. msgspec's floats are
+    serde's, a negative zero's sign too; an integer `-0`, which msgspec reads as 0 and
+    serde as the f64 -0.0, is found by its colon (`_NEGATIVE_ZERO`)."""
     found = _GENERIC(line)  # msgspec.DecodeError: not JSON
     if found.__class__ is not dict:
         return None
+    items: Any = found.items()
+    if text.count(":") != len(found):  # a key written twice, or a colon in a string
+        items = _pairs(line, text)
+        if items is None:
+            return None
+    # from here, every colon of the line ends a key: the n-th is the n-th entry's
+    negative: set[int] | None = None  # the entries written as the integer -0
     variant = None
     entries: list[tuple[str, Any]] = []
-    strings = 0
-    for key, value in found.items():
+    for index, (key, value) in enumerate(items):
         kind = value.__class__
-        if kind is str:
-            strings += 1
-        elif kind is int:
-            if 0 <= value <= U64_MAX:
-                if value == 0 and "-0" in text:  # maybe `-0`: serde's f64 -0.0
-                    return None
+        if kind is int:
+            if 0 < value <= U64_MAX:
                 value = Number("u64", value)
+            elif value == 0:
+                if "-0" in text:
+                    if negative is None:
+                        negative = {text.count(":", 0, at.start()) for at in _NEGATIVE_ZERO(text)}
+                    value = -0.0 if index in negative else Number("u64", 0)
+                else:
+                    value = Number("u64", 0)
             elif I64_MIN <= value < 0:
                 value = Number("i64", value)
             else:
@@ -188,13 +200,32 @@ def _read_flat(
             return None
         if key != "event":
             entries.append((key, value))
-        elif kind is str and value in VARIANTS:
+        elif variant is None and kind is str and value in VARIANTS:
             variant = VARIANTS[value]
-        else:
+        else:  # a tag serde refuses where it stands: its column is the exact path's
             return None
-    if text.count('"') != 2 * (len(found) + strings):
-        return None
     return variant, entries
+
+
+# A value written as the integer -0, from the colon before it.
+_NEGATIVE_ZERO = re.compile(r":[ \t\n\r]*-0(?![.0-9eE])").finditer
+_AS_ARRAY = bytes.maketrans(b"{}:", b"[],")
+
+
+def _pairs(line: str | bytes, text: str) -> list[tuple[Any, Any]] | None:
+    """The entries of a flat object that msgspec read, in order, every key written twice
+    kept: `{"a":1,"a":2}` read as the array `["a",1,"a",2]`, the same tokens, when the
+    line's only braces are its own and its only colons end keys (None otherwise)."""
+    data = line if line.__class__ is bytes else text.encode()
+    if data.count(b"}") != 1:
+        return None
+    try:
+        flat = _GENERIC(data.translate(_AS_ARRAY))
+    except msgspec.DecodeError:
+        return None
+    if len(flat) % 2 or data.count(b":") != len(flat) // 2:
+        return None  # a colon in a string: the array's strings are not the line's
+    return list(zip(flat[0::2], flat[1::2], strict=True))
 
 
 def _tagged(found: list[tuple[str, Any]]) -> tuple[type[MetricLine] | None, list[tuple[str, Any]]]:
