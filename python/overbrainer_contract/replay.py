@@ -1,17 +1,20 @@
-"""The exact path's answer at C speed, for the lines json's C scanner can read for it.
+"""The exact path's answer at C speed, for the lines msgspec or json's C scanner can read.
 
 `parse_exact` reads a line character by character, as serde_json does, so that it can
 say where each error is: 25 to 50 µs a line. Most lines that reach it are JSON objects
 that the fast path could not vouch for (a wrong type, a duplicate key, a field missing,
-`-0` for a count). For those, Python's `json` scanner (C) reads the whole line into the
-exact path's own buffered form — entries in order, duplicates kept, every number from
-its literal as serde_json reads it (`number_from_literal`) — and serde's build runs on
-it (`_from_object`): the same value, or the same data error, message, path and column.
+`-0` for a count). For those, msgspec (a flat line without escapes, `_read_flat`) or
+else Python's `json` scanner reads the whole line into the exact path's own buffered
+form — entries in order, duplicates kept, every number as serde_json reads it — and
+serde's build runs on it (`_from_object`): the same value, or the same data error,
+message, path and column.
 
-Whatever could make serde_json stop earlier, or differently, goes back to `parse_exact`:
-text `json` refuses (syntax, a cut line, trailing characters, `NaN`), a number out of
-range, a `\\u` escape of a surrogate, anything nested deep enough to meet serde_json's
-limit, a line that is not an object, a tag that is missing its variant or written twice.
+Whatever could make serde_json stop earlier, or differently, goes back to the exact
+reader: a number out of range, a `\\u` escape of a surrogate, anything nested deep enough
+to meet serde_json's limit, a line that is not an object, a tag that is missing its
+variant or written twice. Text they refuse (a cut line, a syntax error, trailing
+characters, `NaN`) is read by the exact reader only from the last member before where
+they stopped, once they have read the line up to there (`_resumed`).
 """
 
 from __future__ import annotations
