@@ -86,7 +86,8 @@ EXPECTING = {
 
 
 class Number:
-    """A JSON number as serde_json reads it: `u64`, `i64` or `f64`."""
+    """A JSON number as serde_json reads it: `u64`, `i64` or `f64`. (The replay buffers
+    an f64 below `SAFE_MAGNITUDE` as a plain float: the build takes both.)"""
 
     __slots__ = ("kind", "value")
 
@@ -143,6 +144,8 @@ def _unexpected(value: Any) -> str:
         return f"boolean `{'true' if value else 'false'}`"
     if isinstance(value, Number):
         return value.unexpected()
+    if isinstance(value, float):  # an f64 as the replay buffers it
+        return f"floating point `{format_f64(value)}`"
     if isinstance(value, str):
         return f"string {_quote(value)}"
     if isinstance(value, list):
@@ -481,6 +484,8 @@ class DataError(Exception):
 
 
 def _as_f64(value: Any, path: str) -> float:
+    if value.__class__ is float:  # an f64 as the replay buffers it
+        return value
     if isinstance(value, Number):
         return float(value.value)
     raise DataError(f"invalid type: {_unexpected(value)}, expected f64", path)
@@ -527,32 +532,47 @@ def _optional(convert: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
     return read
 
 
+def _as_opt_f64(value: Any, path: str) -> float | None:
+    """`_optional(_as_f64)` in one call for the common values (the replay's floats)."""
+    if value.__class__ is float or value is None:
+        return value
+    return _as_f64(value, path)
+
+
 CONVERT: dict[str, Callable[[Any, str], Any]] = {
     F64: _as_f64,
     U64: _as_u64,
-    OPT_F64: _optional(_as_f64),
+    OPT_F64: _as_opt_f64,
     OPT_U64: _optional(_as_u64),
     STAGE: _as_stage,
 }
 
 
+# Each variant's fields: their conversions and paths, looked up once per entry.
+_PLANS: dict[type[MetricLine], dict[str, tuple[Callable[[Any, str], Any], str]]] = {
+    variant: {name: (CONVERT[kind], f"$.{name}") for name, kind in fields}
+    for variant, fields in FIELDS.items()
+}
+
+
 def _from_object(variant: type[MetricLine], entries: list[tuple[str, Any]]) -> MetricLine:
     """The derived `visit_map`: entries in order, unknown ones ignored."""
-    fields = dict(FIELDS[variant])
+    plan = _PLANS[variant]
     values: dict[str, Any] = {}
     for key, value in entries:
-        kind = fields.get(key)
-        if kind is None:
+        step = plan.get(key)
+        if step is None:
             continue
-        path = f"$.{key}"
+        convert, path = step
         if key in values:
             raise DataError(f"duplicate field `{key}`", path)
-        values[key] = CONVERT[kind](value, path)
-    for name, kind in FIELDS[variant]:
-        if name not in values:
-            if not kind.startswith("Option"):
-                raise DataError(f"missing field `{name}`", "$")
-            values[name] = None
+        values[key] = convert(value, path)
+    if len(values) < len(plan):
+        for name, kind in FIELDS[variant]:
+            if name not in values:
+                if not kind.startswith("Option"):
+                    raise DataError(f"missing field `{name}`", "$")
+                values[name] = None
     return variant(**values)
 
 
@@ -607,6 +627,11 @@ def parse_exact(line: str | bytes) -> MetricLine:
         reader.fail(
             "data", f"invalid type: {found}, expected internally tagged enum MetricLine", "$"
         )
+    return _built(reader, variant, build)
+
+
+def _built(reader: Reader, variant: type[MetricLine], build: Builder) -> MetricLine:
+    """The variant built from the buffer, then nothing but white space after it."""
     try:
         result = build(variant)
     except DataError as error:
@@ -614,6 +639,19 @@ def parse_exact(line: str | bytes) -> MetricLine:
     if reader.skip_ws() is not None:
         reader.syntax("trailing characters")
     return result
+
+
+def resume_object(
+    text: str, pos: int, variant: type[MetricLine] | None, entries: list[tuple[str, Any]]
+) -> MetricLine:
+    """`parse_exact(text)` for a line whose object the exact reader would have read up to
+    `pos` (a `,` between two of its members) without an error, meeting the tag `variant`
+    (None: not yet) and buffering `entries`: the reader picks up there, in that state."""
+    reader = Reader(text)
+    reader.pos = pos
+    reader.depth = RECURSION_LIMIT - 1  # inside the line's own object
+    found, build = _tagged_object(reader, variant, entries)
+    return _built(reader, found, build)
 
 
 def _text(line: str | bytes) -> str:
@@ -636,11 +674,15 @@ def _text(line: str | bytes) -> str:
 Builder = Callable[[type[MetricLine]], MetricLine]
 
 
-def _tagged_object(reader: Reader) -> tuple[type[MetricLine], Builder]:
-    """serde's `TaggedContentVisitor::visit_map`."""
-    variant: type[MetricLine] | None = None
-    entries: list[tuple[str, Any]] = []
-    first = True
+def _tagged_object(
+    reader: Reader,
+    variant: type[MetricLine] | None = None,
+    entries: list[tuple[str, Any]] | None = None,
+) -> tuple[type[MetricLine], Builder]:
+    """serde's `TaggedContentVisitor::visit_map`; from its start, or (`entries` given)
+    from after the members already read, where `variant` is the tag met among them."""
+    first = entries is None
+    buffered: list[tuple[str, Any]] = [] if entries is None else entries
     while True:
         key = reader.next_key(first, "$")
         if key is None:
@@ -653,12 +695,12 @@ def _tagged_object(reader: Reader) -> tuple[type[MetricLine], Builder]:
             variant = reader.tag("$.event")
         else:
             reader.colon("$")
-            entries.append((key, reader.value(_member("$", key))))
+            buffered.append((key, reader.value(_member("$", key))))
     reader.pos += 1
     reader.depth += 1
     if variant is None:
         reader.fail("data", "missing field `event`", "$")
-    return variant, lambda found: _from_object(found, entries)
+    return variant, lambda found: _from_object(found, buffered)
 
 
 def _tagged_array(reader: Reader) -> tuple[type[MetricLine], Builder]:

@@ -87,6 +87,7 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
     errors = warnings = 0
     phase = 0  # 0: before begin, 1: training, 2: after end
     last_step = -1
+    logs = 0
     number = 0
     raw = b"\n"
     for number, raw in enumerate(lines, 1):
@@ -113,26 +114,29 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
             )
             continue
         kind = line.__class__
-        counts[kind] += 1
-        if kind is Log:
-            if phase != 1:
-                warnings += 1
-                emit(_order(name, number, phase, "log"))
+        if kind is Log:  # most lines: counted apart, in order unless a warning says
+            logs += 1
             step = line.step  # type: ignore[union-attr]
-            if step < last_step:
-                warnings += 1
-                emit(
-                    Finding(
-                        name,
-                        number,
-                        "$.step",
-                        "warning",
-                        "order",
-                        f"step {step} goes back (after step {last_step})",
+            if step < last_step or phase != 1:
+                if phase != 1:
+                    warnings += 1
+                    emit(_order(name, number, phase, "log"))
+                if step < last_step:
+                    warnings += 1
+                    emit(
+                        Finding(
+                            name,
+                            number,
+                            "$.step",
+                            "warning",
+                            "order",
+                            f"step {step} goes back (after step {last_step})",
+                        )
                     )
-                )
             last_step = step
-        elif kind is Eval:
+            continue
+        counts[kind] += 1
+        if kind is Eval:
             if phase != 1:
                 warnings += 1
                 emit(_order(name, number, phase, "eval"))
@@ -151,6 +155,7 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
             else:
                 warnings += 1
             emit(finding)
+    counts[Log] = logs
     return FileResult(
         name,
         "metrics",

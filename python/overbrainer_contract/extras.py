@@ -6,13 +6,15 @@ range, its 127 levels of nesting, UTF-8 in strings of a bytes line). Here a seco
 decode lists the keys and their values (plain Python values for a short line without
 escapes, raw text otherwise), and each unknown value is checked as serde_json reads
 it. The quotes of the line must then be exactly those of one key each plus the
-values': a duplicate key, known or not, would add two.
+values': a duplicate key, known or not, would add two. A short line of scalars is read
+once, typed (`_FLAT`): when its unknown values hold no string, its quotes are its keys'
+and the known strings', and nothing is walked in Python.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -30,6 +32,18 @@ _VALUE_QUOTES = {  # the quotes of the known string values: the tag's, a stage's
 }
 _NUMBER_START = frozenset(b"-0123456789")
 _DECODE = msgspec.json.Decoder().decode
+# A line whose values are all scalars, its floats checked in C as `_plain_quotes` checks
+# them: an integer here (a short line) is far below f64::MAX, as serde_json reads it.
+_FLAT = msgspec.json.Decoder(
+    dict[
+        str,
+        Annotated[float, msgspec.Meta(gt=-SAFE_MAGNITUDE, lt=SAFE_MAGNITUDE)]
+        | int
+        | str
+        | bool
+        | None,
+    ]
+).decode
 DEPTH_SAFE = 2 * (RECURSION_LIMIT - 1)  # a shorter line cannot nest 127 levels
 
 
@@ -51,11 +65,17 @@ def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> Met
                 return None
     elif line.find("\\") >= 0 or len(line) >= DEPTH_SAFE:  # type: ignore[arg-type]
         return _raw_extras(line, decoded, quotes)
-    try:
-        entries = _DECODE(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
     variant = decoded.__class__
+    try:
+        entries = _FLAT(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):  # a container, a number near MAX
+        try:
+            entries = _DECODE(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+    else:
+        if quotes == 2 * len(entries) + _VALUE_QUOTES[variant]:
+            return decoded  # one key each and no string among the unknown values
     known = _KNOWN[variant]
     expected = 2 * len(entries) + _VALUE_QUOTES[variant]  # one key each, the string values
     for key, value in entries.items():

@@ -85,7 +85,9 @@ class _Checks:
             if any(isinstance(kind, IntType) for kind in kinds):
                 value = f"{{v}} <= {U64_MAX} and (v or not NEG0(line))"
             elif any(isinstance(kind, FloatType) for kind in kinds):
-                value = "-SAFE < {v} < SAFE and (v or not NEG0(line))"
+                # the bounds as literals: constants in the code, not a lookup and a negation
+                bounds = f"{-SAFE_MAGNITUDE!r} < {{v}} < {SAFE_MAGNITUDE!r}"
+                value = bounds + " and (v or not NEG0(line))"
             elif any(isinstance(kind, EnumType) for kind in kinds):
                 self.base += 4  # its key, and its value: a string msgspec checked
                 continue
@@ -181,7 +183,6 @@ def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
         "QUOTE_str": '"',
         "NEG0_bytes": re.compile(NEGATIVE_ZERO.encode()).search,
         "NEG0_str": re.compile(NEGATIVE_ZERO).search,
-        "SAFE": SAFE_MAGNITUDE,
         "UNSET": UNSET,
         "parse_exact": parse_replayed,  # the exact path's answer, at C speed where it can
         **{variant.__name__: variant for variant in variants},
