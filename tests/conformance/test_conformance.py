@@ -14,7 +14,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from overbrainer_contract import Log, Pace, ParseError, dump_line, mark, parse_line
+from golden_values import mark_json, same_json
+from overbrainer_contract import Log, Pace, ParseError, dump_line, parse_line
 from overbrainer_contract._serde import parse_exact
 from schema_registry import validator
 
@@ -84,34 +85,6 @@ def test_every_rust_test_is_a_suite() -> None:
     assert len(derived) >= 60
 
 
-def _mark_json(line: Any) -> dict[str, Any] | None:
-    found = mark(line)
-    if found is None:
-        return None
-    if found.kind == "stage":
-        return {"kind": "stage", "stage": found.stage.value}
-    if found.kind == "eval":
-        return {"kind": "eval", "step": found.step, "total": found.total}
-    return {"kind": "end", "step": found.step}
-
-
-def _same_json(actual: Any, expected: Any) -> bool:
-    """Equal as JSON values, floats to the bit (the sign of zero included)."""
-    if isinstance(expected, float) or isinstance(actual, float):
-        return (
-            isinstance(actual, (int, float))
-            and float(actual) == float(expected)
-            and math.copysign(1, float(actual)) == math.copysign(1, float(expected))
-        )
-    if isinstance(expected, dict):
-        return (
-            isinstance(actual, dict)
-            and actual.keys() == expected.keys()
-            and all(_same_json(actual[k], expected[k]) for k in expected)
-        )
-    return bool(actual == expected) and type(actual) is type(expected)
-
-
 @pytest.mark.parametrize("parse", [parse_line, parse_exact], ids=["parse_line", "parse_exact"])
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_reference_verdict(case: Case, parse: Any) -> None:
@@ -121,8 +94,8 @@ def test_reference_verdict(case: Case, parse: Any) -> None:
         if reference["ok"]:
             line = parse(text)
             assert dump_line(line) == reference["dump"]
-            assert _same_json(json.loads(dump_line(line)), reference["value"])
-            assert _mark_json(line) == reference["mark"]
+            assert same_json(json.loads(dump_line(line)), reference["value"])
+            assert mark_json(line) == reference["mark"]
             assert parse_line(dump_line(line)) == line  # the canonical form reads back
         else:
             with pytest.raises(ParseError) as caught:

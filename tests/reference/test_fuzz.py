@@ -27,9 +27,10 @@ import sys
 from decimal import Decimal
 from typing import Any
 
+from golden_values import mark_json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from overbrainer_contract import Log, Pace, ParseError, dump_line, mark, parse_line
+from overbrainer_contract import Log, Pace, ParseError, dump_line, parse_line
 from overbrainer_contract._serde import FIELDS as KINDS
 from overbrainer_contract._serde import OPT_U64, STAGE, STAGES, U64, U64_MAX, VARIANTS
 from reference_runner import Answerer
@@ -46,17 +47,6 @@ settings.load_profile("fuzz")
 # -- comparing the two answers ---------------------------------------------------------
 
 
-def _mark_json(line: Any) -> dict[str, Any] | None:
-    found = mark(line)
-    if found is None:
-        return None
-    if found.kind == "stage":
-        return {"kind": "stage", "stage": found.stage.value}
-    if found.kind == "eval":
-        return {"kind": "eval", "step": found.step, "total": found.total}
-    return {"kind": "end", "step": found.step}
-
-
 def ours(line: bytes) -> dict[str, Any]:
     """`parse_line`'s answer in the runner's form."""
     try:
@@ -71,7 +61,7 @@ def ours(line: bytes) -> dict[str, Any]:
     return {
         "ok": True,
         "dump": dump_line(parsed),
-        "mark": _mark_json(parsed),
+        "mark": mark_json(parsed),
         "pace": {"step": pace.step, "max_steps": pace.max_steps, "eta": eta},
     }
 

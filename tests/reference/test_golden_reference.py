@@ -8,34 +8,16 @@ The expectations were reasoned from the reference; here the reference confirms t
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import pytest
+from golden_values import same_json
 from reference_runner import ROOT, answer_file
 
 SUITE = ROOT / "tests" / "conformance"
 MANIFEST = json.loads((SUITE / "manifest.json").read_text(encoding="utf-8"))
 SUITES = MANIFEST["suites"]
-
-
-def same_json(actual: Any, expected: Any) -> bool:
-    """Equal as JSON values: floats to the bit (the sign of zero included), u64 exactly."""
-    if isinstance(expected, float) or isinstance(actual, float):
-        return (
-            isinstance(actual, (int, float))
-            and isinstance(expected, (int, float))
-            and float(actual) == float(expected)
-            and math.copysign(1, float(actual)) == math.copysign(1, float(expected))
-        )
-    if isinstance(expected, dict):
-        return (
-            isinstance(actual, dict)
-            and actual.keys() == expected.keys()
-            and all(same_json(actual[k], expected[k]) for k in expected)
-        )
-    return bool(actual == expected) and type(actual) is type(expected)
 
 
 def mismatches(answer: dict[str, Any], expected: dict[str, Any]) -> list[str]:
