@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from cli_samples import EVALUATING, PROOF, VALID, T, make_run, python_env
+from hostile import GIGABYTE, capped_cli, sparse, the_cap_kills
 from schema_registry import validator
 
 TIMEOUT = 60.0
@@ -27,7 +28,6 @@ MEMORY = 160 * 2**20
 """The child's address space: about 85 MiB to start and check a line, and 75 MiB to
 spare — less than a gigabyte file, a backlog read whole, or 200k findings kept."""
 
-GIGABYTE = 2**30
 PREFIX = "overbrainer-contract: error: "
 
 
@@ -35,47 +35,12 @@ def cli(
     *args: str, cwd: Path, memory: int = MEMORY, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[str]:
     """The CLI in a child process, under the time limit and the memory cap."""
-
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-
-    return subprocess.run(
-        [sys.executable, "-m", "overbrainer_contract", *args],
-        cwd=cwd,
-        env=python_env(),
-        input=None if stdin is None else stdin.decode("latin-1"),
-        stdin=subprocess.DEVNULL if stdin is None else None,
-        capture_output=True,
-        text=True,
-        encoding="latin-1",
-        timeout=TIMEOUT,
-        preexec_fn=cap,
-        check=False,
-    )
-
-
-def sparse(path: Path, size: int = GIGABYTE, tail: bytes = b"") -> Path:
-    """A file of `size` zero bytes that takes no disk (a hole), then `tail`."""
-    with path.open("wb") as handle:
-        handle.truncate(size)
-        handle.seek(size)
-        handle.write(tail)
-    return path
+    return capped_cli(*args, cwd=cwd, memory=memory, timeout=TIMEOUT, env=python_env(), stdin=stdin)
 
 
 def test_the_memory_cap_is_real(tmp_path: Path) -> None:
     """What the tests rely on: a child that holds more than the cap fails."""
-    result = subprocess.run(
-        [sys.executable, "-c", f"b = bytearray({MEMORY})"],
-        cwd=tmp_path,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY)),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
-    assert result.returncode == 1
-    assert "MemoryError" in result.stderr
+    assert the_cap_kills(MEMORY, MEMORY, tmp_path, TIMEOUT)
 
 
 # --- check: garbage is an error, the last line included --------------------------------

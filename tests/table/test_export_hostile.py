@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hostile import GIGABYTE, capped_cli, sparse, the_cap_kills
 from overbrainer_contract.table import COUNTS_KEY, read_runs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +30,6 @@ MEMORY = 512 * 2**20
 """The child's address space: pyarrow and numpy take about 400 MiB to start and write a
 small table (one BLAS thread); a gigabyte line held whole breaks it."""
 
-GIGABYTE = 2**30
 PREFIX = "overbrainer-contract: "
 TOO_LONG = "over --max-line 1M (length 1)"
 
@@ -39,46 +37,12 @@ TOO_LONG = "over --max-line 1M (length 1)"
 def export(*args: str, cwd: Path, memory: int = MEMORY) -> subprocess.CompletedProcess[str]:
     """`overbrainer-contract export ARGS` in a child, under the time limit and the cap."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")  # its buffers grow with the cores
-
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-
-    return subprocess.run(
-        [sys.executable, "-m", "overbrainer_contract", "export", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        preexec_fn=cap,
-        check=False,
-    )
-
-
-def sparse(path: Path, size: int = GIGABYTE, tail: bytes = b"") -> Path:
-    """A file of `size` zero bytes that takes no disk (a hole), then `tail`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as handle:
-        handle.truncate(size)
-        handle.seek(size)
-        handle.write(tail)
-    return path
+    return capped_cli("export", *args, cwd=cwd, memory=memory, timeout=TIMEOUT, env=env)
 
 
 def test_the_memory_cap_is_real(tmp_path: Path) -> None:
     """What the tests rely on: a child holding a gigabyte under the cap fails."""
-    result = subprocess.run(
-        [sys.executable, "-c", f"b = bytearray({GIGABYTE})"],
-        cwd=tmp_path,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY)),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
-    assert result.returncode == 1
-    assert "MemoryError" in result.stderr
+    assert the_cap_kills(GIGABYTE, MEMORY, tmp_path, TIMEOUT)
 
 
 def test_a_gigabyte_line_is_left_out_as_length_and_the_rest_exported(tmp_path: Path) -> None:
