@@ -12,7 +12,9 @@ line, and why it is enough:
   optional key is present (the plugin's form) are checked against the full
   count at once; others count their present fields (msgspec marks an absent
   one `UNSET`); a line with more quotes has unknown keys, checked by
-  `extras.vouch_for_extras` (a second decode that lists the keys);
+  `extras.vouch_for_extras` (a second decode that lists the keys); a writer's
+  unknown keys that repeat are learned, and its following lines decoded once by a
+  Struct holding them (`keysets`), their quotes those of the keys present;
 - no value at or beyond `SAFE_MAGNITUDE`: there serde_json's own float reading
   (`serde_float`) may say "out of range" where msgspec's correctly rounded one
   does not;
