@@ -4,7 +4,10 @@ error's fields."""
 from __future__ import annotations
 
 import pytest
-from overbrainer_contract import Begin, End, JobStage, Log, ParseError, Stage, parse_line
+from overbrainer_contract import Begin, End, Eval, JobStage, Log, ParseError, Stage, parse_line
+from overbrainer_contract import keysets as keysets_module
+from overbrainer_contract._serde import parse_exact
+from overbrainer_contract.keysets import IDLE_LINES, MAX_KEYS, KeySets
 
 LOG = (
     '{"event":"log","time":1.5,"step":3,"epoch":0.25,"max_steps":12,"loss":1.2,'
@@ -151,3 +154,112 @@ def test_valid_lines_of_other_writers_take_the_fast_path(
     monkeypatch.setitem(parse_line.__globals__, "parse_exact", calls.append)
     assert parse_line(line) == parse_line(line.encode()) == exact(line)
     assert calls == []
+
+
+# -- a writer's repeated unknown keys (keysets) --------------------------------------
+
+REPEATED = '{"time": %s, "event": "log", "step": %d, "loss": 2.5, "tokens_per_second": %s}'
+
+
+def _fresh_keysets() -> KeySets:
+    keysets: KeySets = parse_line.__globals__["KEYSETS"]
+    keysets.forget()
+    return keysets
+
+
+def test_repeated_unknown_keys_take_one_decode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a line's unknown key is learned, the lines repeating it are decoded once, by
+    the variant's specialised Struct: neither the usual path (`PLAIN`, which decodes
+    again and lists the keys) nor the exact path runs, and each reads as the exact path
+    reads it."""
+    keysets = _fresh_keysets()
+    first = REPEATED % ("1.5", 1, "5123.4")
+    assert parse_line(first) == parse_exact(first)  # the usual path, which learns the key
+    assert keysets.keys == {Log: ("tokens_per_second",)}
+    calls: list[str | bytes] = []
+    for name in ("PLAIN", "parse_exact"):
+        monkeypatch.setitem(parse_line.__globals__, name, calls.append)
+    lines = [
+        REPEATED % (f"{step}.25", step, value)
+        for step, value in enumerate(
+            ["4000", "3999.5", "-0", "null", "true", '"fast"', "1e300", "-9223372036854775808"]
+        )
+    ]
+    lines.append('{"event":"log","time":2,"step":9}')  # the unknown key absent
+    lines.append('{"tokens_per_second":1,"step":9,"event":"log","time":2,"loss":null}')
+    for line in lines:
+        assert parse_line(line) == parse_line(line.encode()) == parse_exact(line), line
+        assert parse_line(line).__class__ is Log
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # the unknown key written twice: serde ignores both; the quotes show it
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":1,"tokens_per_second":2}', None),
+        # a known key written twice behind a learned unknown one
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":1,"step":3}', "data"),
+        # out of serde's range, or beyond what msgspec's typed check bounds
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":1.7976931348623158e+308}', "syntax"),
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":1.79769313486231581e+308}', None),
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":1e400}', "syntax"),
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":' + "9" * 400 + "}", "syntax"),
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":18446744073709551616}', None),
+        # another kind of value: a container, a string with escaped quotes, a lone surrogate
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":[1,{"a":2}]}', None),
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":[1e400]}', "syntax"),
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":"say \\"hi\\""}', None),
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":"\\ud800"}', "syntax"),
+        # another unknown key beside it, a -0 with a zero among the known values
+        ('{"time":1,"event":"log","step":2,"tokens_per_second":1,"other":"x"}', None),
+        ('{"time":1,"event":"log","step":0,"tokens_per_second":-0}', None),
+        ('{"time":1,"event":"log","step":-0,"tokens_per_second":1}', "data"),
+    ],
+)
+def test_repeated_unknown_keys_that_do_not_vouch_read_as_the_exact_path(
+    line: str, expected: str | None
+) -> None:
+    """A line that the learned Struct cannot vouch for (or that it rejects) gets the
+    reference's verdict through the usual path: a value serde rejects, a key written
+    twice, another kind of value, another key. (Expected verdicts reasoned from the
+    reference: an ignored value is read by serde_json and range-checked, a duplicate
+    known field is a data error, an ignored key may repeat.)"""
+    _fresh_keysets()
+    parse_line(REPEATED % ("1.5", 1, "5123.4"))  # learned
+    for text in (line, line.encode()):
+        if expected is None:
+            assert parse_line(text) == parse_exact(text)
+        else:
+            with pytest.raises(ParseError) as error:
+                parse_line(text)
+            assert error.value.category == expected
+            with pytest.raises(ParseError):
+                parse_exact(text)
+
+
+def test_learned_keys_are_dropped_when_idle_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A variant's Struct goes after `IDLE_LINES` lines without its unknown keys (the
+    plugin's form reads through the generated model again); at most `MAX_KEYS` keys a
+    variant and `MAX_BUILDS` builds a process."""
+    keysets = _fresh_keysets()
+    plain = parse_line.__globals__["PLAIN_DECODE"]
+    parse_line(REPEATED % ("1.5", 1, "5123.4"))
+    assert parse_line.__globals__["DECODE"] is not plain
+    line = '{"event":"log","time":1,"step":2}'
+    for _ in range(IDLE_LINES - 1):
+        assert parse_line(line) == parse_exact(line)
+    assert keysets.keys == {Log: ("tokens_per_second",)}
+    assert parse_line(line) == parse_exact(line)
+    assert keysets.keys == {}
+    assert parse_line.__globals__["DECODE"] is plain
+    for index in range(MAX_KEYS + 3):
+        line = f'{{"event":"eval","time":1,"step":2,"key{index}":1}}'
+        assert parse_line(line) == parse_exact(line)
+    assert keysets.keys[Eval] == tuple(f"key{index}" for index in range(MAX_KEYS))
+    monkeypatch.setattr(keysets_module, "MAX_BUILDS", keysets.builds + 2)
+    for index in range(5):
+        line = f'{{"event":"end","time":1,"step":2,"key{index}":1}}'
+        assert parse_line(line) == parse_exact(line)
+    assert keysets.keys[End] == ("key0", "key1")
+    _fresh_keysets()

@@ -17,6 +17,7 @@ from overbrainer_contract import ParseError, dump_line, parse_line
 from overbrainer_contract._serde import FIELDS as KINDS
 from overbrainer_contract._serde import OPT_U64, STAGE, U64, U64_MAX, VARIANTS, parse_exact
 from overbrainer_contract._serde import STAGES as SERDE_STAGES
+from repeated_keys import repeated_key_lines
 
 # The variants, their fields and kinds, as the exact path reads them (one source).
 TAGS = list(VARIANTS)
@@ -208,3 +209,14 @@ def test_lines_as_the_plugin_writes_them_are_accepted_with_their_values(line: st
         got = got.value if name == "name" else got
         assert got == value, name
         assert type(got) is type(value), name
+
+
+@given(repeated_key_lines())
+def test_repeated_unknown_keys_and_their_breaks_match_the_exact_path(lines: list[str]) -> None:
+    """A writer's repeated unknown keys are learned and read with one decode; the lines
+    that break the pattern (a duplicate, a value out of range or of another kind, another
+    order, a key more or less) get the exact path's verdict, value and category."""
+    parse_line.__globals__["KEYSETS"].forget()
+    for line in lines:
+        for text in (line, line.encode()):
+            assert verdict(parse_line, text) == verdict(parse_exact, text), text

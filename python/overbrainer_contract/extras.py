@@ -14,6 +14,7 @@ and the known strings', and nothing is walked in Python.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
 import msgspec
@@ -47,10 +48,16 @@ _FLAT = msgspec.json.Decoder(
 DEPTH_SAFE = 2 * (RECURSION_LIMIT - 1)  # a shorter line cannot nest 127 levels
 
 
-def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> MetricLine | None:
+def vouch_for_extras(
+    line: str | bytes,
+    decoded: MetricLine,
+    quotes: int,
+    learn: Callable[[type[MetricLine], Iterable[str]], None] | None = None,
+) -> MetricLine | None:
     """`decoded` when the line's unknown keys are all ones the reference ignores and no
     key is written twice; None when the exact path must answer. `quotes` is the line's
-    count of `"`; the known fields' values were vouched for already.
+    count of `"`; the known fields' values were vouched for already. `learn` is told the
+    keys of a line vouched for whose values are all scalars (`keysets`).
 
     A short line without a backslash (most) is decoded into Python values: each string
     then holds exactly its two quotes, and it cannot nest too deep. Any other goes
@@ -66,6 +73,7 @@ def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> Met
     elif line.find("\\") >= 0 or len(line) >= DEPTH_SAFE:  # type: ignore[arg-type]
         return _raw_extras(line, decoded, quotes)
     variant = decoded.__class__
+    flat = False
     try:
         entries = _FLAT(line)
     except (msgspec.DecodeError, msgspec.ValidationError):  # a container, a number near MAX
@@ -75,7 +83,10 @@ def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> Met
             return None
     else:
         if quotes == 2 * len(entries) + _VALUE_QUOTES[variant]:
+            if learn is not None:
+                learn(variant, entries)
             return decoded  # one key each and no string among the unknown values
+        flat = True
     known = _KNOWN[variant]
     expected = 2 * len(entries) + _VALUE_QUOTES[variant]  # one key each, the string values
     for key, value in entries.items():
@@ -84,7 +95,11 @@ def vouch_for_extras(line: str | bytes, decoded: MetricLine, quotes: int) -> Met
             if more < 0:
                 return None
             expected += more
-    return decoded if expected == quotes else None
+    if expected != quotes:
+        return None
+    if flat and learn is not None:
+        learn(variant, entries)
+    return decoded
 
 
 def _plain_quotes(value: object) -> int:

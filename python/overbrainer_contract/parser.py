@@ -12,7 +12,9 @@ line, and why it is enough:
   optional key is present (the plugin's form) are checked against the full
   count at once; others count their present fields (msgspec marks an absent
   one `UNSET`); a line with more quotes has unknown keys, checked by
-  `extras.vouch_for_extras` (a second decode that lists the keys);
+  `extras.vouch_for_extras` (a second decode that lists the keys); a writer's
+  unknown keys that repeat are learned, and its following lines decoded once by a
+  Struct holding them (`keysets`), their quotes those of the keys present;
 - no value at or beyond `SAFE_MAGNITUDE`: there serde_json's own float reading
   (`serde_float`) may say "out of range" where msgspec's correctly rounded one
   does not;
@@ -48,6 +50,7 @@ from msgspec.inspect import (
 
 from ._serde import U64_MAX, VARIANTS, MetricLine
 from .extras import vouch_for_extras
+from .keysets import IDLE_LINES, KeySets
 from .replay import parse_replayed
 from .serde_float import SAFE_MAGNITUDE
 
@@ -78,6 +81,7 @@ class _Checks:
         self.optional: list[tuple[str, str]] = []  # (attribute, check of a value)
         self.required: list[str] = []  # checks of the required fields
         self.strict: list[str] = []  # every field present: UNSET fails
+        self.fields = [field.name for field in info.fields]  # in declaration order
         for field in info.fields:
             kinds = [_bare(kind) for kind in _members(_bare(field.type))]
             optional = any(isinstance(kind, NoneType) for kind in kinds)
@@ -133,7 +137,37 @@ class _Checks:
         code += [
             f"    if q + absent == {self.full}:",
             "        return o",
-            "    return EXTRAS(line, o, q)",
+            "    return EXTRAS(line, o, q, LEARN)",
+        ]
+        return code
+
+    def voucher(self, names: tuple[str, ...]) -> list[str]:
+        """`vouch(line, o, q)` for a line decoded as this variant specialised with the
+        unknown keys `names` (`keysets`): the generated model when its known fields are
+        vouched for as in `lenient`, its unknown values were checked by msgspec, and its
+        quotes are exactly those of the keys present and the string values; else None."""
+        code = self.lenient("")[1:-3]  # the known fields' checks, `absent` counted
+        code.insert(0, "def vouch(line, o, q):")
+        code.append("    found = 0")
+        for name in names:
+            code += [
+                f"    if (v := o.{name}) is UNSET:",
+                "        absent += 2",
+                "    else:",
+                "        found = 1",
+                "        if v.__class__ is str:",
+                "            absent -= 2",
+            ]
+        code += [
+            f"    if q + absent != {self.full + 2 * len(names)}:",
+            "        return None",
+            "    if found:",
+            "        IDLE[0] = 0",
+            "    else:",
+            "        IDLE[0] += 1",
+            "        if IDLE[0] >= IDLE_LINES:",
+            "            DROP()",
+            f"    return VARIANT({', '.join(f'o.{name}' for name in self.fields)})",
         ]
         return code
 
@@ -146,17 +180,21 @@ NEGATIVE_ZERO = r"[:\s]-0(?:\.0+)?(?![.0-9])"
 _ORDER = ("log", "eval", "stage", "begin", "end")
 
 
-def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
+def _source() -> str:
     """`parse_line` as one function: decode, then the variant's checks inline, per input type.
 
     Generated (like the checks) so that the hot path makes no call but msgspec's decoder
-    and `count`; a line it cannot vouch for goes to the exact path.
+    and `count`; a line it cannot vouch for goes to the exact path. A line decoded as a
+    variant specialised for its unknown keys (`keysets`) goes to that Struct's voucher;
+    one that does not vouch, or that the specialised decoder rejects, to the usual path
+    (`PLAIN`: this same code over the generated models' decoder).
     """
     variants = [VARIANTS[name] for name in _ORDER]
     assert set(variants) == set(VARIANTS.values())
     helpers: list[str] = []  # the lenient_ functions, one per variant and input type
     lines = [
         "def parse_line(line):",
+        "    again = False",
         "    try:",
         "        o = DECODE(line)",
         "        c = o.__class__",
@@ -171,24 +209,85 @@ def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
             # NEG0 names the input type's negative-zero search
             lines += [text.replace("NEG0", f"NEG0_{kind}") for text in checks.lines(" " * 16, kind)]
             helpers += [text.replace("NEG0", f"NEG0_{kind}") for text in checks.lenient(kind)]
+        lines += [
+            "            elif (vouched := VOUCHERS[c](line, o, q)) is not None:",
+            "                return vouched",
+            "            else:",
+            "                again = True",
+        ]
     lines += [
         "    except Exception:  # msgspec's errors, a str it cannot encode, another input type",
-        "        pass",
-        "    return parse_exact(line)",
+        "        again = DECODE is not PLAIN_DECODE",
+        "    return PLAIN(line) if again else parse_exact(line)",
     ]
-    namespace: dict[str, Any] = {
+    return "\n".join(helpers + lines) + "\n"
+
+
+def _namespace() -> dict[str, Any]:
+    return {
         "DECODE": _DECODE,
-        "EXTRAS": vouch_for_extras,
+        "PLAIN_DECODE": _DECODE,
+        "VOUCHERS": {},
         "QUOTE_bytes": b'"',
         "QUOTE_str": '"',
-        "NEG0_bytes": re.compile(NEGATIVE_ZERO.encode()).search,
-        "NEG0_str": re.compile(NEGATIVE_ZERO).search,
+        "NEG0_bytes": _NEG0_BYTES,
+        "NEG0_str": _NEG0_STR,
         "UNSET": UNSET,
         "parse_exact": parse_replayed,  # the exact path's answer, at C speed where it can
-        **{variant.__name__: variant for variant in variants},
+        **{variant.__name__: variant for variant in VARIANTS.values()},
     }
-    exec(compile("\n".join(helpers + lines) + "\n", f"<{__name__} parse_line>", "exec"), namespace)
-    function: Callable[[str | bytes], MetricLine] = namespace["parse_line"]
+
+
+_NEG0_BYTES = re.compile(NEGATIVE_ZERO.encode()).search
+_NEG0_STR = re.compile(NEGATIVE_ZERO).search
+
+
+def _neg0(line: str | bytes) -> Any:
+    """`NEGATIVE_ZERO` searched in a line of either type."""
+    if isinstance(line, bytes):
+        return _NEG0_BYTES(line)
+    return _NEG0_STR(line)
+
+
+def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
+    """The live `parse_line` (its decoder swapped by `keysets`) over the plain one."""
+    code = compile(_source(), f"<{__name__} parse_line>", "exec")
+    plain = _namespace()
+    live = _namespace()
+
+    def compile_voucher(
+        variant: type[MetricLine],
+        struct: type[msgspec.Struct],
+        names: tuple[str, ...],
+        idle: list[int],
+        drop: Callable[[], None],
+    ) -> Any:
+        source = "\n".join(_Checks(variant).voucher(names)) + "\n"
+        namespace = {
+            "UNSET": UNSET,
+            "NEG0": _neg0,
+            "IDLE": idle,
+            "IDLE_LINES": IDLE_LINES,
+            "DROP": drop,
+            "VARIANT": variant,
+        }
+        exec(compile(source, f"<{__name__} vouch {struct.__name__}>", "exec"), namespace)
+        return namespace["vouch"]
+
+    def install(decode: Callable[[Any], Any]) -> None:
+        live["DECODE"] = decode
+        live["VOUCHERS"] = keysets.vouchers
+
+    keysets = KeySets(_DECODE, compile_voucher, install)
+    for namespace in (plain, live):
+        namespace["EXTRAS"] = vouch_for_extras
+        namespace["LEARN"] = keysets.learn
+    plain["PLAIN"] = parse_replayed  # never called: its decoder is the plain one
+    exec(code, plain)
+    live["PLAIN"] = plain["parse_line"]
+    live["KEYSETS"] = keysets  # the learned keys, for tests to see and reset
+    exec(code, live)
+    function: Callable[[str | bytes], MetricLine] = live["parse_line"]
     function.__module__ = __name__
     function.__doc__ = _DOC
     return function

@@ -34,6 +34,7 @@ from overbrainer_contract import Log, Pace, ParseError, dump_line, parse_line
 from overbrainer_contract._serde import FIELDS as KINDS
 from overbrainer_contract._serde import OPT_U64, STAGE, STAGES, U64, U64_MAX, VARIANTS
 from reference_runner import Answerer
+from repeated_keys import repeated_key_lines
 
 settings.register_profile(
     "fuzz",
@@ -314,6 +315,18 @@ def test_every_edge_spelling_in_every_float_field(
 @given(st.text(st.characters(exclude_categories=["Cs"]), max_size=60))
 def test_any_text_agrees_with_the_reference(reference: Answerer, line: str) -> None:
     check(line, reference)
+
+
+@given(repeated_key_lines())
+def test_repeated_unknown_keys_and_their_breaks_agree_with_the_reference(
+    reference: Answerer, lines: list[str]
+) -> None:
+    """A writer repeating its unknown keys, learned by `parse_line` and read with one
+    decode (`keysets`), then lines breaking the pattern: a key written twice, a value out
+    of range or of another kind, another order, a key more or less."""
+    parse_line.__globals__["KEYSETS"].forget()
+    for line in lines:
+        check(line, reference)
 
 
 def test_the_comparison_sees_a_difference(reference: Answerer) -> None:
