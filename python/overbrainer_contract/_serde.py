@@ -478,9 +478,11 @@ class DataError(Exception):
     """A data error met while building the variant; `parse_exact` places it."""
 
     def __init__(self, message: str, path: str) -> None:
-        super().__init__(message)
-        self.message = message
+        self.message = message  # not given to `Exception`: placed, it becomes a ParseError
         self.path = path
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def _as_f64(value: Any, path: str) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 Category = Literal["syntax", "eof", "data"]
 """`serde_json::Error::classify()` without `Io`, which a line in memory never gives."""
@@ -30,8 +30,30 @@ class ParseError(ValueError):
         self.message = message
         self.path = path
         self.column = column
-        where = f" at column {column}" if column is not None else ""
-        super().__init__(f"{message}{where}")
+        # The text is formatted only when asked for (`__str__`, `args`): a caller that
+        # skips a bad line never reads it, and a bad line costs its raise and little more.
+
+    _given: tuple[Any, ...] | None = None  # `args` once assigned, as `ValueError` keeps it
+
+    def _text(self) -> str:
+        if self.column is None:
+            return self.message
+        return f"{self.message} at column {self.column}"
+
+    def __str__(self) -> str:
+        given = self._given
+        if given is None:
+            return self._text()
+        return "" if not given else str(given[0]) if len(given) == 1 else str(given)
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        """`(str(self),)`, as when the text was given to `ValueError`."""
+        return (self._text(),) if self._given is None else self._given
+
+    @args.setter
+    def args(self, value: tuple[Any, ...]) -> None:
+        self._given = tuple(value)
 
     def __repr__(self) -> str:
         return (
