@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -215,7 +215,7 @@ _NEGATIVE_ZERO = re.compile(r":[ \t\n\r]*-0(?![.0-9eE])").finditer
 _AS_ARRAY = bytes.maketrans(b"{}:", b"[],")
 
 
-def _pairs(line: str | bytes, text: str) -> list[tuple[Any, Any]] | None:
+def _pairs(line: str | bytes, text: str) -> Iterator[tuple[Any, Any]] | None:
     """The entries of a flat object that msgspec read, in order, every key written twice
     kept: `{"a":1,"a":2}` read as the array `["a",1,"a",2]`, the same tokens, when the
     line's only braces are its own and its only colons end keys (None otherwise)."""
@@ -228,7 +228,8 @@ def _pairs(line: str | bytes, text: str) -> list[tuple[Any, Any]] | None:
         return None
     if len(flat) % 2 or data.count(b":") != len(flat) // 2:
         return None  # a colon in a string: the array's strings are not the line's
-    return list(zip(flat[0::2], flat[1::2], strict=True))
+    tokens = iter(flat)
+    return zip(tokens, tokens, strict=True)  # (key, value) in turn, no list of pairs built
 
 
 def _tagged(found: list[tuple[str, Any]]) -> tuple[type[MetricLine] | None, list[tuple[str, Any]]]:
