@@ -1,15 +1,20 @@
-"""Hostile inputs made for real, and a child process that cannot hide an unbounded read:
-shared by the command line's tests and export's. A case runs the CLI in a child under a
+"""Hostile inputs made for real (sparse gigabytes, a small disk that fills), and a child
+process that cannot hide an unbounded read: shared by the plugin's, the command line's and
+export's tests. A case runs the CLI in a child under a
 time limit and a cap on its address space (`RLIMIT_AS`): a hang fails it by the timeout,
 a line or a backlog held whole by running out of memory."""
 
 from __future__ import annotations
 
+import contextlib
 import resource
+import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+import pytest
 
 GIGABYTE = 2**30
 
@@ -66,3 +71,26 @@ def the_cap_kills(size: int, memory: int, cwd: Path, timeout: float) -> bool:
         check=False,
     )
     return result.returncode == 1 and "MemoryError" in result.stderr
+
+
+@contextlib.contextmanager
+def tmpfs(folder: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of `size` mounted on `folder` (CI runs as root); skips the test, saying why,
+    where mounting is impossible."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mount = shutil.which("mount")
+    if mount is None:
+        pytest.skip("no mount command: a real full disk needs `mount -t tmpfs` (util-linux)")
+    done = subprocess.run(
+        [mount, "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs (root and CAP_SYS_ADMIN needed): {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], timeout=30, check=False)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import importlib.util
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -309,29 +307,6 @@ def at_step(step: int, action: Callable[[Any], None], event: str = "on_log") -> 
 def plugin_warnings(records: list[Any]) -> list[str]:
     """The plugin's warnings and errors among captured log records."""
     return [r.getMessage() for r in records if r.name == "overbrainer_metrics" and r.levelno >= 30]
-
-
-@contextlib.contextmanager
-def tmpfs(folder: Path, size: str) -> Iterator[Path]:
-    """A tmpfs of `size` mounted on `folder` (CI runs as root); skips the test, saying why,
-    where mounting is impossible."""
-    folder.mkdir(parents=True, exist_ok=True)
-    mount = shutil.which("mount")
-    if mount is None:
-        pytest.skip("no mount command: a real full disk needs `mount -t tmpfs` (util-linux)")
-    done = subprocess.run(
-        [mount, "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs (root and CAP_SYS_ADMIN needed): {done.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], timeout=30, check=False)
 
 
 class Filler:

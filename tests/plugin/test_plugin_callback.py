@@ -17,8 +17,9 @@ import pytest
 
 transformers = pytest.importorskip("transformers")
 
+from hostile import tmpfs  # noqa: E402
 from overbrainer_contract import parse_line  # noqa: E402
-from plugin_helpers import Filler, check_metrics, check_snapshot, load_plugin, tmpfs  # noqa: E402
+from plugin_helpers import Filler, check_metrics, check_snapshot  # noqa: E402
 from transformers import TrainerCallback, TrainerControl, TrainerState  # noqa: E402
 
 GOLDEN = Path(__file__).parents[1] / "conformance" / "cases" / "plugin-scripted-run.jsonl"
@@ -46,11 +47,6 @@ class Sized:
 
     def __len__(self) -> int:
         return self.length
-
-
-@pytest.fixture(scope="module")
-def om() -> ModuleType:
-    return load_plugin()
 
 
 @pytest.fixture

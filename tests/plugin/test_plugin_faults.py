@@ -20,30 +20,18 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
+from hostile import tmpfs
 from plugin_helpers import (
     Filler,
     at_step,
     build_trainer,
     check_metrics,
     check_snapshot,
-    load_plugin,
     plugin_warnings,
-    tiny_assets,
-    tmpfs,
 )
 
 U64_MAX = 2**64 - 1
 HANG = 120.0  # seconds: a run still going by then is a hang
-
-
-@pytest.fixture(scope="module")
-def assets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
-    return tiny_assets(tmp_path_factory.mktemp("assets"))
-
-
-@pytest.fixture(scope="module")
-def om() -> ModuleType:
-    return load_plugin()
 
 
 @pytest.fixture

@@ -22,23 +22,11 @@ from plugin_helpers import (
     build_trainer,
     check_metrics,
     check_snapshot,
-    load_plugin,
     slow_callback,
-    tiny_assets,
 )
 
 DEVICE = os.environ.get("PLUGIN_TEST_DEVICE", "cpu")
 OVERRIDES: dict[str, Any] = {} if DEVICE == "cpu" else {"use_cpu": False, "bf16": True}
-
-
-@pytest.fixture(scope="module")
-def assets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
-    return tiny_assets(tmp_path_factory.mktemp("assets"))
-
-
-@pytest.fixture(scope="module")
-def om() -> ModuleType:
-    return load_plugin()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.csv
 import pyarrow.parquet as pq
 import pytest
+from hostile import tmpfs
 from overbrainer_contract.table import SCHEMA, read_runs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -382,21 +383,10 @@ def test_standard_input_is_a_run_named_dash(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path) -> Any:
+def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 256 KiB tmpfs mounted for the test (root only), unmounted after it."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)],
-        capture_output=True,
-        text=True,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (root only): {mounted.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path / "disk", "256k") as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", str(disk)], check=True)
 
 
 def test_a_full_disk_fails_cleanly_and_a_freed_one_takes_the_export(small_disk: Path) -> None:
