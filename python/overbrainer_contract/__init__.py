@@ -15,24 +15,31 @@ EndMark(step=7206, kind='end')
 
 from __future__ import annotations
 
-from .contract import (
-    CONTRACT,
-    METRICS_ENV,
-    METRICS_FILE,
-    PLUGIN_CLASS,
-    PLUGIN_FILE,
-    SNAPSHOT_ENV,
-    SNAPSHOT_FILE,
-    SNAPSHOT_ON_SIGTERM_ENV,
-    SNAPSHOT_REQUEST,
-    VERSION,
-)
-from .dump import dump_line
-from .errors import Category, ParseError
+from typing import TYPE_CHECKING, Any
+
+# `mark` is both a submodule and the function exported: imported here, first, so that the
+# name is the function whatever is imported later (a submodule binds its name only when
+# it is first loaded).
 from .mark import EndMark, EvalMark, Mark, StageMark, mark
-from .models import Begin, End, Eval, JobStage, Log, MetricLine, Snapshot, Stage, TrainMetric
-from .pace import Pace
-from .parser import parse_line
+
+if TYPE_CHECKING:
+    from .contract import (
+        CONTRACT,
+        METRICS_ENV,
+        METRICS_FILE,
+        PLUGIN_CLASS,
+        PLUGIN_FILE,
+        SNAPSHOT_ENV,
+        SNAPSHOT_FILE,
+        SNAPSHOT_ON_SIGTERM_ENV,
+        SNAPSHOT_REQUEST,
+        VERSION,
+    )
+    from .dump import dump_line
+    from .errors import Category, ParseError
+    from .models import Begin, End, Eval, JobStage, Log, MetricLine, Snapshot, Stage, TrainMetric
+    from .pace import Pace
+    from .parser import parse_line
 
 __version__ = "1.1.0"
 
@@ -67,3 +74,52 @@ __all__ = [
     "mark",
     "parse_line",
 ]
+
+# The other names load with their module on first use, so that a command (`check`) pays
+# only for the modules it runs: the contract's document, Pace, dump are not read for it.
+_HOMES = {
+    "contract": (
+        "CONTRACT",
+        "METRICS_ENV",
+        "METRICS_FILE",
+        "PLUGIN_CLASS",
+        "PLUGIN_FILE",
+        "SNAPSHOT_ENV",
+        "SNAPSHOT_FILE",
+        "SNAPSHOT_ON_SIGTERM_ENV",
+        "SNAPSHOT_REQUEST",
+        "VERSION",
+    ),
+    "dump": ("dump_line",),
+    "errors": ("Category", "ParseError"),
+    "models": (
+        "Begin",
+        "End",
+        "Eval",
+        "JobStage",
+        "Log",
+        "MetricLine",
+        "Snapshot",
+        "Stage",
+        "TrainMetric",
+    ),
+    "pace": ("Pace",),
+    "parser": ("parse_line",),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module when first asked for (PEP 562)."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import msgspec
@@ -14,11 +13,13 @@ def schema_dir() -> Path:
     """The folder holding the schemas and `contract.json`.
 
     Inside an installed package they ship as `overbrainer_contract/schema`;
-    in a source checkout they are the repository's `schema/`.
+    in a source checkout they are the repository's `schema/`. (The package's own folder,
+    as `importlib.resources` would find it for a package on disk, without importing that:
+    every command reads this at its start.)
     """
-    packaged = resources.files("overbrainer_contract") / "schema"
+    packaged = Path(__file__).parent / "schema"
     if packaged.is_dir():
-        return Path(str(packaged))
+        return packaged
     return Path(__file__).resolve().parents[2] / "schema"
 
 

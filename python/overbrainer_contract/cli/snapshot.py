@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -90,6 +89,8 @@ def write_request(folder: Path, reason: str) -> Path:
     """Write `snapshot.request` in `folder` atomically, with the mode the user's umask gives
     a new file (mkstemp's 0600 would hide the reason from a plugin running as another user);
     its path."""
+    import tempfile  # here: every command's start would pay for it (random, shutil...)
+
     target = folder / SNAPSHOT_REQUEST
     descriptor, temporary = tempfile.mkstemp(prefix=f".{SNAPSHOT_REQUEST}.", dir=folder)
     try:

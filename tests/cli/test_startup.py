@@ -1,0 +1,90 @@
+"""What a process pays before its first line: `check` loads only what it runs.
+
+Each case is a fresh interpreter (the modules already loaded in this one would hide a
+regression), asked which modules it holds once the command is done.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import overbrainer_contract
+
+SHOW_MODULES = """
+import json, runpy, sys
+sys.argv = ["overbrainer-contract", *sys.argv[1:]]
+try:
+    runpy.run_module("overbrainer_contract", run_name="__main__")
+except SystemExit:
+    pass
+sys.stderr.write(json.dumps(sorted(sys.modules)))
+"""
+
+# Modules only other commands need (the snapshot request's atomic write: tempfile, and
+# random under it; dump) or that `check` never needs (importlib.resources: the contract's
+# folder is the package's own). argparse itself loads shutil.
+NOT_FOR_CHECK = ("tempfile", "random", "importlib.resources", "overbrainer_contract.dump")
+
+
+def modules_after(*argv: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", SHOW_MODULES, *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return set(json.loads(done.stderr.splitlines()[-1]))
+
+
+def test_check_loads_no_module_it_does_not_run(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b'{"event":"begin","time":1.0}\n{"event":"log","time":2.0,"step":1}\n')
+    loaded = modules_after("check", str(path))
+    assert "overbrainer_contract.parser" in loaded  # it did check the lines
+    assert loaded.isdisjoint(NOT_FOR_CHECK), sorted(loaded.intersection(NOT_FOR_CHECK))
+
+
+def test_the_package_alone_loads_no_parser_and_no_contract_document() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import json, sys, overbrainer_contract; print(json.dumps([*sys.modules]))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    loaded = set(json.loads(done.stdout))
+    assert loaded.isdisjoint(
+        {
+            "overbrainer_contract.parser",
+            "overbrainer_contract.contract",
+            "overbrainer_contract.pace",
+        }
+    )
+
+
+def test_every_public_name_loads_on_first_use() -> None:
+    # In a fresh process each name, asked for alone, is the object its module defines.
+    for name in overbrainer_contract.__all__:
+        code = (
+            "import overbrainer_contract as package, importlib, sys;"
+            f"value = getattr(package, {name!r});"
+            f"home = package._HOME.get({name!r}, 'mark');"
+            "module = importlib.import_module('overbrainer_contract.' + home);"
+            f"assert value is getattr(module, {name!r}), (value, home)"
+        )
+        subprocess.run([sys.executable, "-c", code], timeout=60, check=True)
+    # `mark` is a submodule too: the name stays the function, whoever loads the module
+    code = (
+        "import overbrainer_contract.mark, overbrainer_contract.runs;"
+        "from overbrainer_contract import mark;"
+        "assert callable(mark) and mark.__name__ == 'mark', mark"
+    )
+    subprocess.run([sys.executable, "-c", code], timeout=60, check=True)
