@@ -8,7 +8,7 @@ import io
 
 from hypothesis import given
 from hypothesis import strategies as st
-from overbrainer_contract.lines import LineSplitter, Overlong, read_lines
+from overbrainer_contract.lines import LineSplitter, Overlong, read_lines, read_pieces
 
 MAX = 16
 
@@ -126,3 +126,21 @@ def test_a_gigabyte_of_zeros_is_one_marker_read_in_blocks() -> None:
     assert len(lines) == 1
     assert isinstance(lines[0], Overlong)
     assert (lines[0].size, lines[0].complete) == (2**30, False)
+
+
+@given(text, st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=24))
+def test_read_pieces_gives_the_lines_of_read_lines(data: bytes, block: int, bound: int) -> None:
+    """The pieces' lines, in order, are `read_lines`'s; a piece's run holds only complete
+    lines within the bound, so that it can be decoded at once."""
+    lines = list(read_lines(io.BufferedReader(io.BytesIO(data)), max_line=bound, block=block))
+    got: list[bytes] = []
+    for single, body in read_pieces(
+        io.BufferedReader(io.BytesIO(data)), max_line=bound, block=block
+    ):
+        got += single
+        run = list(io.BytesIO(body))
+        assert all(line.endswith(b"\n") and len(line) <= bound + 1 for line in run)
+        assert not any(isinstance(line, Overlong) for line in run)
+        got += run
+    assert seen(got) == seen(lines)
+    assert seen(got) == expected(data, bound)

@@ -8,16 +8,20 @@ line that is invalid or out of order. Memory stays flat whatever the file's size
 
 from __future__ import annotations
 
+import io
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
+from .batch import decode_block
 from .errors import ParseError
-from .lines import Overlong
-from .models import Begin, End, Eval, Log, Stage
+from .lines import Overlong, Piece
+from .models import Begin, End, Eval, Log, MetricLine, Stage
 from .parser import parse_line
 from .runs import REQUEST_PATTERN, Run, read_request, read_snapshot
 from .sidefile import exists
@@ -82,88 +86,181 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
     the first `begin`, a log or an evaluation after an `end` (until the next `begin`), a
     training step going back.
     """
-    parse = parse_line
-    counts: dict[type[object], int] = dict.fromkeys((kind for kind, _ in EVENTS), 0)
-    errors = warnings = 0
-    phase = 0  # 0: before begin, 1: training, 2: after end
-    last_step = -1
-    logs = 0
-    number = 0
-    raw = b"\n"
-    for number, raw in enumerate(lines, 1):
-        try:
-            line = parse(raw)
-        except ParseError as error:
-            if raw.__class__ is Overlong:
+    check = MetricsCheck(name, emit)
+    check.lines(lines)
+    return check.result()
+
+
+def check_pieces(pieces: Iterable[Piece], name: str, emit: Emit) -> FileResult:
+    """`check_lines` over the lines of `pieces` (`lines.read_pieces`): each run of complete
+    lines decoded at once (`batch.decode_block`) where it can be, with the same findings,
+    in the same order, and the same summary."""
+    check = MetricsCheck(name, emit)
+    lines, run = check.lines, check.run
+    for single, body in pieces:
+        if single:
+            lines(single)
+        if body:
+            run(body)
+    return check.result()
+
+
+class MetricsCheck:
+    """The state of one metrics file's check, fed lines (`lines`) or runs of complete
+    lines (`run`) in the file's order; `result` is the summary."""
+
+    def __init__(self, name: str, emit: Emit) -> None:
+        self.name = name
+        self.emit = emit
+        self.counts: dict[type[object], int] = dict.fromkeys((kind for kind, _ in EVENTS), 0)
+        self.errors = self.warnings = 0
+        self.phase = 0  # 0: before begin, 1: training, 2: after end
+        self.last_step = -1
+        self.number = 0
+        self.raw = b"\n"  # the last line read
+        self.skip = 0  # runs still to read line by line since a run failed to decode
+        self.backoff = 1  # and how many the next failure skips
+
+    def run(self, body: bytes) -> None:
+        """A run of complete lines, each within the bound: decoded at once, and counted
+        at once when no line in it needs a finding; else read line by line."""
+        if self.skip:
+            self.skip -= 1
+            self.lines(io.BytesIO(body))
+            return
+        models = decode_block(body)
+        if models is None:  # a bad line in it: the following runs are read line by line
+            self.skip, self.backoff = self.backoff, min(2 * self.backoff, MAX_BACKOFF)
+            self.lines(io.BytesIO(body))
+            return
+        self.backoff = 1
+        if not self._in_order(models):
+            self.lines(io.BytesIO(body))  # each warning found, and placed, as line by line
+            return
+        counts = self.counts
+        for kind, count in Counter(map(type, models)).items():
+            counts[kind] += count
+        self.number += len(models)
+        self.raw = b"\n"
+
+    def _in_order(self, models: list[MetricLine]) -> bool:
+        """Whether `models` need no order warning; then the last log's step is kept. (A
+        begin or an end in the run, rare, is left to the line-by-line reading.)"""
+        kinds = set(map(type, models))
+        if Begin in kinds or End in kinds:
+            return False
+        if Log not in kinds:
+            return self.phase == 1 or Eval not in kinds
+        if self.phase != 1:
+            return False
+        if len(kinds) == 1:
+            steps: list[int] = list(map(STEP, models))
+        else:
+            steps = [model.step for model in models if model.__class__ is Log]  # type: ignore[union-attr]
+        if steps[0] < self.last_step or steps != sorted(steps):
+            return False
+        self.last_step = steps[-1]
+        return True
+
+    def lines(self, lines: Iterable[bytes]) -> None:
+        """Lines one at a time, each through `parse_line`."""
+        name, emit, counts = self.name, self.emit, self.counts
+        parse = parse_line
+        errors, warnings = self.errors, self.warnings
+        phase, last_step = self.phase, self.last_step
+        logs = 0
+        first = self.number + 1
+        number, raw = self.number, self.raw  # the last line read: kept after the loop
+        for number, raw in enumerate(lines, first):
+            try:
+                line = parse(raw)
+            except ParseError as error:
+                if raw.__class__ is Overlong:
+                    errors += 1
+                    emit(_overlong(name, number, raw))  # type: ignore[arg-type]
+                    continue
+                if raw[-1:] != b"\n":  # the last line, cut: checked in `result`
+                    continue
                 errors += 1
-                emit(_overlong(name, number, raw))
-                continue
-            if raw[-1:] != b"\n":  # the last line, cut: checked after the loop
-                continue
-            errors += 1
-            emit(
-                Finding(
-                    name,
-                    number,
-                    error.path or "$",
-                    "error",
-                    error.category,
-                    str(error),
-                    error.column,
+                emit(
+                    Finding(
+                        name,
+                        number,
+                        error.path or "$",
+                        "error",
+                        error.category,
+                        str(error),
+                        error.column,
+                    )
                 )
-            )
-            continue
-        kind = line.__class__
-        if kind is Log:  # most lines: counted apart, in order unless a warning says
-            logs += 1
-            step = line.step  # type: ignore[union-attr]
-            if step < last_step or phase != 1:
+                continue
+            kind = line.__class__
+            if kind is Log:  # most lines: counted apart, in order unless a warning says
+                logs += 1
+                step = line.step  # type: ignore[union-attr]
+                if step < last_step or phase != 1:
+                    if phase != 1:
+                        warnings += 1
+                        emit(_order(name, number, phase, "log"))
+                    if step < last_step:
+                        warnings += 1
+                        emit(
+                            Finding(
+                                name,
+                                number,
+                                "$.step",
+                                "warning",
+                                "order",
+                                f"step {step} goes back (after step {last_step})",
+                            )
+                        )
+                last_step = step
+                continue
+            counts[kind] += 1
+            if kind is Eval:
                 if phase != 1:
                     warnings += 1
-                    emit(_order(name, number, phase, "log"))
-                if step < last_step:
+                    emit(_order(name, number, phase, "eval"))
+            elif kind is Begin:
+                phase = 1
+            elif kind is End:
+                if phase != 1:
                     warnings += 1
-                    emit(
-                        Finding(
-                            name,
-                            number,
-                            "$.step",
-                            "warning",
-                            "order",
-                            f"step {step} goes back (after step {last_step})",
-                        )
-                    )
-            last_step = step
-            continue
-        counts[kind] += 1
-        if kind is Eval:
-            if phase != 1:
-                warnings += 1
-                emit(_order(name, number, phase, "eval"))
-        elif kind is Begin:
-            phase = 1
-        elif kind is End:
-            if phase != 1:
-                warnings += 1
-                emit(_order(name, number, phase, "end"))
-            phase = 2
-    if number and raw[-1:] != b"\n" and raw.__class__ is not Overlong:
-        finding = _last_line(name, number, raw)
-        if finding is not None:
-            if finding.severity == "error":
-                errors += 1
-            else:
-                warnings += 1
-            emit(finding)
-    counts[Log] = logs
-    return FileResult(
-        name,
-        "metrics",
-        number,
-        {event: counts[kind] for kind, event in EVENTS},
-        errors,
-        warnings,
-    )
+                    emit(_order(name, number, phase, "end"))
+                phase = 2
+        counts[Log] += logs
+        self.errors, self.warnings = errors, warnings
+        self.phase, self.last_step = phase, last_step
+        self.number, self.raw = number, raw
+
+    def result(self) -> FileResult:
+        """The file's summary, once its last line is in: a last line without its newline
+        gets its finding here (see `check_lines`)."""
+        name, number, raw = self.name, self.number, self.raw
+        if number and raw[-1:] != b"\n" and raw.__class__ is not Overlong:
+            finding = _last_line(name, number, raw)
+            if finding is not None:
+                if finding.severity == "error":
+                    self.errors += 1
+                else:
+                    self.warnings += 1
+                self.emit(finding)
+        counts = self.counts
+        return FileResult(
+            name,
+            "metrics",
+            number,
+            {event: counts[kind] for kind, event in EVENTS},
+            self.errors,
+            self.warnings,
+        )
+
+
+MAX_BACKOFF = 64
+"""At most this many runs read line by line after a run that failed to decode, before
+the next try: a file of many bad lines pays for a failed decode once in 64 runs."""
+
+STEP = attrgetter("step")
 
 
 def _last_line(name: str, number: int, raw: bytes) -> Finding | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import IO
 
@@ -91,12 +91,19 @@ class LineSplitter:
 
     def feed(self, block: bytes) -> Iterable[bytes]:
         """The lines that `block` completes, in order."""
-        first: bytes | None = None
+        first, body = self.cut(block)
+        lines = self.lines_of(body)
+        return lines if first is None else chain((first,), lines)
+
+    def cut(self, block: bytes) -> tuple[Overlong | None, bytes]:
+        """What `block` completes: the marker of an overlong line it ends (or None), then
+        a run of complete lines (`b""`: none), each ending in its newline; the rest is held."""
+        first: Overlong | None = None
         if self.skipped:
             end = block.find(b"\n") + 1
             if not end:
                 self.skipped += len(block)
-                return ()
+                return None, b""
             first = Overlong(self.skipped + end, True, self.max_line)
             self.skipped = 0
             block = block[end:]
@@ -104,7 +111,7 @@ class LineSplitter:
         if not last:  # no line ends here: the block is held (or skipped) whole
             if block:
                 self._hold(block)
-            return () if first is None else (first,)
+            return first, b""
         if self.pieces:  # the held line ends here (none was skipped): joined to the lines after
             end = block.find(b"\n") + 1
             if self.held + end - 1 > self.max_line:
@@ -118,15 +125,19 @@ class LineSplitter:
             body = block if last == len(block) else block[:last]
         if last < len(block):
             self._hold(block[last:])
-        # A line within `body` can pass the bound only when `body` does (a bound under
-        # the block's size, or a held line near it): then each is measured; else they
-        # come as iterating a file does, in C.
-        lines: Iterable[bytes]
-        if len(body) > self.max_line + 1:
-            lines = self._measured(body)
-        else:
-            lines = io.BytesIO(body) if body else ()
-        return lines if first is None else chain((first,), lines)
+        return first, body
+
+    def whole(self, body: bytes) -> bool:
+        """Whether every line of `body` (from `cut`) is within the bound: always, unless
+        `body` itself is longer (a bound under the block's size, or a held line near it)."""
+        return len(body) <= self.max_line + 1
+
+    def lines_of(self, body: bytes) -> Iterable[bytes]:
+        """The lines of `body` (from `cut`), one over the bound as an `Overlong`: when none
+        can be, as iterating a file gives them, in C."""
+        if not self.whole(body):
+            return self._measured(body)
+        return io.BytesIO(body) if body else ()
 
     def _hold(self, piece: bytes) -> None:
         """Hold `piece` (no newline in it) as part of the line under way, or skip it all
@@ -168,6 +179,37 @@ def read_blocks(
     last = splitter.finish()
     if last is not None:
         yield (last,)
+
+
+Piece = tuple[Sequence[bytes], bytes]
+"""What `read_pieces` gives: lines to take one at a time (an `Overlong` marker, the last
+line without its newline, the lines of a run that may hold an overlong one), then a run
+of complete lines, each within the bound and ending in its newline (`b""`: none)."""
+
+
+def split_pieces(blocks: Iterable[bytes], max_line: int = MAX_LINE) -> Iterator[Piece]:
+    """The lines of the input cut into `blocks`, a block's worth at a time, as `Piece`s:
+    the lines of the pieces, in order, are those `read_lines` gives."""
+    splitter = LineSplitter(max_line)
+    cut, whole = splitter.cut, splitter.whole
+    for data in blocks:
+        first, body = cut(data)
+        if not whole(body):
+            yield ([] if first is None else [first]) + list(splitter.lines_of(body)), b""
+        elif first is not None:
+            yield (first,), body
+        elif body:
+            yield (), body
+    last = splitter.finish()
+    if last is not None:
+        yield (last,), b""
+
+
+def read_pieces(handle: IO[bytes], max_line: int = MAX_LINE, block: int = BLOCK) -> Iterator[Piece]:
+    """The lines of `handle` as `Piece`s (see `split_pieces`), read as `read_lines` reads:
+    for a reader that takes a run of lines at once (`checker.check_pieces`)."""
+    read = getattr(handle, "read1", handle.read)  # what is there: a pipe is not waited on
+    return split_pieces(iter(lambda: read(block), b""), max_line)
 
 
 def read_lines(handle: IO[bytes], max_line: int = MAX_LINE, block: int = BLOCK) -> Iterator[bytes]:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..checker import FileResult, check_lines, check_request, check_snapshot, run_files
-from ..lines import BLOCK, LineSplitter, read_lines
+from ..checker import FileResult, check_pieces, check_request, check_snapshot, run_files
+from ..lines import BLOCK, Piece, read_pieces, split_pieces
 from ..reporter import JsonReporter, TextReporter
 from ..runs import RunError, resolve
 from ..sidefile import SideFileError, open_metrics
@@ -114,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
             fail(name, str(error).removeprefix(f"{name}: "))
             continue
         if target.metrics is None:  # standard input
-            result = check_lines(read_lines(sys.stdin.buffer, args.max_line), "-", reporter.finding)
+            pieces = read_pieces(sys.stdin.buffer, args.max_line)
+            result = check_pieces(pieces, "-", reporter.finding)
             reporter.result(result)
             invalid |= not result.valid
             continue
@@ -150,11 +151,11 @@ def _check_metrics(
         )
         if show:
             try:
-                lines = _with_progress(handle, size, display, max_line)
-                return check_lines(lines, display, reporter.finding)
+                pieces = _with_progress(handle, size, display, max_line)
+                return check_pieces(pieces, display, reporter.finding)
             except ImportError:  # no rich: no bar
                 pass
-        return check_lines(read_lines(handle, max_line), display, reporter.finding)
+        return check_pieces(read_pieces(handle, max_line), display, reporter.finding)
 
 
 def _size(handle: IO[bytes]) -> int:
@@ -166,8 +167,9 @@ def _size(handle: IO[bytes]) -> int:
         return 0
 
 
-def _with_progress(handle: IO[bytes], size: int, label: str, max_line: int) -> Iterator[bytes]:
-    """The lines of `handle`, read in blocks, with a transient rich progress bar on stderr."""
+def _with_progress(handle: IO[bytes], size: int, label: str, max_line: int) -> Iterator[Piece]:
+    """The lines of `handle` (as `read_pieces` gives them), with a transient rich progress
+    bar on stderr."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -190,15 +192,12 @@ def _with_progress(handle: IO[bytes], size: int, label: str, max_line: int) -> I
     redirect = sys.stdout.isatty()
     with Progress(*columns, console=console, transient=True, redirect_stdout=redirect) as bar:
         task = bar.add_task(label, total=size or None)
-        splitter = LineSplitter(max_line)
-        done = 0
-        while True:
-            block = handle.read(BLOCK)
-            if not block:
-                break
-            yield from splitter.feed(block)
-            done += len(block)
-            bar.update(task, completed=done)
-        last = splitter.finish()
-        if last is not None:
-            yield last
+
+        def blocks() -> Iterator[bytes]:
+            done = 0
+            while block := handle.read(BLOCK):
+                yield block
+                done += len(block)
+                bar.update(task, completed=done)
+
+        yield from split_pieces(blocks(), max_line)
