@@ -134,24 +134,26 @@ class MetricsCheck:
             self.lines(io.BytesIO(body))
             return
         self.backoff = 1
-        if not self._in_order(models):
+        if not self._counted(models):
             self.lines(io.BytesIO(body))  # each warning found, and placed, as line by line
             return
-        counts = self.counts
-        for kind, count in Counter(map(type, models)).items():
-            counts[kind] += count
         self.number += len(models)
         self.raw = b"\n"
 
-    def _in_order(self, models: list[MetricLine]) -> bool:
-        """Whether `models` need no order warning; then the last log's step is kept. (A
-        begin or an end in the run, rare, is left to the line-by-line reading.)"""
+    def _counted(self, models: list[MetricLine]) -> bool:
+        """Count `models` and keep the last log's step, when they need no order warning;
+        else False, nothing counted. (A begin or an end in the run, rare, is left to the
+        line-by-line reading.) The usual run, logs and evaluations while training, costs
+        a pass over the classes, one over the logs' steps and a sort of them (in C)."""
         kinds = set(map(type, models))
-        if Begin in kinds or End in kinds:
-            return False
+        counts = self.counts
         if Log not in kinds:
-            return self.phase == 1 or Eval not in kinds
-        if self.phase != 1:
+            if Begin in kinds or End in kinds or (Eval in kinds and self.phase != 1):
+                return False
+            for kind, count in Counter(map(type, models)).items():
+                counts[kind] += count
+            return True
+        if self.phase != 1 or Begin in kinds or End in kinds:
             return False
         if len(kinds) == 1:
             steps: list[int] = list(map(STEP, models))
@@ -160,6 +162,12 @@ class MetricsCheck:
         if steps[0] < self.last_step or steps != sorted(steps):
             return False
         self.last_step = steps[-1]
+        if Stage in kinds:
+            for kind, count in Counter(map(type, models)).items():
+                counts[kind] += count
+        else:  # logs, maybe evaluations
+            counts[Log] += len(steps)
+            counts[Eval] += len(models) - len(steps)
         return True
 
     def lines(self, lines: Iterable[bytes]) -> None:
