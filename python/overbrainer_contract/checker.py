@@ -158,7 +158,7 @@ class MetricsCheck:
         if len(kinds) == 1:
             steps: list[int] = list(map(STEP, models))
         else:
-            steps = [model.step for model in models if model.__class__ is Log]  # type: ignore[union-attr]
+            steps = [model.step for model in models if model.__class__ is Log]
         if steps[0] < self.last_step or steps != sorted(steps):
             return False
         self.last_step = steps[-1]
@@ -185,7 +185,7 @@ class MetricsCheck:
             except ParseError as error:
                 if raw.__class__ is Overlong:
                     errors += 1
-                    emit(_overlong(name, number, raw))  # type: ignore[arg-type]
+                    emit(_overlong(name, number, raw))
                     continue
                 if raw[-1:] != b"\n":  # the last line, cut: checked in `result`
                     continue
