@@ -6,12 +6,17 @@ regression), asked which modules it holds once the command is done.
 
 from __future__ import annotations
 
+import argparse
 import json
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import overbrainer_contract
+import pytest
+from overbrainer_contract.cli._common import formatter, terminal_columns
 
 SHOW_MODULES = """
 import json, runpy, sys
@@ -25,8 +30,16 @@ sys.stderr.write(json.dumps(sorted(sys.modules)))
 
 # Modules only other commands need (the snapshot request's atomic write: tempfile, and
 # random under it; dump) or that `check` never needs (importlib.resources: the contract's
-# folder is the package's own). argparse itself loads shutil.
-NOT_FOR_CHECK = ("tempfile", "random", "importlib.resources", "overbrainer_contract.dump")
+# folder is the package's own; shutil, which argparse loads for the terminal's width).
+NOT_FOR_CHECK = (
+    "tempfile",
+    "random",
+    "importlib.resources",
+    "shutil",
+    "bz2",
+    "lzma",
+    "overbrainer_contract.dump",
+)
 
 
 def modules_after(*argv: str) -> set[str]:
@@ -88,3 +101,30 @@ def test_every_public_name_loads_on_first_use() -> None:
         "assert callable(mark) and mark.__name__ == 'mark', mark"
     )
     subprocess.run([sys.executable, "-c", code], timeout=60, check=True)
+
+
+@pytest.mark.parametrize("columns", [None, "100", "37", "0", "-5", "wide", ""])
+def test_the_help_is_as_wide_as_argparse_would_make_it(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`terminal_columns` stands for `shutil.get_terminal_size().columns`, which argparse
+    asks when given no width: the same help for any `COLUMNS`, set or not."""
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns
+    assert wrapped_help(formatter) == wrapped_help(argparse_default)
+
+
+def argparse_default(prog: str) -> argparse.HelpFormatter:
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=28)
+
+
+def wrapped_help(formatter_class: Callable[[str], argparse.HelpFormatter]) -> str:
+    """A help long enough to be wrapped at the width its formatter takes."""
+    parser = argparse.ArgumentParser(prog="p", formatter_class=formatter_class)
+    parser.add_argument("--max-line", help=" ".join(["a line is read whole up to"] * 20))
+    text = parser.format_help()
+    assert max(map(len, text.splitlines())) < 160  # it was wrapped
+    return text

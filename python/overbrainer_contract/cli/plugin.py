@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / PLUGIN_FILE
+        import shutil  # here: every command's start would pay for it (bz2, lzma...)
+
         shutil.copyfile(PLUGIN_PATH, target)
     except OSError as error:
         raise CliError(f"{folder}: {error.strerror or error}") from error
