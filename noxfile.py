@@ -181,6 +181,7 @@ def bench(session: nox.Session) -> None:
     # parse_line and check against the reference itself (the Rust runner), side by side
     runner = {"OVERBRAINER_REFERENCE_RUNNER": _reference_runner(session)}
     session.run("python", "benchmarks/reference.py", *session.posargs, env=runner)
+    session.run("python", "benchmarks/startup.py", *session.posargs, env=runner)  # check's start
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")
