@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -19,12 +20,9 @@ import pytest
 from overbrainer_contract.cli._common import formatter, terminal_columns
 
 SHOW_MODULES = """
-import json, runpy, sys
-sys.argv = ["overbrainer-contract", *sys.argv[1:]]
-try:
-    runpy.run_module("overbrainer_contract", run_name="__main__")
-except SystemExit:
-    pass
+import json, sys
+from overbrainer_contract.cli import main
+main(sys.argv[1:])
 sys.stderr.write(json.dumps(sorted(sys.modules)))
 """
 
@@ -128,3 +126,85 @@ def wrapped_help(formatter_class: Callable[[str], argparse.HelpFormatter]) -> st
     text = parser.format_help()
     assert max(map(len, text.splitlines())) < 160  # it was wrapped
     return text
+
+
+# A process running the CLI's entry with an object whose finalizer says when the
+# interpreter's teardown runs (a module global is freed then, not before).
+TEARDOWN = """
+import atexit, sys, threading, time
+class Said:
+    def __del__(self):
+        sys.__stderr__.write("teardown\\n")
+said = Said()
+if "atexit" in sys.argv:
+    atexit.register(lambda: None)
+if "thread" in sys.argv:
+    threading.Thread(target=time.sleep, args=(0.2,)).start()
+sys.argv = ["overbrainer-contract", "check", *sys.argv[1:2], "-o", "json"]
+from overbrainer_contract.cli import entry
+entry()
+"""
+
+
+BUFFERED = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+"""The environment with Python's output buffered, as it is by default."""
+
+
+def bad_file(tmp_path: Path, lines: int) -> Path:
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b'{"event":"begin","time":1.0}\n' + b"not json\n" * lines)
+    return path
+
+
+@pytest.mark.parametrize("leftover", ["", "atexit", "thread"])
+def test_the_process_leaves_without_the_teardown_when_nothing_is_left(
+    tmp_path: Path, leftover: str
+) -> None:
+    """No teardown when nothing is left to run at exit; with an atexit callback or a
+    thread still running, Python's own exit, which runs them."""
+    path = bad_file(tmp_path, 3)
+    done = subprocess.run(
+        [sys.executable, "-c", TEARDOWN, str(path), leftover],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-1].startswith('{"type":"file"')
+    assert ("teardown" in done.stderr) is bool(leftover), done.stderr
+
+
+@pytest.mark.parametrize("to_file", [False, True])
+def test_leaving_at_once_loses_no_output(tmp_path: Path, to_file: bool) -> None:
+    """Output larger than any buffer, to a pipe and to a file (block-buffered), is all
+    there, the summary last, when the process leaves without the teardown."""
+    path = bad_file(tmp_path, 30_000)
+    out = tmp_path / "out.jsonl"
+    with out.open("wb") as handle:
+        done = subprocess.run(
+            [sys.executable, "-m", "overbrainer_contract", "check", str(path), "-o", "json"],
+            stdout=handle if to_file else subprocess.PIPE,
+            env=BUFFERED,
+            timeout=120,
+            check=False,
+        )
+    text = out.read_bytes() if to_file else done.stdout
+    lines = text.splitlines()
+    assert done.returncode == 1
+    assert len(lines) == 30_001
+    assert json.loads(lines[-1])["errors"] == 30_000
+
+
+def test_leaving_at_once_flushes_what_a_command_printed(tmp_path: Path) -> None:
+    """`plugin --path` prints one line and flushes nothing itself: the entry does."""
+    out = tmp_path / "out.txt"
+    with out.open("wb") as handle:
+        subprocess.run(
+            [sys.executable, "-m", "overbrainer_contract", "plugin", "--path"],
+            stdout=handle,
+            env=BUFFERED,
+            timeout=60,
+            check=True,
+        )
+    assert out.read_text().strip().endswith("overbrainer_metrics.py")

@@ -6,8 +6,11 @@ One module per command; each gives `add(subparsers, parents)` and its `run(args)
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .. import __version__
 from . import check, export, plot, plugin, schema, snapshot, stage, status, watch
@@ -84,4 +87,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-__all__ = ["build_parser", "main"]
+def entry() -> NoReturn:
+    """The process: `main`, then leave (the `overbrainer-contract` script, `python -m
+    overbrainer_contract`). When nothing is left to run at exit (no other thread, no
+    `atexit` callback), it leaves at once once its output is flushed: the interpreter's
+    teardown frees every module and object, 5 ms of `check`'s process, for nothing."""
+    code = main()
+    if _nothing_left_at_exit():
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: Python's own exit says it
+            sys.exit(code)
+        os._exit(code)
+    sys.exit(code)
+
+
+def _nothing_left_at_exit() -> bool:
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return False
+    callbacks = getattr(atexit, "_ncallbacks", None)  # CPython's count of them
+    return callbacks is not None and callbacks() == 0
+
+
+__all__ = ["build_parser", "entry", "main"]
