@@ -1,0 +1,179 @@
+"""The vouched decode (`vouched`) and whole blocks (`batch`) against `parse_line`'s usual path.
+
+What they accept must be exactly what the usual path gives each line, and every line they
+cannot vouch for must be left to it: a block is either every line's own value, or None.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from overbrainer_contract import Log, ParseError, parse_line
+from overbrainer_contract.batch import parse_block, vouch_block
+from overbrainer_contract.parser import _compile_parse_line
+from overbrainer_contract.vouched import MODEL, QUOTES, VOUCHED, decode
+
+CASES = Path(__file__).parent / "conformance" / "cases"
+USUAL = _compile_parse_line(vouched_first=False)  # without the vouched decode first
+
+PLUGIN = [
+    '{"event":"stage","name":"train","time":1764467476}',
+    '{"event":"begin","time":1764467476.5,"max_steps":12}',
+    '{"event":"log","time":1764467477.4098756,"step":4,"epoch":0.0013333333333333333,'
+    '"max_steps":12,"loss":3.233425859797991,"eval_loss":null,'
+    '"learning_rate":1.999999998976714e-05,"grad_norm":0.1814260266877301}',
+    '{"event":"eval","time":1764467479.5,"step":20,"total":60}',
+    '{"event":"log","time":1764467480.5,"step":4,"epoch":0.25,"max_steps":12,"loss":null,'
+    '"eval_loss":2.5,"learning_rate":null,"grad_norm":null}',
+    '{"event":"end","time":1764467490.5,"step":12}',
+]
+
+
+def golden_lines() -> list[str]:
+    """Every line of the golden suite, good and bad."""
+    lines: list[str] = []
+    for path in sorted(CASES.glob("*.jsonl")):
+        lines += path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    return lines
+
+
+GOLDEN = golden_lines()
+
+
+def answer(parse: object, line: str | bytes) -> tuple[str, object]:
+    """The whole answer: the value's type and fields (floats by their bits), or the error."""
+    try:
+        value = parse(line)  # type: ignore[operator]
+    except ParseError as error:
+        return ("error", (error.category, str(error), error.path, error.column))
+    fields = tuple(
+        (name, math.copysign(1.0, v) if isinstance(v, float) else None, v)
+        for name, v in ((name, getattr(value, name)) for name in value.__struct_fields__)
+    )
+    return (type(value).__name__, fields)
+
+
+def test_plugin_lines_are_vouched_and_become_the_generated_models() -> None:
+    for text in PLUGIN:
+        value = decode(text)
+        assert type(value) in MODEL
+        assert text.count('"') == QUOTES[type(value)]
+        parsed = parse_line(text)
+        assert type(parsed) is MODEL[type(value)]
+        assert answer(parse_line, text) == answer(USUAL, text)
+    assert type(parse_line(PLUGIN[2])) is Log
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"event":"end","time":1,"step":0}',  # a zero: `-0` could hide as one
+        '{"event":"end","time":1,"step":-0}',
+        '{"event":"end","time":-0,"step":1}',
+        '{"event":"end","time":0.0,"step":1}',
+        '{"event":"end","time":-1.5,"step":1}',
+        '{"event":"end","time":1.7976931348623157e308,"step":1}',
+        '{"event":"end","time":1,"step":9223372036854775808}',  # above i64::MAX, a u64
+        '{"event":"end","time":1,"step":18446744073709551616}',
+        '{"event":"begin","time":1}',  # a key absent
+        '{"event":"end","time":1,"step":1,"x":1}',  # an unknown key
+    ],
+)
+def test_what_the_vouched_decode_leaves_to_the_usual_path(text: str) -> None:
+    with pytest.raises((msgspec.ValidationError, msgspec.DecodeError)):
+        decode(text)
+    assert answer(parse_line, text) == answer(USUAL, text)
+
+
+def test_a_key_written_twice_shows_in_the_quotes() -> None:
+    text = '{"event":"end","time":1,"step":1,"step":2}'
+    assert text.count('"') == QUOTES[type(decode(text))] + 2
+    assert answer(parse_line, text)[0] == "error"
+    assert answer(parse_line, text) == answer(USUAL, text)
+
+
+def test_every_golden_line_is_answered_as_by_the_usual_path() -> None:
+    for text in GOLDEN:
+        assert answer(parse_line, text) == answer(USUAL, text), text
+        data = text.encode("utf-8", "surrogateescape")
+        assert answer(parse_line, data) == answer(USUAL, data), text
+
+
+def test_vouched_types_add_no_slot() -> None:
+    for model, vouched in VOUCHED.items():
+        assert vouched.__basicsize__ == model.__basicsize__
+        assert set(vouched.__struct_fields__) == set(model.__struct_fields__)
+
+
+def block(lines: list[str], end: str = "\n") -> bytes:
+    return "".join(text + end for text in lines).encode("utf-8", "surrogateescape")
+
+
+def test_a_block_of_the_plugins_form_is_every_lines_value() -> None:
+    body = block(PLUGIN * 3)
+    values = parse_block(body)
+    assert values is not None
+    assert [answer(lambda v: v, v) for v in values] == [
+        answer(parse_line, text) for text in PLUGIN * 3
+    ]
+    crlf = parse_block(block(PLUGIN, "\r\n"))
+    assert crlf is not None
+    assert len(crlf) == len(PLUGIN)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [*PLUGIN[:2], "", *PLUGIN[2:]],  # a blank line
+        [*PLUGIN[:2], "   ", *PLUGIN[2:]],  # white space alone
+        [PLUGIN[5] + "],[" + PLUGIN[5]],  # two rows from one line
+        [PLUGIN[5][:34], PLUGIN[5][34:]],  # one line cut between two members
+        [PLUGIN[5] + "," + PLUGIN[5], PLUGIN[5]],
+        [PLUGIN[5] + "]", "[" + PLUGIN[5]],
+        [PLUGIN[5][:-1] + ',"step":3}'],  # a key written twice
+        [PLUGIN[1], '{"event":"begin","time":1}'],  # a key absent: another writer's form
+        [PLUGIN[2], "\ufeff" + PLUGIN[2]],  # a byte order mark
+        ["[" + PLUGIN[5] + "]"],
+    ],
+)
+def test_a_block_with_any_line_not_vouched_for_is_none(lines: list[str]) -> None:
+    assert vouch_block(block(lines)) is None
+    assert parse_block(block(lines)) is None
+
+
+def test_a_block_must_end_with_a_newline() -> None:
+    assert vouch_block(block(PLUGIN)[:-1]) is None
+    assert vouch_block(b"") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PLUGIN + GOLDEN), min_size=1, max_size=12))
+def test_a_block_is_its_lines_values_or_none(lines: list[str]) -> None:
+    lines = [text for text in lines if "\n" not in text and "\r" not in text]
+    if not lines:
+        return
+    body = block(lines)
+    values = parse_block(body)
+    singly = [answer(parse_line, text.encode("utf-8", "surrogateescape")) for text in lines]
+    if values is None:
+        every_vouched = all(
+            not isinstance(_try_vouch(text), Exception)
+            and text.count('"') == QUOTES[type(_try_vouch(text))]
+            for text in lines
+        )
+        assert not every_vouched, lines
+        return
+    assert len(values) == len(lines)
+    assert [answer(lambda v: v, v) for v in values] == singly
+
+
+def _try_vouch(text: str) -> object:
+    try:
+        return decode(text.encode("utf-8", "surrogateescape"))
+    except Exception as error:
+        return error
