@@ -45,18 +45,12 @@ from msgspec.inspect import (
     type_info,
 )
 
-from . import vouched
 from ._serde import U64_MAX, VARIANTS, MetricLine
 from .extras import vouch_for_extras
 from .keysets import IDLE_LINES, KeySets
 from .replay import parse_replayed
 from .serde_float import SAFE_MAGNITUDE
 from .vouched import bare, members
-
-MAX_MISSES = 8
-"""Lines in a row the vouched decode may fail before `parse_line` stops trying it."""
-RETRY_AFTER = 1024
-"""Lines read the usual way before the vouched decode is tried again."""
 
 _DECODE = msgspec.json.Decoder(MetricLine).decode
 
@@ -173,13 +167,8 @@ NEGATIVE_ZERO = r"[:\s]-0(?:\.0+)?(?![.0-9])"
 _ORDER = ("log", "eval", "stage", "begin", "end")
 
 
-def _source(vouched_first: bool) -> str:
+def _source() -> str:
     """`parse_line` as one function: decode, then the variant's checks inline, per input type.
-
-    With `vouched_first`, a line is first decoded by `vouched` (every key present, numbers
-    bounded, no unknown key: msgspec checks it all) and returned as soon as its quotes show
-    no key written twice. While that decode keeps failing (`MAX_MISSES` lines in a row:
-    another writer's form) it is skipped, and tried again after `RETRY_AFTER` lines.
 
     Generated (like the checks) so that the hot path makes no call but msgspec's decoder
     and `count`; a line it cannot vouch for goes to the exact path. A line decoded as a
@@ -190,29 +179,8 @@ def _source(vouched_first: bool) -> str:
     variants = [VARIANTS[name] for name in _ORDER]
     assert set(variants) == set(VARIANTS.values())
     helpers: list[str] = []  # the lenient_ functions, one per variant and input type
-    lines = ["def parse_line(line):"]
-    if vouched_first:
-        lines += [
-            "    global MISSES",
-            "    if MISSES < MAX_MISSES:  # the plugin's form: vouched for by msgspec alone",
-            "        try:",
-            "            o = VOUCH(line)",
-            "            c = o.__class__",
-            "            if line.count(QUOTE_bytes if line.__class__ is bytes else QUOTE_str)"
-            " == QUOTES[c]:",
-            "                o.__class__ = MODEL[c]",
-            "                if MISSES:",
-            "                    MISSES = 0",
-            "                return o",
-            "        except Exception:",
-            "            pass",
-            "        MISSES += 1",
-            "    elif MISSES < MAX_MISSES + RETRY_AFTER:",
-            "        MISSES += 1",
-            "    else:  # tried again now and then",
-            "        MISSES = 0",
-        ]
-    lines += [
+    lines = [
+        "def parse_line(line):",
         "    again = False",
         "    try:",
         "        o = DECODE(line)",
@@ -252,12 +220,6 @@ def _namespace() -> dict[str, Any]:
         "NEG0_bytes": _NEG0_BYTES,
         "NEG0_str": _NEG0_STR,
         "UNSET": UNSET,
-        "VOUCH": vouched.decode,
-        "QUOTES": vouched.QUOTES,
-        "MODEL": vouched.MODEL,
-        "MISSES": 0,
-        "MAX_MISSES": MAX_MISSES,
-        "RETRY_AFTER": RETRY_AFTER,
         "parse_exact": parse_replayed,  # the exact path's answer, at C speed where it can
         **{variant.__name__: variant for variant in VARIANTS.values()},
     }
@@ -274,10 +236,9 @@ def _neg0(line: str | bytes) -> Any:
     return _NEG0_STR(line)
 
 
-def _compile_parse_line(vouched_first: bool = True) -> Callable[[str | bytes], MetricLine]:
-    """The live `parse_line` (its decoder swapped by `keysets`) over the plain one; with
-    `vouched_first` (always, but in tests that compare the two) the vouched decode first."""
-    name = f"<{__name__} parse_line>"
+def _compile_parse_line() -> Callable[[str | bytes], MetricLine]:
+    """The live `parse_line` (its decoder swapped by `keysets`) over the plain one."""
+    code = compile(_source(), f"<{__name__} parse_line>", "exec")
     plain = _namespace()
     live = _namespace()
 
@@ -309,10 +270,10 @@ def _compile_parse_line(vouched_first: bool = True) -> Callable[[str | bytes], M
         namespace["EXTRAS"] = vouch_for_extras
         namespace["LEARN"] = keysets.learn
     plain["PLAIN"] = parse_replayed  # never called: its decoder is the plain one
-    exec(compile(_source(vouched_first=False), name, "exec"), plain)
+    exec(code, plain)
     live["PLAIN"] = plain["parse_line"]
     live["KEYSETS"] = keysets  # the learned keys, for tests to see and reset
-    exec(compile(_source(vouched_first), name, "exec"), live)
+    exec(code, live)
     function: Callable[[str | bytes], MetricLine] = live["parse_line"]
     function.__module__ = __name__
     function.__doc__ = _DOC
