@@ -13,8 +13,8 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from overbrainer_contract import Log, ParseError, parse_line
-from overbrainer_contract.batch import parse_block, vouch_block
+from overbrainer_contract import Log, ParseError, batch, parse_line
+from overbrainer_contract.batch import BlockReader, parse_block, vouch_block
 from overbrainer_contract.vouched import MODEL, QUOTES, VOUCHED, decode
 
 CASES = Path(__file__).parent / "conformance" / "cases"
@@ -149,7 +149,6 @@ def test_a_block_of_the_plugins_form_is_every_lines_value() -> None:
         [PLUGIN[5] + "," + PLUGIN[5], PLUGIN[5]],
         [PLUGIN[5] + "]", "[" + PLUGIN[5]],
         [PLUGIN[5][:-1] + ',"step":3}'],  # a key written twice
-        [PLUGIN[1], '{"event":"begin","time":1}'],  # a key absent: another writer's form
         [PLUGIN[2], "\ufeff" + PLUGIN[2]],  # a byte order mark
         ["[" + PLUGIN[5] + "]"],
     ],
@@ -190,3 +189,67 @@ def _try_vouch(text: str) -> object:
         return decode(text.encode("utf-8", "surrogateescape"))
     except Exception as error:
         return error
+
+
+OTHER = [  # another writer: keys absent, another order, white space, an extra number
+    '{"time": 1764467476.25, "event": "log", "step": 3, "loss": 0.5, "tokens_per_second": 4.5}',
+    '{"event":"log","time":1,"step":12,"epoch":1,"max_steps":20,"grad_norm":2e-05}',
+    '\t{ "step" : 3 , "event" : "eval" , "time" : 1.5 }\r',
+    '{"event":"begin","time":1.5}',
+    '{"time": 2, "event": "end", "step": 7, "ok": true, "gpu": null, "n": -0, "total": 3}',
+    '{"event":"stage","time":1,"name":"train"}',
+]
+
+
+def test_another_writers_block_is_vouched_with_its_unknown_keys_learned() -> None:
+    reader = BlockReader()
+    body = block(OTHER * 2)
+    values = reader.parse(body)
+    assert values is not None
+    assert [answer(lambda v: v, v) for v in values] == [
+        answer(parse_line, text) for text in OTHER * 2
+    ]
+    assert set(reader.lenient.extras) == {"tokens_per_second", "ok", "gpu", "n", "total"}
+    found = reader.vouch(body)
+    assert found is not None
+    assert [reader.models[type(v)] for v in found] == [type(v) for v in values]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"event":"end","time":2,"step":7,"host":"node-1"}',  # a string: quotes of its own
+        '{"event":"end","time":2,"step":7,"sizes":[1,2]}',
+        '{"event":"end","time":2,"step":7,"cfg":{"a":1}}',
+        '{"event":"end","time":2,"step":7,"n":1e400}',
+        '{"event":"end","time":2,"step":7,"n":18446744073709551615}',  # past i64
+        '{"event":"end","time":2,"step":7,"n":1,"n":2}',  # an unknown key twice
+        '{"event":"begin","time":2,"time":3}',  # a known key twice, another absent
+        '{"event":"log","time":2,"step":7,"learning_rate":0.0}',  # a zero
+    ],
+)
+def test_a_lenient_block_with_a_line_it_cannot_vouch_for_is_none(line: str) -> None:
+    reader = BlockReader()
+    assert reader.parse(block([OTHER[0], line])) is None
+
+
+def test_unknown_keys_learned_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch, "MAX_EXTRAS", 3)
+    reader = BlockReader()
+    keys = ",".join(f'"k{index}":1' for index in range(4))
+    assert reader.parse(block(['{"event":"end","time":2,"step":7,' + keys + "}"])) is None
+    assert reader.lenient is not None
+    assert len(reader.lenient.extras) == 3
+
+
+def test_the_plugins_form_is_tried_first_again_after_a_lenient_run() -> None:
+    reader = BlockReader()
+    assert reader.vouch(block(OTHER)) is not None
+    assert reader.lenient_first == batch.LENIENT_RUN
+    for _ in range(batch.LENIENT_RUN):
+        found = reader.vouch(block(PLUGIN))
+        assert found is not None
+    assert reader.lenient_first == 0
+    found = reader.vouch(block(PLUGIN))
+    assert found is not None
+    assert all(type(value) in MODEL for value in found)  # the plugin's form's own types
