@@ -14,14 +14,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
-from .batch import decode_block
+from .batch import block_models, vouch_block
 from .errors import ParseError
 from .lines import Overlong, Piece
-from .models import Begin, End, Eval, Log, MetricLine, Stage
+from .models import Begin, End, Eval, Log, Stage
 from .parser import parse_line
 from .runs import REQUEST_PATTERN, Run, read_request, read_snapshot
 from .sidefile import exists
@@ -93,7 +93,7 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
 
 def check_pieces(pieces: Iterable[Piece], name: str, emit: Emit) -> FileResult:
     """`check_lines` over the lines of `pieces` (`lines.read_pieces`): each run of complete
-    lines decoded at once (`batch.decode_block`) where it can be, with the same findings,
+    lines decoded at once (`batch.vouch_block`) where it can be, with the same findings,
     in the same order, and the same summary."""
     check = MetricsCheck(name, emit)
     lines, run = check.lines, check.run
@@ -128,46 +128,52 @@ class MetricsCheck:
             self.skip -= 1
             self.lines(io.BytesIO(body))
             return
-        models = decode_block(body)
-        if models is None:  # a bad line in it: the following runs are read line by line
+        values = vouch_block(body)
+        if values is None:  # a line not vouched for: the following runs line by line
             self.skip, self.backoff = self.backoff, min(2 * self.backoff, MAX_BACKOFF)
             self.lines(io.BytesIO(body))
             return
         self.backoff = 1
-        if not self._counted(models):
+        if not self._counted(values):
             self.lines(io.BytesIO(body))  # each warning found, and placed, as line by line
             return
-        self.number += len(models)
+        self.number += len(values)
         self.raw = b"\n"
 
-    def _counted(self, models: list[MetricLine]) -> bool:
-        """Count `models` and keep the last log's step, when they need no order warning;
-        else False, nothing counted. (A begin or an end in the run, rare, is left to the
-        line-by-line reading.) The usual run, logs and evaluations while training, costs
-        a pass over the classes, one over the logs' steps and a sort of them (in C)."""
-        kinds = set(map(type, models))
+    def _counted(self, values: list[Any]) -> bool:
+        """Count `values` (a run's lines, as `vouch_block`'s types: one per generated model
+        in a run) and keep the last log's step, when they need no order warning; else
+        False, nothing counted. (A begin or an end in the run, rare, is left to the
+        line-by-line reading.) The usual run, logs and evaluations while training, costs a
+        pass over the types, one over the logs' steps and a sort of them (in C)."""
+        types = set(map(type, values))
+        model = block_models()
+        kinds = {model[kind]: kind for kind in types}
+        if len(kinds) != len(types):  # two types of one model: not from one decoder
+            return False
         counts = self.counts
         if Log not in kinds:
             if Begin in kinds or End in kinds or (Eval in kinds and self.phase != 1):
                 return False
-            for kind, count in Counter(map(type, models)).items():
-                counts[kind] += count
+            for kind, count in Counter(map(type, values)).items():
+                counts[model[kind]] += count
             return True
         if self.phase != 1 or Begin in kinds or End in kinds:
             return False
-        if len(kinds) == 1:
-            steps: list[int] = list(map(STEP, models))
+        log: Any = kinds[Log]  # the run's type for a log line
+        if len(types) == 1:
+            steps: list[int] = list(map(STEP, values))
         else:
-            steps = [model.step for model in models if model.__class__ is Log]
+            steps = [value.step for value in values if value.__class__ is log]
         if steps[0] < self.last_step or steps != sorted(steps):
             return False
         self.last_step = steps[-1]
         if Stage in kinds:
-            for kind, count in Counter(map(type, models)).items():
-                counts[kind] += count
+            for kind, count in Counter(map(type, values)).items():
+                counts[model[kind]] += count
         else:  # logs, maybe evaluations
             counts[Log] += len(steps)
-            counts[Eval] += len(models) - len(steps)
+            counts[Eval] += len(values) - len(steps)
         return True
 
     def lines(self, lines: Iterable[bytes]) -> None:

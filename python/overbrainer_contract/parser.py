@@ -40,11 +40,8 @@ from msgspec.inspect import (
     EnumType,
     FloatType,
     IntType,
-    Metadata,
     NoneType,
     StructType,
-    Type,
-    UnionType,
     type_info,
 )
 
@@ -53,19 +50,9 @@ from .extras import vouch_for_extras
 from .keysets import IDLE_LINES, KeySets
 from .replay import parse_replayed
 from .serde_float import SAFE_MAGNITUDE
+from .vouched import bare, members
 
 _DECODE = msgspec.json.Decoder(MetricLine).decode
-
-
-def _bare(kind: Type) -> Type:
-    """The type under its annotations (descriptions, titles)."""
-    while isinstance(kind, Metadata):
-        kind = kind.type
-    return kind
-
-
-def _members(kind: Type) -> tuple[Type, ...]:
-    return kind.types if isinstance(kind, UnionType) else (kind,)
 
 
 class _Checks:
@@ -83,7 +70,7 @@ class _Checks:
         self.strict: list[str] = []  # every field present: UNSET fails
         self.fields = [field.name for field in info.fields]  # in declaration order
         for field in info.fields:
-            kinds = [_bare(kind) for kind in _members(_bare(field.type))]
+            kinds = [bare(kind) for kind in members(bare(field.type))]
             optional = any(isinstance(kind, NoneType) for kind in kinds)
             attr = f"o.{field.name}"
             if any(isinstance(kind, IntType) for kind in kinds):

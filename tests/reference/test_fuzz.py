@@ -30,9 +30,10 @@ from typing import Any
 from golden_values import mark_json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from overbrainer_contract import Log, Pace, ParseError, dump_line, parse_line
+from overbrainer_contract import Log, MetricLine, Pace, ParseError, dump_line, parse_line
 from overbrainer_contract._serde import FIELDS as KINDS
 from overbrainer_contract._serde import OPT_U64, STAGE, STAGES, U64, U64_MAX, VARIANTS
+from overbrainer_contract.batch import parse_block
 from reference_runner import Answerer
 from repeated_keys import repeated_key_lines
 
@@ -54,6 +55,11 @@ def ours(line: bytes) -> dict[str, Any]:
         parsed = parse_line(line)
     except ParseError as error:
         return {"ok": False, "category": error.category}
+    return accepted(parsed)
+
+
+def accepted(parsed: MetricLine) -> dict[str, Any]:
+    """An accepted line's answer in the runner's form."""
     pace = Pace()
     if isinstance(parsed, Log):
         pace.add(parsed)
@@ -86,9 +92,12 @@ def _within_ulps(a: Any, b: Any) -> bool:
     return bool(a == b) and type(a) is type(b)
 
 
-def disagreement(line: bytes, reference: Answerer) -> str | None:
-    """How `parse_line` and the reference differ on `line`; None when they agree."""
-    mine, theirs = ours(line), reference(line)
+def disagreement(
+    line: bytes, reference: Answerer, mine: dict[str, Any] | None = None
+) -> str | None:
+    """How `parse_line` (or the answer `mine`) and the reference differ on `line`; None
+    when they agree."""
+    mine, theirs = ours(line) if mine is None else mine, reference(line)
     if mine["ok"] != theirs["ok"]:
         return f"verdict: parse_line {mine}, reference {theirs}"
     if not mine["ok"]:
@@ -254,6 +263,31 @@ def writer_lines(draw: st.DrawFn) -> str:
     return draw(spaces) + "{" + body + ws + "}" + draw(spaces)
 
 
+plain_floats = st.floats(min_value=1e-300, max_value=1e300).map(repr)
+plain_counts = st.integers(1, 2**64 - 1).map(str)
+
+
+@st.composite
+def plugin_lines(draw: st.DrawFn) -> str:
+    """A line in the plugin's form (every key, compact, in order), its values drawn as
+    above, now and then a key written twice: what `batch` vouches for, and its edges."""
+    tag = draw(st.sampled_from(list(VARIANTS)))
+    entries = [f'"event":{json.dumps(tag)}']
+    for name, kind in KINDS[VARIANTS[tag]]:
+        if kind == STAGE:
+            value = json.dumps(draw(st.sampled_from(list(STAGES))))
+        else:
+            count = kind in (U64, OPT_U64)
+            ordinary = plain_counts if count else plain_floats
+            value = draw(st.one_of(ordinary, ordinary, integers if count else floats))
+            if kind.startswith("Option<") and draw(st.integers(0, 4)) == 0:
+                value = "null"
+        entries.append(f"{json.dumps(name)}:{value}")
+    if draw(st.integers(0, 19)) == 0:
+        entries.append(draw(st.sampled_from(entries)))
+    return "{" + ",".join(entries) + "}"
+
+
 def mutate(line: str, data: st.DataObject) -> str:
     for _ in range(data.draw(st.integers(1, 3))):
         action = data.draw(st.sampled_from(["delete", "insert", "truncate", "duplicate"]))
@@ -327,6 +361,24 @@ def test_repeated_unknown_keys_and_their_breaks_agree_with_the_reference(
     parse_line.__globals__["KEYSETS"].forget()
     for line in lines:
         check(line, reference)
+
+
+@given(st.lists(st.one_of(plugin_lines(), plugin_lines(), writer_lines()), min_size=1, max_size=6))
+@example(['{"event":"end","time":1,"step":1}', '{"event":"end","time":1,"step":-0}'])
+@example(['{"event":"end","time":1,"step":1,"step":1}'])
+def test_a_block_vouched_for_is_what_the_reference_reads(
+    reference: Answerer, lines: list[str]
+) -> None:
+    """`parse_block` answers a block only when the reference accepts every line of it, and
+    then with the reference's values."""
+    lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
+    values = parse_block("".join(line + "\n" for line in lines).encode("utf-8"))
+    if values is None:
+        return
+    assert len(values) == len(lines)
+    for line, value in zip(lines, values, strict=True):
+        problem = disagreement(line.encode("utf-8"), reference, accepted(value))
+        assert problem is None, f"{line!r} in a block: {problem}"
 
 
 def test_the_comparison_sees_a_difference(reference: Answerer) -> None:
