@@ -51,7 +51,14 @@ BAD = (
     b'{"event":"log","time":1.0,"step":-0}',
     b'{"event":"party","time":1.0}',
     b"",
+    b'{"event":"log","time":1.0,"step":1}\xff',  # not UTF-8
+    b'{"event":"log","time":1.0,"step":1}],[{"event":"log","time":2.0,"step":2}',  # one line
+    b'{"event":"log","time":1.0,"step":1,"note":"],["}',  # valid: a string holding `],[`
+    b'{"event":"log","time":1.0,"step":1,"time":2.0}',  # a known key twice
+    b'{"event":"log","time":1.0,"step":1,"extra":1,"extra":2}',  # an unknown key twice
+    b'{"event":"log","time":1e309,"step":1}',  # out of f64's range
 )
+"""Lines that are bad, or odd: each read by `parse_line` or refused by the block whole."""
 
 
 def other(kind: str, step: int) -> bytes:
@@ -210,3 +217,11 @@ def test_after_a_bad_run_the_next_runs_are_read_line_by_line_a_while() -> None:
     runs = len(data) // (1 << 16)
     assert len(tries) <= 1 + runs // checker.MAX_BACKOFF + 7  # 1, 2, 4 ... 64, then every 65th
     assert check.result().errors == len(lines[::10])
+
+
+@pytest.mark.parametrize("odd", BAD)
+def test_each_bad_or_odd_line_in_a_vouched_file(odd: bytes) -> None:
+    lines = valid_run(range(1, 1500)).splitlines()
+    data = b"\n".join([*lines[:700], odd, *lines[700:]]) + b"\n"
+    lines_found, pieces_found = both(data, 1 << 20, 1 << 16)
+    assert pieces_found == lines_found
