@@ -129,17 +129,22 @@ def wrapped_help(formatter_class: Callable[[str], argparse.HelpFormatter]) -> st
 
 
 # A process running the CLI's entry with an object whose finalizer says when the
-# interpreter's teardown runs (a module global is freed then, not before).
+# interpreter's teardown runs (a module global is freed then, not before), and, when
+# asked, a callback at exit (atexit's, threading's) or a thread, each left to Python.
 TEARDOWN = """
 import atexit, sys, threading, time
 class Said:
     def __del__(self):
         sys.__stderr__.write("teardown\\n")
 said = Said()
+def say():
+    sys.__stderr__.write("teardown\\n")
 if "atexit" in sys.argv:
-    atexit.register(lambda: None)
+    atexit.register(say)
 if "thread" in sys.argv:
     threading.Thread(target=time.sleep, args=(0.2,)).start()
+if "futures" in sys.argv:  # as concurrent.futures registers its own exit
+    threading._register_atexit(say)
 sys.argv = ["overbrainer-contract", "check", *sys.argv[1:2], "-o", "json"]
 from overbrainer_contract.cli import entry
 entry()
@@ -156,12 +161,12 @@ def bad_file(tmp_path: Path, lines: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("leftover", ["", "atexit", "thread"])
+@pytest.mark.parametrize("leftover", ["", "atexit", "thread", "futures"])
 def test_the_process_leaves_without_the_teardown_when_nothing_is_left(
     tmp_path: Path, leftover: str
 ) -> None:
-    """No teardown when nothing is left to run at exit; with an atexit callback or a
-    thread still running, Python's own exit, which runs them."""
+    """No teardown when nothing is left to run at exit; with an atexit callback, a
+    thread still running or a callback of threading's, Python's own exit, which runs them."""
     path = bad_file(tmp_path, 3)
     done = subprocess.run(
         [sys.executable, "-c", TEARDOWN, str(path), leftover],

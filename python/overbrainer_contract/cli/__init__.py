@@ -105,7 +105,9 @@ def entry() -> NoReturn:
 
 def _nothing_left_at_exit() -> bool:
     threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
+    if threading is not None and (
+        threading.active_count() > 1 or getattr(threading, "_threading_atexits", None)
+    ):  # another thread, or what concurrent.futures runs at exit
         return False
     callbacks = getattr(atexit, "_ncallbacks", None)  # CPython's count of them
     return callbacks is not None and callbacks() == 0
