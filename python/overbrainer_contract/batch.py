@@ -154,6 +154,28 @@ def block_model(value: Any) -> type[MetricLine]:
     return _READER.models[value.__class__]
 
 
+def as_model(value: Any) -> MetricLine:
+    """A value `vouch_block` returned as its generated model, as `parse_block` gives it:
+    the same object, its class swapped, in the plugin's form; a new one for another
+    writer's (absent keys None, unknown ones dropped). For a reader that keeps a few of a
+    block's values (`watch`)."""
+    kind = value.__class__
+    if kind in MODEL:
+        value.__class__ = MODEL[kind]
+        model: MetricLine = value
+        return model
+    if kind in _GENERATED:  # made so already
+        made: MetricLine = value
+        return made
+    lenient = _READER.lenient
+    assert lenient is not None
+    built: MetricLine = lenient.model_of(value)
+    return built
+
+
+_GENERATED = frozenset(MODEL.values())
+
+
 def block_models() -> dict[type[Any], type[MetricLine]]:
     """The generated model of each type a value `vouch_block` returns may have: one
     look-up a type, for a reader that sees a block's types at once (`check`). The

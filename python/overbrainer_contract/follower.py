@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from .lines import BLOCK, MAX_LINE, LineSplitter
+from .lines import BLOCK, MAX_LINE, LineSplitter, Piece
 from .sidefile import open_metrics
 
 
@@ -44,6 +44,18 @@ class Follower:
 
         Within a backlog (`behind`) the next block is read at once; between blocks, and
         only there, the file is looked at: shrunk or replaced, it is read again."""
+        data = self._read()
+        return None if data is None else self.splitter.feed(data)
+
+    def poll_piece(self) -> Piece | None:
+        """The same as a `Piece` (`lines.read_pieces`): a run of complete lines that can be
+        decoded at once; None while the file does not exist."""
+        data = self._read()
+        return None if data is None else self.splitter.piece(data)
+
+    def _read(self) -> bytes | None:
+        """The next bytes appended (b"": none yet), at most a block; None while the file
+        does not exist."""
         if self.handle is None:
             try:
                 self.handle = open_metrics(self.path, pipe=False)
@@ -53,14 +65,14 @@ class Follower:
             size = os.fstat(self.handle.fileno()).st_size
             if size < self.offset or self._replaced():
                 self.reopen()
-                return self.poll()
+                return self._read()
             if size == self.offset:
-                return ()
+                return b""
             self.handle.seek(self.offset)
         data = self.handle.read(self.block)
         self.offset += len(data)
         self.behind = len(data) == self.block  # maybe more there: read on without a wait
-        return self.splitter.feed(data)
+        return data
 
     def _replaced(self) -> bool:
         assert self.handle is not None

@@ -132,6 +132,13 @@ class LineSplitter:
         `body` itself is longer (a bound under the block's size, or a held line near it)."""
         return len(body) <= self.max_line + 1
 
+    def piece(self, block: bytes) -> Piece:
+        """What `block` completes, as a `Piece`: a run within the bound, or its lines."""
+        first, body = self.cut(block)
+        if not self.whole(body):
+            return ([] if first is None else [first]) + list(self.lines_of(body)), b""
+        return (() if first is None else (first,)), body
+
     def lines_of(self, body: bytes) -> Iterable[bytes]:
         """The lines of `body` (from `cut`), one over the bound as an `Overlong`: when none
         can be, as iterating a file gives them, in C."""
@@ -191,15 +198,11 @@ def split_pieces(blocks: Iterable[bytes], max_line: int = MAX_LINE) -> Iterator[
     """The lines of the input cut into `blocks`, a block's worth at a time, as `Piece`s:
     the lines of the pieces, in order, are those `read_lines` gives."""
     splitter = LineSplitter(max_line)
-    cut, whole = splitter.cut, splitter.whole
+    piece = splitter.piece
     for data in blocks:
-        first, body = cut(data)
-        if not whole(body):
-            yield ([] if first is None else [first]) + list(splitter.lines_of(body)), b""
-        elif first is not None:
-            yield (first,), body
-        elif body:
-            yield (), body
+        single, body = piece(data)
+        if single or body:
+            yield single, body
     last = splitter.finish()
     if last is not None:
         yield (last,), b""

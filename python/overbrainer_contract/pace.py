@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import timedelta
 from fractions import Fraction
 
@@ -53,6 +54,26 @@ class Pace:
             if self._first is None:
                 self._first = point
             self._last = point
+
+    def add_logs(self, logs: Sequence[Log]) -> None:
+        """Take the next logs, in order, into account: what `add` on each in turn does,
+        looking only at the last that changes each value (a reader of a block, `watch`)."""
+        if not logs:
+            return
+        self._step = logs[-1].step
+        for metric in reversed(logs):
+            if isinstance(metric.max_steps, int):
+                self._max_steps = metric.max_steps
+                break
+        if self._first is None:
+            for metric in logs:
+                if isinstance(metric.loss, float):
+                    self._first = (metric.step, metric.time)
+                    break
+        for metric in reversed(logs):
+            if isinstance(metric.loss, float):
+                self._last = (metric.step, metric.time)
+                break
 
     @property
     def step(self) -> int:

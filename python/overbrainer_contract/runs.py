@@ -11,8 +11,10 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -236,6 +238,33 @@ class RunState:
             self.end_step = line.step
             self.evaluation = None
 
+    def take_logs(
+        self, logs: Sequence[Log], model: Callable[[Any], Any] | None = None
+    ) -> list[Log]:
+        """Take a run of log lines into account at once: what `take` on each in turn does
+        (`watch` on a block decoded whole). The logs with an evaluation loss, in order.
+
+        `model` makes a kept log its generated model (a block's decoded values, which read
+        as logs: `batch.as_model`); only the few kept are made so."""
+        if not logs:
+            return []
+        keep = _same if model is None else model
+        self.last_time = logs[-1].time
+        self.pace.add_logs(logs)
+        for log in reversed(logs):
+            if log.loss.__class__ is float:
+                self.loss_log = keep(log)
+                break
+        evaluated = [log for log in logs if log.eval_loss.__class__ is float]
+        if evaluated:
+            self.eval_log = keep(evaluated[-1])
+            self.evaluation = None
+        for log in reversed(logs):
+            if log.learning_rate.__class__ is float:
+                self.rate_log = keep(log)
+                break
+        return evaluated
+
     @property
     def total_steps(self) -> int | None:
         """Total steps: from the logs (as `Pace`), else from the `begin` line."""
@@ -253,6 +282,10 @@ class RunState:
         if self.began or self.lines:
             return "started"
         return "waiting"
+
+
+def _same(log: Log) -> Log:
+    return log
 
 
 def read_state(run: Run, state: RunState | None = None, max_line: int = MAX_LINE) -> RunState:

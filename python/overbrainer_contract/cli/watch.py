@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ..batch import as_model, block_models, vouch_block
 from ..errors import ParseError
 from ..follower import Follower
 from ..lines import MAX_LINE, Overlong
@@ -159,18 +161,21 @@ class RichView:
 
 
 def describe(line: MetricLine, state: RunState, was: EvalMark | None) -> str | None:
-    """The event a line is worth showing for, if any (`was`: the evaluation before it)."""
-    if isinstance(line, Stage):
-        return f"stage {line.name.value}"
-    if isinstance(line, Begin):
-        steps = "" if not isinstance(line.max_steps, int) else f": {line.max_steps:,} steps"
-        return f"training began{steps}"
-    if isinstance(line, Eval) and was is None:
-        return f"evaluation at step {state.pace.step:,}"
-    if isinstance(line, Log) and isinstance(line.eval_loss, float):
-        return f"eval loss {line.eval_loss:.4g} at step {line.step:,}"
-    if isinstance(line, End):
-        return f"training ended at step {line.step:,}"
+    """The event a line is worth showing for, if any (`was`: the evaluation before it).
+    (The parser's classes are exact: compared by identity, cheaper than `isinstance` on
+    msgspec's classes, on every evaluation line of a backlog.)"""
+    kind = line.__class__
+    if kind is Eval:
+        return None if was is not None else f"evaluation at step {state.pace.step:,}"
+    if kind is Stage:
+        return f"stage {line.name.value}"  # type: ignore[union-attr]
+    if kind is Begin:
+        steps = line.max_steps  # type: ignore[union-attr]
+        return "training began" + ("" if not isinstance(steps, int) else f": {steps:,} steps")
+    if kind is Log and isinstance(line.eval_loss, float):  # type: ignore[union-attr]
+        return eval_loss_event(line)  # type: ignore[arg-type]
+    if kind is End:
+        return f"training ended at step {line.step:,}"  # type: ignore[union-attr]
     return None
 
 
@@ -212,8 +217,10 @@ def follow(
     """Follow `path` until the job is done; the exit status.
 
     A backlog is read a block at a time (`Follower`), without waiting between blocks: the
-    memory stays flat, and each line costs about what `check` spends on it — a log line,
-    nearly all of them, goes straight to the state.
+    memory stays flat. A block's run of complete lines is vouched for whole where it can
+    be (`batch.vouch_block`), its logs taken at once (`RunState.take_logs`); any other run
+    line by line, through `parse_line`, each log line straight to the state. Either way
+    the same events, in the same order.
     """
     follower = Follower(path, max_line=max_line)
     state = RunState()
@@ -222,14 +229,61 @@ def follow(
     quiet_since = time.monotonic()
     number = 0
     parse = parse_line
-    take = state.take
+
+    def other(line: MetricLine) -> bool:
+        """Take a line that is not a log and show its event; whether the job is done."""
+        was = state.evaluation
+        state.take(line)
+        text = describe(line, state, was)
+        if text is not None and not (first and isinstance(line, Eval)):
+            view.event(text)
+        return isinstance(line, Stage) and line.name.value == LAST_STAGE
+
+    def one_by_one(raws: Iterable[bytes], seen: int) -> tuple[int, bool]:
+        """Lines through `parse_line`; the last line's number, whether the job is done."""
+        take, number = state.take, seen
+        for number, raw in enumerate(raws, seen + 1):
+            try:
+                line = parse(raw)
+            except ParseError as error:
+                state.invalid += 1
+                view.event(_invalid(path, number, raw, error))
+                continue
+            if line.__class__ is Log:  # the most of them: nothing to show but eval losses
+                take(line)
+                if not first and line.eval_loss.__class__ is float:
+                    view.event(eval_loss_event(line))
+                continue
+            if other(line):
+                return number, True
+        return number, False
+
+    def at_once(values: list[Any], seen: int) -> tuple[int, bool]:
+        """A run's lines, vouched for whole (`batch.vouch_block`'s values, read as the
+        models they stand for): its logs between the other lines taken at once, only the
+        lines kept made models (`batch.as_model`); the same events as line by line."""
+        log = next((kind for kind in set(map(type, values)) if block_models()[kind] is Log), None)
+        others = [i for i, value in enumerate(values) if value.__class__ is not log]
+        start = 0
+        for index in others:
+            for shown in state.take_logs(values[start:index], as_model):
+                if not first:
+                    view.event(eval_loss_event(shown))
+            if other(as_model(values[index])):
+                return seen + index + 1, True
+            start = index + 1
+        for shown in state.take_logs(values[start:], as_model):
+            if not first:
+                view.event(eval_loss_event(shown))
+        return seen + len(values), False
+
     try:
         while True:
             try:
-                lines = follower.poll()
+                piece = follower.poll_piece()
             except SideFileError as error:
                 raise CliError(str(error)) from error
-            if lines is None:
+            if piece is None:
                 if not waiting_said:
                     view.event(f"waiting for {path}")
                     waiting_said = True
@@ -239,30 +293,19 @@ def follow(
                 follower.restarted = False
                 view.event(f"{path} was truncated or replaced: reading it again")
                 state, number = RunState(), 0
-                take = state.take
             seen = number
-            for number, raw in enumerate(lines, seen + 1):
-                try:
-                    line = parse(raw)
-                except ParseError as error:
-                    state.invalid += 1
-                    view.event(_invalid(path, number, raw, error))
-                    continue
-                if line.__class__ is Log:  # the most of them: nothing to show but eval losses
-                    take(line)
-                    if not first and line.eval_loss.__class__ is float:
-                        view.event(f"eval loss {line.eval_loss:.4g} at step {line.step:,}")
-                    continue
-                was = state.evaluation
-                take(line)
-                text = describe(line, state, was)
-                if text is not None and not (first and isinstance(line, Eval)):
-                    view.event(text)
-                if isinstance(line, Stage) and line.name.value == LAST_STAGE:
-                    state.lines += number - seen
-                    view.progress(state, force=True)
-                    return INVALID if state.invalid else OK
+            single, body = piece
+            number, done = one_by_one(single, number)
+            if body and not done:
+                values = vouch_block(body)
+                if values is None:
+                    number, done = one_by_one(io.BytesIO(body), number)
+                else:
+                    number, done = at_once(values, number)
             state.lines += number - seen
+            if done:
+                view.progress(state, force=True)
+                return INVALID if state.invalid else OK
             if follower.behind:  # a backlog: on to its next block at once
                 continue
             now = time.monotonic()
@@ -281,6 +324,11 @@ def follow(
             time.sleep(interval)
     finally:
         follower.close()
+
+
+def eval_loss_event(log: Log) -> str:
+    """The event of a log with an evaluation loss."""
+    return f"eval loss {log.eval_loss:.4g} at step {log.step:,}"
 
 
 def _invalid(path: Path, number: int, raw: bytes, error: ParseError) -> str:
