@@ -63,6 +63,6 @@ def test_a_raised_error_reads_as_the_reference_answers() -> None:
         "eof",
         "EOF while parsing an object",
         "$",
-        53,  # the line's 52 characters read: serde_json stands after the last
+        53,  # the exact path's column: one past the line's 52 characters
     )
     assert str(error) == "EOF while parsing an object at column 53"
