@@ -21,8 +21,7 @@ def test_fields_and_text_are_those_it_was_made_with() -> None:
     assert str(error) == "EOF while parsing an object at column 104"
     assert error.args == ("EOF while parsing an object at column 104",)
     assert repr(error) == (
-        "ParseError(category='eof', message='EOF while parsing an object', "
-        "path='$', column=104)"
+        "ParseError(category='eof', message='EOF while parsing an object', path='$', column=104)"
     )
     assert isinstance(error, ValueError)
 
