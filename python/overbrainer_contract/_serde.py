@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
-from typing import Any, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 from overbrainer_contract_models.job_stage_schema import JobStage
 from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
@@ -488,11 +488,24 @@ def _member(path: str, key: str) -> str:
 
 
 class DataError(Exception):
-    """A data error met while building the variant; `parse_exact` places it."""
+    """A data error met while building the variant; `parse_exact` places it.
 
-    def __init__(self, message: str, path: str) -> None:
-        self.message = message  # not given to `Exception`: placed, it becomes a ParseError
-        self.path = path
+    Made as `DataError(message, path)`, both kept as its `args` by `Exception` itself (no
+    `__init__` in Python: a raise the build pays on every data error)."""
+
+    if TYPE_CHECKING:  # the signature, for type checkers; `BaseException.__init__` runs
+
+        def __init__(self, message: str, path: str) -> None: ...
+
+    @property
+    def message(self) -> str:
+        message: str = self.args[0]
+        return message
+
+    @property
+    def path(self) -> str:
+        path: str = self.args[1]
+        return path
 
     def __str__(self) -> str:
         return self.message
@@ -650,7 +663,7 @@ def _built(reader: Reader, variant: type[MetricLine], build: Builder) -> MetricL
     try:
         result = build(variant)
     except DataError as error:
-        raise ParseError("data", error.message, error.path, reader.pos) from None
+        raise ParseError("data", *error.args, reader.pos) from None
     if reader.skip_ws() is not None:
         reader.syntax("trailing characters")
     return result

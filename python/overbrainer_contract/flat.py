@@ -93,13 +93,14 @@ _HAS_NEGATIVE_ZERO = re.compile(r":[ \t\n\r]*-0(?![.0-9eE])").search
 # without an error: white space, the key (a string without escapes), its colon, a scalar
 # value. Where the match ends, and which group matched last, say what the reader meets next.
 _PLAIN = r'[^"\\\x00-\x1f]*'
+_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 _MEMBER = re.compile(
     rf"""[,{{][ \t\n\r]*
     (?:(?P<key>"{_PLAIN})
       (?:(?P<closed>")[ \t\n\r]*
         (?:(?P<colon>:)[ \t\n\r]*
           (?:(?P<value>"{_PLAIN}"
-             |(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+             |(?P<number>{_NUMBER})
              |true|false|null)[ \t\n\r]*
           )?
         )?
@@ -108,6 +109,33 @@ _MEMBER = re.compile(
     re.VERBOSE,
 ).match
 _STRING_RUN = re.compile(_PLAIN).match
+# The ends of a line cut after a member's `,` (from that `,`) where serde_json's reader
+# says "EOF while parsing ..." at once, each a named empty group: `_CUT_ENDS` says what.
+_CUT_AFTER_COMMA = re.compile(
+    rf"""
+    ,[ \t\n\r]*(?:
+      "{_PLAIN}(?P<in_key>)
+    | "(?P<key>{_PLAIN})"[ \t\n\r]*(?:
+        :[ \t\n\r]*(?:
+          "{_PLAIN}(?P<in_string>)
+        | (?:"{_PLAIN}"|(?P<number>{_NUMBER})|true|false|null)[ \t\n\r]*(?P<after_value>)
+        | (?P<before_value>)
+        )
+      | (?P<after_key>)
+      )
+    | (?P<after_comma>)
+    )\Z""",
+    re.VERBOSE,
+).match
+_CUT_ENDS = {
+    "in_key": EOF_STRING,
+    "after_key": EOF_OBJECT,
+    "before_value": EOF_VALUE,
+    "in_string": EOF_STRING,
+    "after_value": EOF_OBJECT,
+    "after_comma": EOF_VALUE,
+}
+_CUT_IN_VALUE = frozenset(("before_value", "in_string"))  # the path is the member's
 _WHITESPACE_RUN = re.compile("[ \t\n\r]*").match
 _CONTINUES = frozenset("0123456789.eE+-")  # after a number: serde_json reads on
 _LITERALS = {"n": "null", "t": "true", "f": "false"}
@@ -131,8 +159,8 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
     if "\\" in text or "[" in text or text.count("{") != 1:
         return None  # escapes, or values in values: the replay reads them
     body = text.rstrip(_WHITESPACE)
-    if body[-1] != "}":  # cut, or trailing text: msgspec stops where the line ends
-        return _member_after(text, start, len(text))
+    if body[-1] != "}":  # cut (a run killed mid-write), or trailing text
+        return _cut(text, start)
     data = line if line.__class__ is bytes else text
     try:
         found = _OBJECT(data)
@@ -148,7 +176,7 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
         if "event" in found:
             return None  # a tag serde refuses where it stands: the replay places it
         raise ParseError("data", MISSING_TAG, "$", len(body) + 1)
-    if "-0" in text and _HAS_NEGATIVE_ZERO(text):
+    if 0 in found.values() and _HAS_NEGATIVE_ZERO(text):  # msgspec reads `-0` as 0
         keys = list(found)
         for at in _NEGATIVE_ZERO(text):
             found[keys[text.count(":", 0, at.start())]] = -0.0
@@ -158,7 +186,7 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
     try:  # serde's build finds the first error, in the entries' order
         return _from_object(variant, _content(found.items()))
     except DataError as error:
-        raise ParseError("data", error.message, error.path, len(body)) from None
+        raise ParseError("data", *error.args, len(body)) from None
 
 
 def _tag(found: dict[str, Any]) -> type[MetricLine] | None:
@@ -172,7 +200,7 @@ def _build(variant: type[MetricLine], entries: Iterable[tuple[str, Any]], end: i
     try:
         return _from_object(variant, _content(entries))
     except DataError as error:
-        raise ParseError("data", error.message, error.path, end) from None
+        raise ParseError("data", *error.args, end) from None
 
 
 def _content(entries: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
@@ -203,7 +231,7 @@ def _with_duplicates(data: str | bytes, text: str, end: int) -> MetricLine | Non
     variant = _tag({"event": values[keys.index("event")]})
     if variant is None:
         return None
-    if "-0" in text and _HAS_NEGATIVE_ZERO(text):
+    if 0 in values and _HAS_NEGATIVE_ZERO(text):
         for at in _NEGATIVE_ZERO(text):
             values[text.count(":", 0, at.start())] = -0.0
     known = _KNOWN[variant]
@@ -215,6 +243,38 @@ def _with_duplicates(data: str | bytes, text: str, end: int) -> MetricLine | Non
             break
         seen.add(key)
     return _build(variant, zip(keys, values, strict=True), end)
+
+
+def _cut(text: str, start: int) -> MetricLine | None:
+    """`parse_exact`'s error for a flat object cut after a member's `,`: the members before
+    it read without an error (checked by msgspec as serde reads them), and what is after
+    it one of `_CUT_AFTER_COMMA`'s ends. Any other goes to `_member_after`."""
+    comma = text.rfind(",")
+    found = _CUT_AFTER_COMMA(text, comma) if comma > start else None
+    if found is None or text.count('"', 0, comma) % 2:  # that `,` is in a string
+        return _member_after(text, start, len(text))
+    try:
+        before = _OBJECT(text[:comma] + "}")
+    except msgspec.DecodeError:  # ValidationError included
+        return None
+    if not before or text.count(":", 0, comma) != len(before):
+        return None
+    if "event" in before and _tag(before) is None:
+        return None
+    end, key = found.lastgroup, found["key"]
+    if key is None:
+        raise ParseError("eof", _CUT_ENDS[end], "$", len(text) + 1)
+    if key == "event":
+        return None  # the tag is read as serde's variant identifier, or refused twice
+    number = found["number"]
+    if number is not None and ("." in number or "e" in number or "E" in number):
+        if not -SAFE_MAGNITUDE < float(number) < SAFE_MAGNITUDE:
+            return _member_after(text, start, len(text))  # out of range, maybe
+    elif number is not None and len(number) > 20:
+        return _member_after(text, start, len(text))
+    if end in _CUT_IN_VALUE:
+        raise ParseError("eof", _CUT_ENDS[end], _member("$", key), len(text) + 1)
+    raise ParseError("eof", _CUT_ENDS[end], "$", len(text) + 1)
 
 
 def _stopped_at(error: msgspec.DecodeError, length: int) -> int:
@@ -277,8 +337,11 @@ def _member_after(text: str, start: int, near: int) -> MetricLine | None:
         if text[after : after + 1] in _CONTINUES:  # cut short, or malformed
             _number_then(text, found.start("number"), path)
             return None
-        is_float = "." in number or "e" in number or "E" in number
-        if number_from_literal(number, is_float) is None:
+        if "." in number or "e" in number or "E" in number:
+            safe = -SAFE_MAGNITUDE < float(number) < SAFE_MAGNITUDE
+            if not safe and number_from_literal(number, True) is None:
+                raise ParseError("syntax", OUT_OF_RANGE, path, after + 1)
+        elif len(number) > 20 and number_from_literal(number, False) is None:  # beyond i64
             raise ParseError("syntax", OUT_OF_RANGE, path, after + 1)
     _after_value(text, end)
     return None

@@ -160,7 +160,7 @@ def _built(
     try:
         return _from_object(variant, entries)
     except DataError as error:
-        raise ParseError("data", error.message, error.path, end) from None
+        raise ParseError("data", *error.args, end) from None
 
 
 def _read_flat(
