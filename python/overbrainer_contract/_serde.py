@@ -663,7 +663,8 @@ def _built(reader: Reader, variant: type[MetricLine], build: Builder) -> MetricL
     try:
         result = build(variant)
     except DataError as error:
-        raise ParseError("data", *error.args, reader.pos) from None
+        message, path = error.args
+        raise ParseError("data", message, path, reader.pos) from None
     if reader.skip_ws() is not None:
         reader.syntax("trailing characters")
     return result

@@ -186,7 +186,8 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
     try:  # serde's build finds the first error, in the entries' order
         return _from_object(variant, _content(found.items()))
     except DataError as error:
-        raise ParseError("data", *error.args, len(body)) from None
+        message, path = error.args
+        raise ParseError("data", message, path, len(body)) from None
 
 
 def _tag(found: dict[str, Any]) -> type[MetricLine] | None:
@@ -200,7 +201,8 @@ def _build(variant: type[MetricLine], entries: Iterable[tuple[str, Any]], end: i
     try:
         return _from_object(variant, _content(entries))
     except DataError as error:
-        raise ParseError("data", *error.args, end) from None
+        message, path = error.args
+        raise ParseError("data", message, path, end) from None
 
 
 def _content(entries: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
@@ -261,7 +263,7 @@ def _cut(text: str, start: int) -> MetricLine | None:
         return None
     if "event" in before and _tag(before) is None:
         return None
-    end, key = found.lastgroup, found["key"]
+    end, key = str(found.lastgroup), found["key"]
     if key is None:
         raise ParseError("eof", _CUT_ENDS[end], "$", len(text) + 1)
     if key == "event":

@@ -160,7 +160,8 @@ def _built(
     try:
         return _from_object(variant, entries)
     except DataError as error:
-        raise ParseError("data", *error.args, end) from None
+        message, path = error.args
+        raise ParseError("data", message, path, end) from None
 
 
 def _read_flat(
