@@ -181,3 +181,27 @@ def test_generated_lines_agree(line: str) -> None:
 @given(written_lines(), st.data())
 def test_mutated_lines_agree(line: str, data: st.DataObject) -> None:
     agrees(mutate(line, data))
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_lines_cut_after_a_comma_are_answered_by_one_regex(
+    sample: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line cut anywhere after its second member's `,` (in a key, before or after its
+    colon, in a string value, after a whole value) is answered from what follows the last
+    `,` (`_CUT_AFTER_COMMA`), not by reading the member again (`_member_after`); so is
+    the same line ended by its newline (a string cut short then ends at a control
+    character)."""
+    calls: list[object] = []
+    monkeypatch.setattr(flat, "_member_after", lambda *args: calls.append(args))
+    second = sample.index(",", sample.index(",") + 1)
+    for cut in range(second + 1, len(sample)):
+        line = sample[:cut]
+        if line[-1] in ".eE-+" or line.rstrip("0123456789")[-1:] in ("e", "-", "+", "."):
+            continue  # a number cut within its fraction or exponent: the exact reader's
+        if line.rstrip("nultrefas")[-1:] == ":" and line[-1] in "nultrefas":
+            continue  # a cut `null`: read a character at a time
+        expected = answer(parse_exact, line)
+        assert flat_answer(line) == expected, line
+        assert flat_answer(line + "\n") == answer(parse_exact, line + "\n"), line
+    assert calls == []

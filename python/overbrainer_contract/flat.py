@@ -61,7 +61,7 @@ from ._serde import (
     _member,
     number_from_literal,
 )
-from .errors import ParseError
+from .errors import Category, ParseError
 from .serde_float import SAFE_MAGNITUDE
 
 _WHITESPACE = " \t\n\r"
@@ -109,33 +109,35 @@ _MEMBER = re.compile(
     re.VERBOSE,
 ).match
 _STRING_RUN = re.compile(_PLAIN).match
-# The ends of a line cut after a member's `,` (from that `,`) where serde_json's reader
-# says "EOF while parsing ..." at once, each a named empty group: `_CUT_ENDS` says what.
+# The ends of a line cut after a member's `,` (from that `,`), where serde_json's reader
+# stops at once: the line's end ("EOF while parsing ..."), or the control character (a
+# line's own newline) that ends a string cut short. Each a named empty group (`_CUT_ENDS`).
 _CUT_AFTER_COMMA = re.compile(
     rf"""
     ,[ \t\n\r]*(?:
-      "{_PLAIN}(?P<in_key>)
+      "{_PLAIN}(?P<in_key>)(?:\Z|(?P<control_in_key>)(?=[\x00-\x1f]))
     | "(?P<key>{_PLAIN})"[ \t\n\r]*(?:
         :[ \t\n\r]*(?:
-          "{_PLAIN}(?P<in_string>)
-        | (?:"{_PLAIN}"|(?P<number>{_NUMBER})|true|false|null)[ \t\n\r]*(?P<after_value>)
-        | (?P<before_value>)
+          "{_PLAIN}(?P<in_string>)(?:\Z|(?P<control_in_string>)(?=[\x00-\x1f]))
+        | (?:"{_PLAIN}"|(?P<number>{_NUMBER})|true|false|null)[ \t\n\r]*(?P<after_value>)\Z
+        | (?P<before_value>)\Z
         )
-      | (?P<after_key>)
+      | (?P<after_key>)\Z
       )
-    | (?P<after_comma>)
-    )\Z""",
+    | (?P<after_comma>)\Z
+    )""",
     re.VERBOSE,
 ).match
-_CUT_ENDS = {
-    "in_key": EOF_STRING,
-    "after_key": EOF_OBJECT,
-    "before_value": EOF_VALUE,
-    "in_string": EOF_STRING,
-    "after_value": EOF_OBJECT,
-    "after_comma": EOF_VALUE,
+_CUT_ENDS: dict[str | None, tuple[Category, str, bool]] = {  # and whether in the value
+    "in_key": ("eof", EOF_STRING, False),
+    "control_in_key": ("syntax", CONTROL_CHARACTER, False),
+    "after_key": ("eof", EOF_OBJECT, False),
+    "before_value": ("eof", EOF_VALUE, True),
+    "in_string": ("eof", EOF_STRING, True),
+    "control_in_string": ("syntax", CONTROL_CHARACTER, True),
+    "after_value": ("eof", EOF_OBJECT, False),
+    "after_comma": ("eof", EOF_VALUE, False),
 }
-_CUT_IN_VALUE = frozenset(("before_value", "in_string"))  # the path is the member's
 _WHITESPACE_RUN = re.compile("[ \t\n\r]*").match
 _CONTINUES = frozenset("0123456789.eE+-")  # after a number: serde_json reads on
 _LITERALS = {"n": "null", "t": "true", "f": "false"}
@@ -263,9 +265,11 @@ def _cut(text: str, start: int) -> MetricLine | None:
         return None
     if "event" in before and _tag(before) is None:
         return None
-    end, key = str(found.lastgroup), found["key"]
+    category, message, in_value = _CUT_ENDS[found.lastgroup]
+    column = found.end() + 1 if category == "syntax" else len(text) + 1
+    key = found["key"]
     if key is None:
-        raise ParseError("eof", _CUT_ENDS[end], "$", len(text) + 1)
+        raise ParseError(category, message, "$", column)
     if key == "event":
         return None  # the tag is read as serde's variant identifier, or refused twice
     number = found["number"]
@@ -274,9 +278,7 @@ def _cut(text: str, start: int) -> MetricLine | None:
             return _member_after(text, start, len(text))  # out of range, maybe
     elif number is not None and len(number) > 20:
         return _member_after(text, start, len(text))
-    if end in _CUT_IN_VALUE:
-        raise ParseError("eof", _CUT_ENDS[end], _member("$", key), len(text) + 1)
-    raise ParseError("eof", _CUT_ENDS[end], "$", len(text) + 1)
+    raise ParseError(category, message, _member("$", key) if in_value else "$", column)
 
 
 def _stopped_at(error: msgspec.DecodeError, length: int) -> int:
