@@ -238,14 +238,15 @@ def _with_duplicates(data: str | bytes, text: str, end: int) -> MetricLine | Non
     if 0 in values and _HAS_NEGATIVE_ZERO(text):
         for at in _NEGATIVE_ZERO(text):
             values[text.count(":", 0, at.start())] = -0.0
-    known = _KNOWN[variant]
-    seen = set()
-    for index, key in enumerate(keys):
-        if key in seen and key in known:  # serde's build stops here, or before
-            if _PRESENT[variant](dict(zip(keys[:index], values[:index], strict=True)).get):
+    # serde's build stops at the first known key written again, unless a value it took
+    # before (the first of each key's) is refused: when none is, that key is the error
+    if _PRESENT[variant](dict(zip(reversed(keys), reversed(values), strict=True)).get):
+        known = _KNOWN[variant]
+        seen = set()
+        for key in keys:
+            if key in seen and key in known:
                 raise ParseError("data", DUPLICATE_FIELD.format(key), _member("$", key), end)
-            break
-        seen.add(key)
+            seen.add(key)
     return _build(variant, zip(keys, values, strict=True), end)
 
 
