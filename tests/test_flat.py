@@ -205,3 +205,29 @@ def test_lines_cut_after_a_comma_are_answered_by_one_regex(
         assert flat_answer(line) == expected, line
         assert flat_answer(line + "\n") == answer(parse_exact, line + "\n"), line
     assert calls == []
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('"time":', '"time":NaN,"was":'),  # not JSON where a value starts
+        ('"time":', '"time":Infinity,"was":'),
+        (",", ',"x" 1,'),  # no colon
+        (",", ',"x":1 2,'),  # no comma
+        (",", ",?,"),  # a key that is not a string
+        ("}", ",}"),  # a comma before the brace
+    ],
+)
+def test_syntax_errors_after_a_comma_are_answered_by_one_regex(
+    sample: str, old: str, new: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A syntax error in the member after a `,` is answered from what follows that `,`
+    (`_STOP_AFTER_COMMA`), not by reading the member again (`_member_after`)."""
+    calls: list[object] = []
+    monkeypatch.setattr(flat, "_member_after", lambda *args: calls.append(args))
+    at = sample.rindex(old) if old != "," else sample.index(",", sample.index(",") + 1)
+    line = sample[:at] + new + sample[at + len(old) :]
+    assert flat_answer(line) == answer(parse_exact, line), line
+    assert flat_answer(line + "\n") == answer(parse_exact, line + "\n"), line
+    assert calls == []

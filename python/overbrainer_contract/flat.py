@@ -138,6 +138,33 @@ _CUT_ENDS: dict[str | None, tuple[Category, str, bool]] = {  # and whether in th
     "after_value": ("eof", EOF_OBJECT, False),
     "after_comma": ("eof", EOF_VALUE, False),
 }
+# The syntax errors serde_json's reader meets in the member after a `,` (from that `,`)
+# at a character that cannot come next: a value that is not JSON (`NaN`), a missing
+# colon or comma, a key that is not a string, a `,` before the `}`. Each a named empty
+# group before that character (`_STOP_ENDS`); the line's end is `_CUT_AFTER_COMMA`'s.
+_STOP_AFTER_COMMA = re.compile(
+    rf"""
+    ,[ \t\n\r]*(?:
+      "(?P<key>{_PLAIN})"[ \t\n\r]*(?:
+        :[ \t\n\r]*(?:
+          (?:"{_PLAIN}"|(?P<number>{_NUMBER})(?![0-9.eE+-])|true|false|null)
+          [ \t\n\r]*(?P<after_value>)(?=[^,}} \t\n\r])
+        | (?P<before_value>)(?=[^-0-9"ntf\[{{ \t\n\r])
+        )
+      | (?P<after_key>)(?=[^: \t\n\r])
+      )
+    | (?P<before_brace>)(?=}})
+    | (?P<after_comma>)(?=[^"}} \t\n\r])
+    )""",
+    re.VERBOSE,
+).match
+_STOP_ENDS: dict[str | None, tuple[Category, str, bool]] = {
+    "after_value": ("syntax", EXPECTED_COMMA_OR_BRACE, False),
+    "before_value": ("syntax", EXPECTED_VALUE, True),
+    "after_key": ("syntax", EXPECTED_COLON, False),
+    "before_brace": ("syntax", TRAILING_COMMA, False),
+    "after_comma": ("syntax", KEY_NOT_STRING, False),
+}
 _WHITESPACE_RUN = re.compile("[ \t\n\r]*").match
 _CONTINUES = frozenset("0123456789.eE+-")  # after a number: serde_json reads on
 _LITERALS = {"n": "null", "t": "true", "f": "false"}
@@ -162,14 +189,14 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
         return None  # escapes, or values in values: the replay reads them
     body = text.rstrip(_WHITESPACE)
     if body[-1] != "}":  # cut (a run killed mid-write), or trailing text
-        return _cut(text, start)
+        return _after_comma(text, start, len(text), _CUT)
     data = line if line.__class__ is bytes else text
     try:
         found = _OBJECT(data)
     except msgspec.ValidationError:  # a number only serde_json's reading can place
         return None
     except msgspec.DecodeError as error:
-        return _member_after(text, start, _stopped_at(error, len(text)))
+        return _after_comma(text, start, _stopped_at(error, len(text)), _STOP)
     if text.count(":") != len(found):  # a key written twice, or a colon in a string
         return _with_duplicates(data, text, len(body))
     name = found.get("event")
@@ -250,23 +277,28 @@ def _with_duplicates(data: str | bytes, text: str, end: int) -> MetricLine | Non
     return _build(variant, zip(keys, values, strict=True), end)
 
 
-def _cut(text: str, start: int) -> MetricLine | None:
-    """`parse_exact`'s error for a flat object cut after a member's `,`: the members before
-    it read without an error (checked by msgspec as serde reads them), and what is after
-    it one of `_CUT_AFTER_COMMA`'s ends. Any other goes to `_member_after`."""
-    comma = text.rfind(",")
-    found = _CUT_AFTER_COMMA(text, comma) if comma > start else None
-    if found is None or text.count('"', 0, comma) % 2:  # that `,` is in a string
-        return _member_after(text, start, len(text))
+def _after_comma(
+    text: str, start: int, near: int, ends: tuple[Callable[..., Any], dict[Any, Any]]
+) -> MetricLine | None:
+    """`parse_exact`'s error for a flat object where msgspec stopped about `near` after a
+    member's `,`: the members before it read without an error (checked by msgspec as
+    serde reads them), and what follows it one of the `ends` (`_CUT_AFTER_COMMA` for a
+    line cut at `near`, `_STOP_AFTER_COMMA` for a syntax error). Any other goes to
+    `_member_after`."""
+    comma = text.rfind(",", start, near)
+    match, named = ends
+    found = match(text, comma) if comma > start else None
+    if found is None or text.count('"', start, comma) % 2:  # that `,` is in a string
+        return _member_after(text, start, near)
     try:
         before = _OBJECT(text[:comma] + "}")
     except msgspec.DecodeError:  # ValidationError included
         return None
-    if not before or text.count(":", 0, comma) != len(before):
+    if not before or text.count(":", start, comma) != len(before):
         return None
     if "event" in before and _tag(before) is None:
         return None
-    category, message, in_value = _CUT_ENDS[found.lastgroup]
+    category, message, in_value = named[found.lastgroup]
     column = found.end() + 1 if category == "syntax" else len(text) + 1
     key = found["key"]
     if key is None:
@@ -276,10 +308,14 @@ def _cut(text: str, start: int) -> MetricLine | None:
     number = found["number"]
     if number is not None and ("." in number or "e" in number or "E" in number):
         if not -SAFE_MAGNITUDE < float(number) < SAFE_MAGNITUDE:
-            return _member_after(text, start, len(text))  # out of range, maybe
+            return _member_after(text, start, near)  # out of range, maybe
     elif number is not None and len(number) > 20:
-        return _member_after(text, start, len(text))
+        return _member_after(text, start, near)
     raise ParseError(category, message, _member("$", key) if in_value else "$", column)
+
+
+_CUT = (_CUT_AFTER_COMMA, _CUT_ENDS)
+_STOP = (_STOP_AFTER_COMMA, _STOP_ENDS)
 
 
 def _stopped_at(error: msgspec.DecodeError, length: int) -> int:
