@@ -87,7 +87,6 @@ _VALUE_START = frozenset('{["-0123456789ntf')
 
 # A value written as the integer -0 (msgspec reads 0, serde the f64 -0.0), from its colon.
 _NEGATIVE_ZERO = re.compile(r":[ \t\n\r]*-0(?![.0-9eE])").finditer
-_HAS_NEGATIVE_ZERO = re.compile(r":[ \t\n\r]*-0(?![.0-9eE])").search
 
 # One member of an object after its `{` or a `,`, as far as serde_json's reader reads it
 # without an error: white space, the key (a string without escapes), its colon, a scalar
@@ -205,10 +204,10 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
         if "event" in found:
             return None  # a tag serde refuses where it stands: the replay places it
         raise ParseError("data", MISSING_TAG, "$", len(body) + 1)
-    if 0 in found.values() and _HAS_NEGATIVE_ZERO(text):  # msgspec reads `-0` as 0
-        keys = list(found)
+    if 0 in found.values():  # msgspec reads `-0` as 0: a key's before its colon
         for at in _NEGATIVE_ZERO(text):
-            found[keys[text.count(":", 0, at.start())]] = -0.0
+            close = text.rfind('"', 0, at.start())
+            found[text[text.rfind('"', 0, close) + 1 : close]] = -0.0
     checked = _CHECKED[variant](found.get, _ABSENT)
     if checked is not None:
         return checked
@@ -262,7 +261,7 @@ def _with_duplicates(data: str | bytes, text: str, end: int) -> MetricLine | Non
     variant = _tag({"event": values[keys.index("event")]})
     if variant is None:
         return None
-    if 0 in values and _HAS_NEGATIVE_ZERO(text):
+    if 0 in values:
         for at in _NEGATIVE_ZERO(text):
             values[text.count(":", 0, at.start())] = -0.0
     # serde's build stops at the first known key written again, unless a value it took
