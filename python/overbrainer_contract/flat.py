@@ -31,6 +31,7 @@ from typing import Annotated, Any
 import msgspec
 
 from ._serde import (
+    _PLANS,
     CONTROL_CHARACTER,
     DUPLICATE_FIELD,
     EOF_OBJECT,
@@ -211,8 +212,15 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
     checked = _CHECKED[variant](found.get, _ABSENT)
     if checked is not None:
         return checked
-    try:  # serde's build finds the first error, in the entries' order
-        return _from_object(variant, _content(found.items()))
+    refused = _REFUSED[variant](found.items())  # serde's first error, in the entries' order
+    try:
+        if refused is not None:  # its conversion says what serde says of it
+            convert, path = _PLANS[variant][refused]
+            value: Any = found[refused]
+            if value.__class__ is int:
+                value = Number("u64" if value >= 0 else "i64", value)
+            convert(value, path)
+        return _from_object(variant, _content(found.items()))  # a required field absent
     except DataError as error:
         message, path = error.args
         raise ParseError("data", message, path, len(body)) from None
@@ -457,33 +465,43 @@ _STRINGS_HOLDING_COMMAS = 3
 _ABSENT = object()  # a required field's value when the line lacks it: never accepted
 
 
-def _checks(variant: type[MetricLine], present: bool) -> Callable[..., Any]:
-    """Generated from `FIELDS`, each field's check one expression, for an object without a
+def _checks(variant: type[MetricLine], mode: str) -> Callable[..., Any]:
+    """Generated from `FIELDS`, each field's test one expression, for an object without a
     key written twice (`get`: its dict's), its integers written as serde reads them:
 
     - `check(get, absent)`: the model built as serde builds it when every known field
       holds a value serde accepts and none required is absent; else None;
-    - (`present`) `present(get)`: whether every known field present holds a value
-      serde accepts (those absent are not looked at)."""
+    - `present(get)`: whether every known field present holds a value serde accepts
+      (those absent are not looked at);
+    - `refused(entries)`: the first key, in the entries' order, whose value serde
+      refuses; None when there is none."""
     fields = FIELDS[variant]
-    tests = []
-    for name, kind in fields:
-        accepts = _ACCEPTS[kind]  # a test of `v`, which it names first
-        if kind in _OPTIONAL:
-            tests.append(accepts.replace("v", f"(v := get({name!r}))", 1))
-        elif present:
-            tests.append(f"(v := get({name!r}, absent)) is absent or {accepts}")
-        else:
-            tests.append(accepts.replace("v", f"(v := get({name!r}, absent))", 1))
-    test = " and ".join(f"({each})" for each in tests)
-    if present:
-        source = f"def present(get, absent=ABSENT):\n    return bool({test})\n"
+    if mode == "refused":
+        code = ["def refused(entries):", "    for key, v in entries:"]
+        for index, (name, kind) in enumerate(fields):
+            code.append(f"        {'elif' if index else 'if'} key == {name!r}:")
+            code.append(f"            if not ({_ACCEPTS[kind]}):")
+            code.append("                return key")
+        source = "\n".join(code) + "\n"
     else:
-        build = ", ".join(f"{name}={_VALUE[kind].format(name=name)}" for name, kind in fields)
-        source = f"def check(get, absent):\n    if {test}:\n        return VARIANT({build})\n"
+        tests = []
+        for name, kind in fields:
+            accepts = _ACCEPTS[kind]  # a test of `v`, which it names first
+            if kind in _OPTIONAL:
+                tests.append(accepts.replace("v", f"(v := get({name!r}))", 1))
+            elif mode == "present":
+                tests.append(f"(v := get({name!r}, absent)) is absent or {accepts}")
+            else:
+                tests.append(accepts.replace("v", f"(v := get({name!r}, absent))", 1))
+        test = " and ".join(f"({each})" for each in tests)
+        if mode == "present":
+            source = f"def present(get, absent=ABSENT):\n    return bool({test})\n"
+        else:
+            build = ", ".join(f"{name}={_VALUE[kind].format(name=name)}" for name, kind in fields)
+            source = f"def check(get, absent):\n    if {test}:\n        return VARIANT({build})\n"
     namespace: dict[str, Any] = {"VARIANT": variant, "STAGES": STAGES, "ABSENT": _ABSENT}
-    exec(compile(source, f"<{__name__} checks {variant.__name__}>", "exec"), namespace)
-    return namespace["present" if present else "check"]  # type: ignore[no-any-return]
+    exec(compile(source, f"<{__name__} {mode} {variant.__name__}>", "exec"), namespace)
+    return namespace[mode]  # type: ignore[no-any-return]
 
 
 # What serde accepts for each kind of field (`_serde.CONVERT`), from msgspec's values: an
@@ -504,7 +522,8 @@ _VALUE = {  # the value serde builds, from one accepted
     STAGE: "STAGES[get({name!r})]",
 }
 _CHECKED: dict[type[MetricLine], Callable[..., MetricLine | None]] = {
-    variant: _checks(variant, False) for variant in FIELDS
+    variant: _checks(variant, "check") for variant in FIELDS
 }
-_PRESENT = {variant: _checks(variant, True) for variant in FIELDS}
+_PRESENT = {variant: _checks(variant, "present") for variant in FIELDS}
+_REFUSED = {variant: _checks(variant, "refused") for variant in FIELDS}
 _KNOWN = {variant: frozenset(name for name, _ in fields) for variant, fields in FIELDS.items()}
