@@ -162,6 +162,13 @@ def test_the_golden_lines_cut_anywhere() -> None:
         ' {"event":"end","time":1,"step":2} \n',
         '{"event":"end","time":1,"step":2,"é":NaN}',
         '{"event":"end","time":1,"step":2,"x":"é',
+        '{"event":"end","time":1,"step":2,"note":"a,NaN","x":1}',
+        '{"event":"end","time":1,"step":2,"note":"a, NaN","x":NaN}',
+        '{"event":"end","NaN":1,"time":1,"step":2}',
+        '{"event":"end","time":1,"step":2,"x":-Infinity}',
+        '{"event":"end","time":1,"step":2,"x":[NaN]}',
+        '{"event":"end","time":NaN,"step":2}',
+        '{"time":NaN,"event":"end","step":2}',
     ],
 )
 def test_edges_agree(line: str) -> None:

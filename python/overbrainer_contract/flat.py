@@ -190,6 +190,10 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
     body = text.rstrip(_WHITESPACE)
     if body[-1] != "}":  # cut (a run killed mid-write), or trailing text
         return _after_comma(text, start, len(text), _CUT)
+    for word in _NOT_JSON:  # a writer's non-finite float, which msgspec takes long to refuse
+        near = text.find(word)
+        if near >= 0:  # serde_json's error raised where it is there (not in a string)
+            _after_comma(text, start, near, _STOP)
     data = line if line.__class__ is bytes else text
     try:
         found = _OBJECT(data)
@@ -322,6 +326,7 @@ def _after_comma(
 
 
 _CUT = (_CUT_AFTER_COMMA, _CUT_ENDS)
+_NOT_JSON = ("NaN", "Infinity")  # what Python's json writes for non-finite floats
 _STOP = (_STOP_AFTER_COMMA, _STOP_ENDS)
 
 
