@@ -238,3 +238,19 @@ def test_syntax_errors_after_a_comma_are_answered_by_one_regex(
     assert flat_answer(line) == answer(parse_exact, line), line
     assert flat_answer(line + "\n") == answer(parse_exact, line + "\n"), line
     assert calls == []
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_lines_cut_right_after_a_value_are_read_once(
+    sample: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line cut right after a value (in a number's digits, most often: most of a line)
+    is answered from one read of the line closed there, not from its last comma."""
+    calls: list[object] = []
+    monkeypatch.setattr(flat, "_after_comma", lambda *args: calls.append(args))
+    ends = [cut for cut in range(2, len(sample)) if sample[cut - 1] in "0123456789"]
+    assert ends
+    for cut in ends:
+        for line in (sample[:cut], sample[:cut] + "\n"):
+            assert flat_answer(line) == answer(parse_exact, line), line
+    assert calls == []

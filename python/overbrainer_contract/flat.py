@@ -168,6 +168,7 @@ _STOP_ENDS: dict[str | None, tuple[Category, str, bool]] = {
 _WHITESPACE_RUN = re.compile("[ \t\n\r]*").match
 _CONTINUES = frozenset("0123456789.eE+-")  # after a number: serde_json reads on
 _LITERALS = {"n": "null", "t": "true", "f": "false"}
+_VALUE_END = frozenset('0123456789el"')  # how a number, a literal or a string ends
 
 
 def answer(line: str | bytes, text: str) -> MetricLine | None:
@@ -189,6 +190,8 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
         return None  # escapes, or values in values: the replay reads them
     body = text.rstrip(_WHITESPACE)
     if body[-1] != "}":  # cut (a run killed mid-write), or trailing text
+        if body[-1] in _VALUE_END and not text.count('"') % 2:
+            _after_whole_value(text, body)  # raises, if cut right after a value
         return _after_comma(text, start, len(text), _CUT)
     for word in _NOT_JSON:  # a writer's non-finite float, which msgspec takes long to refuse
         near = text.find(word)
@@ -228,6 +231,19 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
     except DataError as error:
         message, path = error.args
         raise ParseError("data", message, path, len(body)) from None
+
+
+def _after_whole_value(text: str, body: str) -> None:
+    """`parse_exact`'s error for a flat object cut right after a member's value (in a
+    number's digits, most often), raised: the object closed there reads whole (msgspec
+    reads it as serde reads it), so serde_json's reader met no error before the line's
+    end and stands after a value. Returns where the line is not one of those."""
+    try:
+        found = _OBJECT(body + "}")
+    except msgspec.DecodeError:  # not after a value; ValidationError included
+        return
+    if text.count(":") == len(found) and ("event" not in found or _tag(found) is not None):
+        raise ParseError("eof", EOF_OBJECT, "$", len(text) + 1)
 
 
 def _tag(found: dict[str, Any]) -> type[MetricLine] | None:
