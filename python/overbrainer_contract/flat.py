@@ -204,8 +204,9 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
         return None
     except msgspec.DecodeError as error:
         return _after_comma(text, start, _stopped_at(error, len(text)), _STOP)
-    if text.count(":") != len(found):  # a key written twice, or a colon in a string
-        return _with_duplicates(data, text, len(body))
+    colons = text.count(":")
+    if colons != len(found):  # a key written twice, or a colon in a string
+        return _with_duplicates(data, text, colons, len(body))
     name = found.get("event")
     variant = VARIANTS.get(name) if name.__class__ is str else None
     if variant is None:
@@ -271,10 +272,10 @@ def _content(entries: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
             yield key, value
 
 
-def _with_duplicates(data: str | bytes, text: str, end: int) -> MetricLine | None:
+def _with_duplicates(data: str | bytes, text: str, colons: int, end: int) -> MetricLine | None:
     """A flat object with a key written twice (or a colon in a string): its tokens read
     again as an array (`{"a":1,"a":2}` as `["a",1,"a",2]`), every entry kept in order,
-    when its only brace is its own closing one and its only colons end keys."""
+    when its only brace is its own closing one and its `colons` all end keys."""
     raw = data if isinstance(data, bytes) else text.encode()
     if raw.count(b"}") != 1:
         return None
@@ -283,24 +284,27 @@ def _with_duplicates(data: str | bytes, text: str, end: int) -> MetricLine | Non
     except msgspec.DecodeError:  # ValidationError included
         return None
     keys = tokens[0::2]
-    if len(tokens) % 2 or text.count(":") != len(keys) or keys.count("event") != 1:
+    if len(tokens) != 2 * colons or keys.count("event") != 1:
         return None  # a colon in a string; the tag twice (refused where it stands), or none
     values = tokens[1::2]
-    variant = _tag({"event": values[keys.index("event")]})
+    name = values[keys.index("event")]
+    variant = VARIANTS.get(name) if name.__class__ is str else None
     if variant is None:
         return None
-    if 0 in values:
+    if 0 in values:  # msgspec reads `-0` as 0: the n-th colon's value is the n-th
         for at in _NEGATIVE_ZERO(text):
             values[text.count(":", 0, at.start())] = -0.0
     # serde's build stops at the first known key written again, unless a value it took
-    # before (the first of each key's) is refused: when none is, that key is the error
-    if _PRESENT[variant](dict(zip(reversed(keys), reversed(values), strict=True)).get):
-        known = _KNOWN[variant]
-        seen = set()
-        for key in keys:
-            if key in seen and key in known:
-                raise ParseError("data", DUPLICATE_FIELD.format(key), _member("$", key), end)
-            seen.add(key)
+    # before (the first of each key) is refused: when none is, that key is the error
+    plan = _PLANS[variant]
+    taken: dict[str, Any] = {}
+    for key, value in zip(keys, values, strict=True):
+        if key not in taken:
+            taken[key] = value
+        elif key in plan:
+            if _PRESENT[variant](taken.get):
+                raise ParseError("data", DUPLICATE_FIELD.format(key), plan[key][1], end)
+            break
     return _build(variant, zip(keys, values, strict=True), end)
 
 
@@ -547,4 +551,3 @@ _CHECKED: dict[type[MetricLine], Callable[..., MetricLine | None]] = {
 }
 _PRESENT = {variant: _checks(variant, "present") for variant in FIELDS}
 _REFUSED = {variant: _checks(variant, "refused") for variant in FIELDS}
-_KNOWN = {variant: frozenset(name for name, _ in fields) for variant, fields in FIELDS.items()}
