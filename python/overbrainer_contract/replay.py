@@ -3,8 +3,9 @@
 `parse_exact` reads a line character by character, as serde_json does, so that it can
 say where each error is: 25 to 50 µs a line. Most lines that reach it are JSON objects
 that the fast path could not vouch for (a wrong type, a duplicate key, a field missing,
-`-0` for a count). For those, msgspec (a flat line without escapes, `_read_flat`) or
-else Python's `json` scanner reads the whole line into the exact path's own buffered
+`-0` for a count). A flat line without escapes, and a line that is not an object, are
+answered by `flat` first, at C speed. For the others, msgspec (a flat line `flat` leaves,
+`_read_flat`) or else Python's `json` scanner reads the whole line into the exact path's own buffered
 form — entries in order, duplicates kept, every number as serde_json reads it — and
 serde's build runs on it (`_from_object`): the same value, or the same data error,
 message, path and column.
