@@ -168,7 +168,7 @@ _STOP_ENDS: dict[str | None, tuple[Category, str, bool]] = {
 _WHITESPACE_RUN = re.compile("[ \t\n\r]*").match
 _CONTINUES = frozenset("0123456789.eE+-")  # after a number: serde_json reads on
 _LITERALS = {"n": "null", "t": "true", "f": "false"}
-_VALUE_END = frozenset('0123456789el"')  # how a number, a literal or a string ends
+_VALUE_END = frozenset("0123456789el")  # how a number or a literal ends (a `"` may end a key)
 
 
 def answer(line: str | bytes, text: str) -> MetricLine | None:

@@ -4,11 +4,11 @@
 say where each error is: 25 to 50 µs a line. Most lines that reach it are JSON objects
 that the fast path could not vouch for (a wrong type, a duplicate key, a field missing,
 `-0` for a count). A flat line without escapes, and a line that is not an object, are
-answered by `flat` first, at C speed. For the others, msgspec (a flat line `flat` leaves,
-`_read_flat`) or else Python's `json` scanner reads the whole line into the exact path's own buffered
-form — entries in order, duplicates kept, every number as serde_json reads it — and
-serde's build runs on it (`_from_object`): the same value, or the same data error,
-message, path and column.
+answered by `flat` first, at C speed. For the others, msgspec (a flat line `flat`
+leaves, `_read_flat`) or else Python's `json` scanner reads the whole line into the
+exact path's own buffered form — entries in order, duplicates kept, every number as
+serde_json reads it — and serde's build runs on it (`_from_object`): the same value,
+or the same data error, message, path and column.
 
 Whatever could make serde_json stop earlier, or differently, goes back to the exact
 reader: a number out of range, a `\\u` escape of a surrogate, anything nested deep enough
