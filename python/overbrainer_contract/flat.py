@@ -94,6 +94,10 @@ _NEGATIVE_ZERO = re.compile(r":[ \t\n\r]*-0(?![.0-9eE])").finditer
 # value. Where the match ends, and which group matched last, say what the reader meets next.
 _PLAIN = r'[^"\\\x00-\x1f]*'
 _NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+# A number or a literal cut where serde_json's reader needs more: after a sign, a point,
+# an exponent's mark; within `null`, `true`, `false`.
+_CUT_NUMBER = r"-|-?(?:0|[1-9][0-9]*)(?:\.|(?:\.[0-9]+)?[eE][+-]?)"
+_CUT_LITERAL = r"n(?:u(?:l)?)?|t(?:r(?:u)?)?|f(?:a(?:l(?:s)?)?)?"
 _MEMBER = re.compile(
     rf"""[,{{][ \t\n\r]*
     (?:(?P<key>"{_PLAIN})
@@ -120,6 +124,7 @@ _CUT_AFTER_COMMA = re.compile(
         :[ \t\n\r]*(?:
           "{_PLAIN}(?P<in_string>)(?:\Z|(?P<control_in_string>)(?=[\x00-\x1f]))
         | (?:"{_PLAIN}"|(?P<number>{_NUMBER})|true|false|null)[ \t\n\r]*(?P<after_value>)\Z
+        | (?:{_CUT_NUMBER}|{_CUT_LITERAL})(?P<in_value>)\Z
         | (?P<before_value>)\Z
         )
       | (?P<after_key>)\Z
@@ -133,6 +138,7 @@ _CUT_ENDS: dict[str | None, tuple[Category, str, bool]] = {  # and whether in th
     "control_in_key": ("syntax", CONTROL_CHARACTER, False),
     "after_key": ("eof", EOF_OBJECT, False),
     "before_value": ("eof", EOF_VALUE, True),
+    "in_value": ("eof", EOF_VALUE, True),
     "in_string": ("eof", EOF_STRING, True),
     "control_in_string": ("syntax", CONTROL_CHARACTER, True),
     "after_value": ("eof", EOF_OBJECT, False),
