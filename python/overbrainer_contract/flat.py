@@ -9,14 +9,19 @@ then say is settled in a few steps:
 
 - not an object: a first character that starts no JSON value is serde_json's
   "expected value" at once;
-- text msgspec refuses (a cut line, a syntax error): serde_json reads the members before
-  the last `,` ahead of where msgspec stopped without an error (msgspec reads them, the
-  tag and the keys checked as serde reads them), and one regex reads the member after it
-  as serde_json's reader does (`_MEMBER`), to the first error;
-- a whole object: serde's build (`_serde._from_object`, its order of errors), after a
-  check of every known field made from the schema's fields (`_checks`) that lets a line
-  without an error skip it; a key written twice is found by reading the tokens again as
-  an array.
+- cut right after a value (in a number's digits, most of a line): the object closed
+  there reads whole, so serde_json stands after a value at the line's end;
+- cut elsewhere, or a syntax error (a `NaN` or `Infinity` looked for first, else where
+  msgspec stopped): serde_json reads the members before the last `,` ahead of it
+  without an error (msgspec reads them, the tag and the keys checked as serde reads
+  them), and one regex over what follows that `,` names serde_json's error there
+  (`_CUT_AFTER_COMMA`, `_STOP_AFTER_COMMA`); the rarer ends are read by `_MEMBER` and
+  the exact reader's own steps for a number;
+- a whole object: a generated check of every known field (`_checks`, from the schema's
+  fields) builds the model of a line without an error; in one with an error, a scan of
+  the entries in order finds the first value serde refuses, and serde's conversion of
+  it says what serde says (serde's build, `_serde._from_object`, where a required field
+  is absent); a key written twice is found by reading the tokens again as an array.
 
 Anything else answers None, and the replay (`replay.parse_replayed`) or the exact reader
 answers instead: nothing here guesses.
