@@ -204,10 +204,11 @@ def answer(line: str | bytes, text: str) -> MetricLine | None:
         if body[-1] in _VALUE_END and not text.count('"') % 2:
             _after_whole_value(text, body)  # raises, if cut right after a value
         return _after_comma(text, start, len(text), _CUT)
-    for word in _NOT_JSON:  # a writer's non-finite float, which msgspec takes long to refuse
-        near = text.find(word)
-        if near >= 0:  # serde_json's error raised where it is there (not in a string)
-            _after_comma(text, start, near, _STOP)
+    near = text.find("NaN")  # a writer's non-finite float, which msgspec is slow to refuse
+    if near < 0:
+        near = text.find("Infinity")
+    if near >= 0:  # serde_json's error raised where it is there (not in a string)
+        _after_comma(text, start, near, _STOP)
     data = line if line.__class__ is bytes else text
     try:
         found = _OBJECT(data)
@@ -357,7 +358,6 @@ def _after_comma(
 
 
 _CUT = (_CUT_AFTER_COMMA, _CUT_ENDS)
-_NOT_JSON = ("NaN", "Infinity")  # what Python's json writes for non-finite floats
 _STOP = (_STOP_AFTER_COMMA, _STOP_ENDS)
 
 
