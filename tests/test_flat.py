@@ -261,3 +261,40 @@ def test_lines_cut_right_after_a_value_are_read_once(
         for line in (sample[:cut], sample[:cut] + "\n"):
             assert flat_answer(line) == answer(parse_exact, line), line
     assert calls == []
+
+
+# Flat lines of the shapes `flat` answers: known and unknown keys, the tag anywhere or
+# twice or absent, every kind of scalar a writer or a fault puts there.
+_FLAT_KEYS = st.sampled_from(
+    [
+        *("event", "time", "step", "epoch", "max_steps", "loss", "eval_loss"),
+        *("learning_rate", "grad_norm", "total", "name", "x", "y", "NaN", "a:b", "a,b"),
+    ]
+)
+_FLAT_VALUES = st.sampled_from(
+    [
+        *('"log"', '"end"', '"eval"', '"stage"', '"begin"', '"nope"', '"train"', '"deploy"'),
+        *("0", "-0", "-0.0", "1", "-1", "2.5", "1e-05", "-0e5", "1e308", "1e400", "1.8e308"),
+        *("9223372036854775807", "9223372036854775808", "18446744073709551616", "0.0"),
+        *("true", "false", "null", "NaN", "Infinity", "-Infinity", '"a,b"', '"a:b"', '""'),
+        *("nul", "tru", "1.", "-", "01", ".5", '"x', "1e", "[1]", "{}"),
+    ]
+)
+
+
+@st.composite
+def flat_lines(draw: st.DrawFn) -> str:
+    entries = draw(st.lists(st.tuples(_FLAT_KEYS, _FLAT_VALUES), max_size=9))
+    ws = draw(st.sampled_from(["", "", " ", "\n", "\t"]))
+    body = ",".join(f'"{key}"{ws}:{ws}{value}' for key, value in entries)
+    return "{" + body + draw(st.sampled_from(["}", "}", "}\n", ",}", "", "\n", "} x"]))
+
+
+@given(flat_lines(), st.data())
+@example('{"event":"end","time":1,"step":-0,"step":2}', None)
+@example('{"time":1,"event":"end","step":2,"x":NaN}', None)
+def test_flat_lines_agree_cut_and_mutated(line: str, data: st.DataObject | None) -> None:
+    agrees(line)
+    if data is not None:
+        agrees(line[: data.draw(st.integers(0, len(line)))])
+        agrees(mutate(line, data))
