@@ -10,6 +10,8 @@ each, in one run, interleaved, best of several rounds:
 - `parse_line` over the file's lines in this process, against the reference runner
   (`conformance/rust/`, `metrics.rs` built by cargo) parsing the same file as a whole
   process (`count FILE`: startup, reading and every line through `parse_line`);
+- `parse_block` over the same lines in blocks of 64 KiB of complete lines (as `check`
+  reads them), a block it cannot vouch for read line by line with `parse_line`;
 - `overbrainer-contract check FILE` as a whole process against the same reference run.
 
 Then the cost of one line of each bad kind, and of one 40 MB line (an unknown field
@@ -41,6 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside thi
 
 import msgspec
 from overbrainer_contract import MetricLine, ParseError, parse_line
+from overbrainer_contract.batch import parse_block
+from overbrainer_contract.lines import BLOCK
 from parse import realistic_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +112,26 @@ def parse_all(lines: list[bytes]) -> None:
             pass
 
 
+def blocks_of(lines: list[bytes]) -> list[bytes]:
+    """The lines joined into blocks of complete lines of about `lines.BLOCK` bytes."""
+    blocks, held, size = [], [], 0
+    for line in lines:
+        held.append(line)
+        size += len(line)
+        if size >= BLOCK:
+            blocks.append(b"".join(held))
+            held, size = [], 0
+    if held:
+        blocks.append(b"".join(held))
+    return blocks
+
+
+def block_all(blocks: list[bytes]) -> None:
+    for body in blocks:
+        if parse_block(body) is None:
+            parse_all(body.splitlines(keepends=True))
+
+
 def decode_all(lines: list[bytes]) -> None:
     """The floor under parse_line: msgspec's typed decode alone, no parity checks."""
     decode = msgspec.json.Decoder(MetricLine).decode
@@ -136,8 +160,10 @@ def check_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "overbrainer_contract"]
 
 
-def bad_line_costs(sample: str) -> dict[str, float]:
-    """µs per call of parse_line on one line of each bad kind (best of several)."""
+def bad_line_costs(sample: str) -> dict[str, tuple[float, float]]:
+    """µs per call of parse_line on one line of each bad kind (best of several): the raise
+    caught alone, and with the error's category and text read (what `check` pays: a
+    `ParseError` formats its text only when asked)."""
     costs = {}
     for kind in BAD_KINDS:
         line = bad_line(sample, kind).encode()
@@ -148,7 +174,16 @@ def bad_line_costs(sample: str) -> dict[str, float]:
             except ParseError:
                 pass
 
-        costs[kind] = min(timeit.repeat(call, number=2000, repeat=5)) / 2000 * 1e6
+        def read(line: bytes = line) -> None:
+            try:
+                parse_line(line)
+            except ParseError as error:
+                error.category, str(error)  # read, as check reads them
+
+        alone, text = (
+            min(timeit.repeat(each, number=2000, repeat=5)) / 2000 * 1e6 for each in (call, read)
+        )
+        costs[kind] = (alone, text)
     return costs
 
 
@@ -206,9 +241,11 @@ def main() -> int:
         for name, path in files.items():
             with path.open("rb") as handle:
                 lines = handle.readlines()
-            best = dict.fromkeys(("parse_line", "msgspec", "check", "ref"), math.inf)
+            blocks = blocks_of(lines)
+            best = dict.fromkeys(("parse_line", "parse_block", "msgspec", "check", "ref"), math.inf)
             for _ in range(args.rounds):  # interleaved, best of each
                 best["parse_line"] = min(best["parse_line"], in_process(parse_all, lines))
+                best["parse_block"] = min(best["parse_block"], in_process(block_all, blocks))
                 best["msgspec"] = min(best["msgspec"], in_process(decode_all, lines))
                 best["ref"] = min(best["ref"], process([runner, "count", str(path)]))
                 best["check"] = min(best["check"], process([*check_command(), "check", str(path)]))
@@ -216,14 +253,15 @@ def main() -> int:
         costs = bad_line_costs(plugin[3])
         huge, size = huge_line(Path(tmp) / "huge.jsonl", args.numbers)
 
-    head = ("reference", "parse_line", "ratio", "check", "ratio", "msgspec", "ratio")
+    head = ("reference", "parse_line", "ratio", "parse_block", "ratio", "check", "ratio")
+    head += ("msgspec", "ratio")
     print(f"\n{'file':<24}" + "".join(f"{word:>12}" for word in head))
     for name, count, best in rows:
-        ref, ours, check, floor = (
-            count / best[key] for key in ("ref", "parse_line", "check", "msgspec")
+        ref, ours, block, check, floor = (
+            count / best[key] for key in ("ref", "parse_line", "parse_block", "check", "msgspec")
         )
         cells = [f"{ref:,.0f}"]
-        for value in (ours, check, floor):
+        for value in (ours, block, check, floor):
             cells += [f"{value:,.0f}", f"{value / ref:.2f}x"]
         print(f"{name:<24}" + "".join(f"{cell:>12}" for cell in cells))
     print(
@@ -232,8 +270,9 @@ def main() -> int:
     )
     reference_line = rows[2][2]["ref"] / rows[2][1] * 1e6
     print(f"\ncost of one bad line in parse_line (the reference: {reference_line:.2f} µs a line)")
-    for kind, micros in costs.items():
-        print(f"  {kind:<16}{micros:>8.2f} µs")
+    print(f"  {'':<16}{'raised':>10}{'and read':>10}  (µs; read: its category and text)")
+    for kind, (alone, text) in costs.items():
+        print(f"  {kind:<16}{alone:>10.2f}{text:>10.2f}")
     (json_s, json_peak), (ours_s, ours_peak) = huge["json.loads"], huge["parse_line"]
     print(f"\none {size / 1e6:.0f} MB line ({args.numbers:,} numbers in an unknown field;")
     print("each in a fresh process, the peak its own VmHWM, the line itself included)")

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from typing import Any, NoReturn, TypeAlias
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 from overbrainer_contract_models.job_stage_schema import JobStage
 from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
@@ -35,6 +35,21 @@ RECURSION_LIMIT = 128  # serde_json's remaining_depth: 127 nested levels pass
 WHITESPACE = " \t\n\r"
 DIGITS = "0123456789"
 HEX = "0123456789abcdefABCDEF"
+
+# serde_json's messages that more than one reader of a line gives (`flat` too).
+EOF_VALUE = "EOF while parsing a value"
+EOF_OBJECT = "EOF while parsing an object"
+EOF_STRING = "EOF while parsing a string"
+EXPECTED_VALUE = "expected value"
+KEY_NOT_STRING = "key must be a string"
+TRAILING_COMMA = "trailing comma"
+EXPECTED_COLON = "expected `:`"
+EXPECTED_COMMA_OR_BRACE = "expected `,` or `}`"
+CONTROL_CHARACTER = "control character (\\u0000-\\u001F) found while parsing a string"
+OUT_OF_RANGE = "number out of range"
+MISSING_TAG = "missing field `event`"
+EXPECTED_IDENT = "expected ident"
+DUPLICATE_FIELD = "duplicate field `{}`"
 # Runs the reader skips in one step (C speed): digits, white space, a string's plain text.
 _DIGITS = re.compile("[0-9]*")
 _WHITESPACE = re.compile("[ \t\n\r]*")
@@ -201,9 +216,9 @@ class Reader:
         for expected in rest:
             char = self.peek()
             if char is None:
-                self.eof("EOF while parsing a value", path)
+                self.eof(EOF_VALUE, path)
             if char != expected:
-                self.syntax("expected ident", path)
+                self.syntax(EXPECTED_IDENT, path)
             self.pos += 1
 
     # -- numbers ---------------------------------------------------------------
@@ -219,14 +234,14 @@ class Reader:
             is_float = found.group(1) is not None or found.group(2) is not None
             number = number_from_literal(found.group(), is_float)
             if number is None:
-                self.syntax("number out of range", path)
+                self.syntax(OUT_OF_RANGE, path)
             return number
         start = self.pos
         negative = self.peek() == "-"
         if negative:
             self.pos += 1
         if self.peek() is None:  # serde_json's `next_char`: a cut sign is EOF
-            self.eof("EOF while parsing a value", path)
+            self.eof(EOF_VALUE, path)
         first = self.next_or_null()
         if first == "0":
             if _is_digit(self.peek()):
@@ -241,7 +256,7 @@ class Reader:
             self.pos += 1
             if not _is_digit(self.peek()):
                 if self.peek() is None:
-                    self.eof("EOF while parsing a value", path)
+                    self.eof(EOF_VALUE, path)
                 self.syntax("invalid number", path)
             self.pos = _run_end(_DIGITS, self.text, self.pos)
         if self.peek() in ("e", "E"):
@@ -250,13 +265,13 @@ class Reader:
             if self.peek() in ("+", "-"):
                 self.pos += 1
             if self.peek() is None:  # a cut exponent is EOF too
-                self.eof("EOF while parsing a value", path)
+                self.eof(EOF_VALUE, path)
             if not _is_digit(self.next_or_null()):
                 self.syntax("invalid number", path)
             self.pos = _run_end(_DIGITS, self.text, self.pos)
         number = number_from_literal(self.text[start : self.pos], is_float)
         if number is None:
-            self.syntax("number out of range", path)
+            self.syntax(OUT_OF_RANGE, path)
         return number
 
     # -- strings ---------------------------------------------------------------
@@ -269,21 +284,19 @@ class Reader:
             out.append(text[start : self.pos])
             char = self.peek()
             if char is None:
-                self.eof("EOF while parsing a string", path)
+                self.eof(EOF_STRING, path)
             self.pos += 1
             if char == '"':
                 return "".join(out)
             if char != "\\":
                 self.pos -= 1
-                self.syntax(
-                    "control character (\\u0000-\\u001F) found while parsing a string", path
-                )
+                self.syntax(CONTROL_CHARACTER, path)
             out.append(self.escape(path))
 
     def hex4(self, path: str) -> int:
         if self.pos + 4 > len(self.text):
             self.pos = len(self.text)
-            self.eof("EOF while parsing a string", path)
+            self.eof(EOF_STRING, path)
         digits = self.text[self.pos : self.pos + 4]
         for i, char in enumerate(digits):
             if char not in HEX:
@@ -295,7 +308,7 @@ class Reader:
     def escape(self, path: str) -> str:
         char = self.peek()
         if char is None:
-            self.eof("EOF while parsing a string", path)
+            self.eof(EOF_STRING, path)
         self.pos += 1
         simple = {
             '"': '"',
@@ -319,7 +332,7 @@ class Reader:
         for expected in "\\u":
             char = self.peek()
             if char is None:
-                self.eof("EOF while parsing a string", path)
+                self.eof(EOF_STRING, path)
             self.pos += 1
             if char != expected:
                 self.syntax("unexpected end of hex escape", path)
@@ -338,7 +351,7 @@ class Reader:
         """`deserialize_any` into serde's buffered `Content`."""
         char = self.skip_ws()
         if char is None:
-            self.eof("EOF while parsing a value", path)
+            self.eof(EOF_VALUE, path)
         if char == "n":
             self.pos += 1
             self.ident("ull", path)
@@ -378,7 +391,7 @@ class Reader:
             self.pos += 1  # the `}` next_key stopped at
             self.depth += 1
             return Object(entries)
-        self.syntax("expected value", path)
+        self.syntax(EXPECTED_VALUE, path)
 
     def next_element(self, first: bool, path: str) -> bool:
         """`SeqAccess::next_element_seed`: true when a value follows."""
@@ -393,9 +406,9 @@ class Reader:
         elif not first:
             self.syntax("expected `,` or `]`", path)
         if char == "]":
-            self.syntax("trailing comma", path)
+            self.syntax(TRAILING_COMMA, path)
         if char is None:
-            self.eof("EOF while parsing a value", path)
+            self.eof(EOF_VALUE, path)
         return True
 
     def next_key(self, first: bool, path: str) -> str | None:
@@ -407,17 +420,17 @@ class Reader:
             self.pos += 1
             char = self.skip_ws()
         elif char is None:
-            self.eof("EOF while parsing an object", path)
+            self.eof(EOF_OBJECT, path)
         elif not first:
-            self.syntax("expected `,` or `}`", path)
+            self.syntax(EXPECTED_COMMA_OR_BRACE, path)
         if char == '"':
             self.pos += 1
             return self.string(path)
         if char == "}":
-            self.syntax("trailing comma", path)
+            self.syntax(TRAILING_COMMA, path)
         if char is None:
-            self.eof("EOF while parsing a value", path)
-        self.syntax("key must be a string", path)
+            self.eof(EOF_VALUE, path)
+        self.syntax(KEY_NOT_STRING, path)
 
     def colon(self, path: str) -> None:
         char = self.skip_ws()
@@ -425,15 +438,15 @@ class Reader:
             self.pos += 1
             return
         if char is None:
-            self.eof("EOF while parsing an object", path)
-        self.syntax("expected `:`", path)
+            self.eof(EOF_OBJECT, path)
+        self.syntax(EXPECTED_COLON, path)
 
     # -- the tag -----------------------------------------------------------------
     def tag(self, path: str) -> type[MetricLine]:
         """The tag's value, read as serde's variant identifier (`deserialize_str`)."""
         char = self.skip_ws()
         if char is None:
-            self.eof("EOF while parsing a value", path)
+            self.eof(EOF_VALUE, path)
         if char == '"':
             self.pos += 1
             name = self.string(path)
@@ -454,7 +467,7 @@ class Reader:
         elif char == "{":
             found = "map"
         else:
-            self.syntax("expected value", path)
+            self.syntax(EXPECTED_VALUE, path)
         self.fail("data", f"invalid type: {found}, expected variant identifier", path)
 
 
@@ -475,11 +488,24 @@ def _member(path: str, key: str) -> str:
 
 
 class DataError(Exception):
-    """A data error met while building the variant; `parse_exact` places it."""
+    """A data error met while building the variant; `parse_exact` places it.
 
-    def __init__(self, message: str, path: str) -> None:
-        self.message = message  # not given to `Exception`: placed, it becomes a ParseError
-        self.path = path
+    Made as `DataError(message, path)`, both kept as its `args` by `Exception` itself (no
+    `__init__` in Python: a raise the build pays on every data error)."""
+
+    if TYPE_CHECKING:  # the signature, for type checkers; `BaseException.__init__` runs
+
+        def __init__(self, message: str, path: str) -> None: ...
+
+    @property
+    def message(self) -> str:
+        message: str = self.args[0]
+        return message
+
+    @property
+    def path(self) -> str:
+        path: str = self.args[1]
+        return path
 
     def __str__(self) -> str:
         return self.message
@@ -557,7 +583,7 @@ _PLANS: dict[type[MetricLine], dict[str, tuple[Callable[[Any, str], Any], str]]]
 }
 
 
-def _from_object(variant: type[MetricLine], entries: list[tuple[str, Any]]) -> MetricLine:
+def _from_object(variant: type[MetricLine], entries: Iterable[tuple[str, Any]]) -> MetricLine:
     """The derived `visit_map`: entries in order, unknown ones ignored."""
     plan = _PLANS[variant]
     values: dict[str, Any] = {}
@@ -567,7 +593,7 @@ def _from_object(variant: type[MetricLine], entries: list[tuple[str, Any]]) -> M
             continue
         convert, path = step
         if key in values:
-            raise DataError(f"duplicate field `{key}`", path)
+            raise DataError(DUPLICATE_FIELD.format(key), path)
         values[key] = convert(value, path)
     if len(values) < len(plan):
         for name, kind in FIELDS[variant]:
@@ -615,7 +641,7 @@ def parse_exact(line: str | bytes) -> MetricLine:
     reader = Reader(text)
     char = reader.skip_ws()
     if char is None:
-        reader.eof("EOF while parsing a value", "$")
+        reader.eof(EOF_VALUE, "$")
     if char == "{":
         reader.pos += 1
         reader.enter("$")
@@ -637,7 +663,8 @@ def _built(reader: Reader, variant: type[MetricLine], build: Builder) -> MetricL
     try:
         result = build(variant)
     except DataError as error:
-        raise ParseError("data", error.message, error.path, reader.pos) from None
+        message, path = error.args
+        raise ParseError("data", message, path, reader.pos) from None
     if reader.skip_ws() is not None:
         reader.syntax("trailing characters")
     return result
@@ -692,7 +719,7 @@ def _tagged_object(
         first = False
         if key == "event":
             if variant is not None:
-                reader.fail("data", "duplicate field `event`", "$.event")
+                reader.fail("data", DUPLICATE_FIELD.format("event"), "$.event")
             reader.colon("$")
             variant = reader.tag("$.event")
         else:
@@ -701,14 +728,14 @@ def _tagged_object(
     reader.pos += 1
     reader.depth += 1
     if variant is None:
-        reader.fail("data", "missing field `event`", "$")
+        reader.fail("data", MISSING_TAG, "$")
     return variant, lambda found: _from_object(found, buffered)
 
 
 def _tagged_array(reader: Reader) -> tuple[type[MetricLine], Builder]:
     """serde's `TaggedContentVisitor::visit_seq`: the tag first, the rest buffered."""
     if not reader.next_element(True, "$"):
-        reader.fail("data", "missing field `event`", "$")
+        reader.fail("data", MISSING_TAG, "$")
     variant = reader.tag("$[0]")
     items: list[Any] = []
     while reader.next_element(False, "$"):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 Category = Literal["syntax", "eof", "data"]
 """`serde_json::Error::classify()` without `Io`, which a line in memory never gives."""
+
+# The arguments a `ParseError` was made with, as `BaseException` keeps them (in C).
+_MADE_WITH = BaseException.args.__get__  # type: ignore[attr-defined]
 
 
 class ParseError(ValueError):
@@ -17,28 +20,50 @@ class ParseError(ValueError):
     metrics record). `path` is the JSON path of the offending field or value
     (`$.step`, `$[2]`), when there is one; `column` is the 1-based position in
     the line where the problem was found.
+
+    Made as `ParseError(category, message, path=None, column=None)`. There is no
+    `__init__` in Python: the four values stay where `BaseException` keeps what it was
+    made with, and are read from there; the text (`str`, `args`) is formatted only when
+    asked for. A caller that skips a bad line pays its raise and little more.
     """
 
-    def __init__(
-        self,
-        category: Category,
-        message: str,
-        path: str | None = None,
-        column: int | None = None,
-    ) -> None:
-        self.category: Category = category
-        self.message = message
-        self.path = path
-        self.column = column
-        # The text is formatted only when asked for (`__str__`, `args`): a caller that
-        # skips a bad line never reads it, and a bad line costs its raise and little more.
+    if TYPE_CHECKING:  # the signature, for type checkers; `BaseException.__init__` runs
+
+        def __init__(
+            self,
+            category: Category,
+            message: str,
+            path: str | None = None,
+            column: int | None = None,
+        ) -> None: ...
 
     _given: tuple[Any, ...] | None = None  # `args` once assigned, as `ValueError` keeps it
 
+    @property
+    def category(self) -> Category:
+        category: Category = _MADE_WITH(self)[0]
+        return category
+
+    @property
+    def message(self) -> str:
+        message: str = _MADE_WITH(self)[1]
+        return message
+
+    @property
+    def path(self) -> str | None:
+        made = _MADE_WITH(self)
+        return made[2] if len(made) > 2 else None
+
+    @property
+    def column(self) -> int | None:
+        made = _MADE_WITH(self)
+        return made[3] if len(made) > 3 else None
+
     def _text(self) -> str:
-        if self.column is None:
-            return self.message
-        return f"{self.message} at column {self.column}"
+        made = _MADE_WITH(self)
+        if len(made) < 4 or made[3] is None:
+            return str(made[1])
+        return f"{made[1]} at column {made[3]}"
 
     def __str__(self) -> str:
         given = self._given
@@ -54,6 +79,10 @@ class ParseError(ValueError):
     @args.setter
     def args(self, value: tuple[Any, ...]) -> None:
         self._given = tuple(value)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and copied) as made: the four values, and an assigned `args`."""
+        return (self.__class__, _MADE_WITH(self), self.__dict__ or None)
 
     def __repr__(self) -> str:
         return (

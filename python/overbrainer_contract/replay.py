@@ -3,11 +3,12 @@
 `parse_exact` reads a line character by character, as serde_json does, so that it can
 say where each error is: 25 to 50 µs a line. Most lines that reach it are JSON objects
 that the fast path could not vouch for (a wrong type, a duplicate key, a field missing,
-`-0` for a count). For those, msgspec (a flat line without escapes, `_read_flat`) or
-else Python's `json` scanner reads the whole line into the exact path's own buffered
-form — entries in order, duplicates kept, every number as serde_json reads it — and
-serde's build runs on it (`_from_object`): the same value, or the same data error,
-message, path and column.
+`-0` for a count). A flat line without escapes, and a line that is not an object, are
+answered by `flat` first, at C speed. For the others, msgspec (a flat line `flat`
+leaves, `_read_flat`) or else Python's `json` scanner reads the whole line into the
+exact path's own buffered form — entries in order, duplicates kept, every number as
+serde_json reads it — and serde's build runs on it (`_from_object`): the same value,
+or the same data error, message, path and column.
 
 Whatever could make serde_json stop earlier, or differently, goes back to the exact
 reader: a number out of range, a `\\u` escape of a surrogate, anything nested deep enough
@@ -28,6 +29,7 @@ import msgspec
 
 from ._serde import (
     I64_MIN,
+    MISSING_TAG,
     RECURSION_LIMIT,
     U64_MAX,
     VARIANTS,
@@ -41,6 +43,7 @@ from ._serde import (
     resume_object,
 )
 from .errors import ParseError
+from .flat import answer as flat_answer
 from .serde_float import SAFE_MAGNITUDE
 
 _GENERIC = msgspec.json.Decoder().decode
@@ -109,6 +112,9 @@ def parse_replayed(line: str | bytes) -> MetricLine:
             return parse_exact(line)
     else:
         return parse_exact(line)
+    answered = flat_answer(line, text)  # a flat line, or not an object: at C speed
+    if answered is not None:
+        return answered
     start = len(text) - len(text.lstrip(_WHITESPACE))
     nesting = text.count("[") + text.count("{")
     if (
@@ -151,11 +157,12 @@ def _built(
 ) -> MetricLine:
     """serde's build of a whole object read without an error, ending at `end`."""
     if variant is None:
-        raise ParseError("data", "missing field `event`", "$", end + 1)
+        raise ParseError("data", MISSING_TAG, "$", end + 1)
     try:
         return _from_object(variant, entries)
     except DataError as error:
-        raise ParseError("data", error.message, error.path, end) from None
+        message, path = error.args
+        raise ParseError("data", message, path, end) from None
 
 
 def _read_flat(
