@@ -1,9 +1,12 @@
-"""The streaming check of a run's files: every line through `parse_line`, findings
+"""The streaming check of a run's files: every line as `parse_line` reads it, findings
 only for problems.
 
 The loop over a metrics file is the core's loop plus a few comparisons: it reads
 binary lines, parses each one and keeps counts; it builds a `Finding` only for a
 line that is invalid or out of order. Memory stays flat whatever the file's size.
+`check_pieces`, what the CLI runs, takes a block's run of lines at once where the
+batch decoder vouches for it whole and none of its lines needs a finding; any other
+run goes through the same line-by-line loop, so the findings are the same.
 """
 
 from __future__ import annotations
