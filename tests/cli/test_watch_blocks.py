@@ -39,8 +39,10 @@ def entry(roll: int, step: int) -> bytes:
         return log(step, 1)
     if roll < 82:
         return log(step, 2)
-    if roll < 90:
-        return line(event="eval", time=T + step, step=roll % 4 + 1, total=4)
+    if roll < 90:  # an evaluation's progress, one to four lines
+        return b"".join(
+            line(event="eval", time=T + step, step=k, total=4) for k in range(1, roll % 4 + 2)
+        )
     if roll < 93:
         return line(event="stage", name="train", time=int(T))
     if roll < 95:
@@ -66,7 +68,8 @@ class Growing(PlainView):
         self.path, self.chunks = path, chunks
 
     def progress(self, state: RunState, force: bool = False) -> None:
-        self.events.append(f"progress{' (forced)' if force else ''}: {progress_text(state)}")
+        shown = f"{progress_text(state)}, {state.evaluation}, {state.last_time}"  # as RichView
+        self.events.append(f"progress{' (forced)' if force else ''}: {shown}")
         if self.chunks:
             with self.path.open("ab") as handle:
                 handle.write(self.chunks.pop(0))

@@ -262,10 +262,22 @@ def follow(
         """A run's lines, vouched for whole (`batch.vouch_block`'s values, read as the
         models they stand for): its logs between the other lines taken at once, only the
         lines kept made models (`batch.as_model`); the same events as line by line."""
-        log = next((kind for kind in set(map(type, values)) if block_models()[kind] is Log), None)
+        model = block_models()
+        kinds = {model[kind]: kind for kind in set(map(type, values))}
+        log, evaluation = kinds.get(Log), kinds.get(Eval)
         others = [i for i, value in enumerate(values) if value.__class__ is not log]
+        last = len(values) - 1
         start = 0
         for index in others:
+            if (  # an evaluation's progress between two more: no event, and the next
+                # one's state replaces its own (the one before may be made a model already)
+                values[index].__class__ is evaluation
+                and 0 < index < last
+                and values[index + 1].__class__ is evaluation
+                and values[index - 1].__class__ in (evaluation, Eval)
+            ):
+                start = index + 1
+                continue
             for shown in state.take_logs(values[start:index], as_model):
                 if not first:
                     view.event(eval_loss_event(shown))
