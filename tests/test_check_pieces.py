@@ -4,8 +4,10 @@ and the same summary, on any file; and valid runs really are decoded at once."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -225,3 +227,33 @@ def test_each_bad_or_odd_line_in_a_vouched_file(odd: bytes) -> None:
     data = b"\n".join([*lines[:700], odd, *lines[700:]]) + b"\n"
     lines_found, pieces_found = both(data, 1 << 20, 1 << 16)
     assert pieces_found == lines_found
+
+
+@pytest.mark.parametrize("odd", [None, b"not json", log(2, 3)])
+def test_the_readme_block_example(tmp_path: Path, odd: bytes | None) -> None:
+    """README's "Reading lines": `parse_block` of a file's complete lines from the
+    package, else line by line: each valid line's model, in order, either way."""
+    from overbrainer_contract import ParseError, parse_block, parse_line
+
+    lines = valid_run(range(1, 400)).splitlines(keepends=True)
+    if odd is not None:
+        lines.insert(200, odd + b"\n")
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b"".join(lines) + b'{"event":"log","ti')  # the last line still written
+    with open(path, "rb") as handle:
+        body = handle.read()
+    body = body[: body.rfind(b"\n") + 1]
+    values = parse_block(body)
+    assert (values is None) is (odd is not None)
+    if values is None:
+        values = []
+        for raw in body.splitlines(keepends=True):
+            try:  # noqa: SIM105 - the README's example, as written
+                values.append(parse_line(raw))
+            except ParseError:
+                pass
+    expected = []
+    for raw in lines:
+        with contextlib.suppress(ParseError):
+            expected.append(parse_line(raw))
+    assert values == expected

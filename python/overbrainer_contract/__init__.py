@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .mark import EndMark, EvalMark, Mark, StageMark, mark
 
 if TYPE_CHECKING:
+    from .batch import parse_block
     from .contract import (
         CONTRACT,
         METRICS_ENV,
@@ -72,12 +73,14 @@ __all__ = [
     "TrainMetric",
     "dump_line",
     "mark",
+    "parse_block",
     "parse_line",
 ]
 
 # The other names load with their module on first use, so that a command (`check`) pays
 # only for the modules it runs: the contract's document, Pace, dump are not read for it.
 _HOMES = {
+    "batch": ("parse_block",),
     "contract": (
         "CONTRACT",
         "METRICS_ENV",
