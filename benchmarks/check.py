@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside thi
 from overbrainer_contract import parse_line
 from overbrainer_contract.checker import Finding, check_pieces
 from overbrainer_contract.lines import read_pieces
-from parse import write_realistic_file
+from workloads import write_realistic_file
 
 GOAL = 1.5
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside thi
 
 from overbrainer_contract.cli import main
 from overbrainer_contract.cli.watch import PlainView, follow
-from parse import write_realistic_file
+from workloads import write_realistic_file
 
 GOAL = 1.2
 """`watch` per line, at most this many times `check`'s."""

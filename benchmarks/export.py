@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside thi
 
 from overbrainer_contract.checker import Finding, check_lines
 from overbrainer_contract.table import RunReader, write_batches
-from parse import write_realistic_file
+from workloads import write_realistic_file
 
 GOAL_RATE = 0.5
 GOAL_PEAK_MB = 200

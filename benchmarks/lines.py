@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside this file
 
 from overbrainer_contract.lines import BLOCK, LineSplitter, read_lines
-from parse import write_realistic_file
+from workloads import write_realistic_file
 
 
 def seconds(run: Callable[[], object]) -> float:

@@ -17,12 +17,11 @@ import argparse
 import gc
 import json
 import math
-import random
 import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
@@ -31,55 +30,7 @@ import orjson
 import referencing
 from overbrainer_contract import MetricLine, parse_line
 from overbrainer_contract.schemas import load_schema, schema_paths
-
-EVAL_EVERY = 50
-
-
-def log(now: float, step: int, max_steps: int, **values: float) -> dict[str, object]:
-    """A `log` line as the plugin writes it: every key, null where absent."""
-    line: dict[str, object] = {"event": "log", "time": now, "step": step, "epoch": step / 3000}
-    line["max_steps"] = max_steps
-    for name in ("loss", "eval_loss", "learning_rate", "grad_norm"):
-        line[name] = values.get(name)
-    return line
-
-
-def realistic_lines(count: int, seed: int = 7) -> Iterable[str]:
-    """The lines a real run writes, in the plugin's format, `count` of them."""
-    rng = random.Random(seed)
-    per_cycle = EVAL_EVERY + 4
-    max_steps = count * EVAL_EVERY // per_cycle
-    now = 1764467476.0
-    dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-    yield dumps({"event": "stage", "name": "train", "time": int(now)})
-    yield dumps({"event": "begin", "time": now, "max_steps": max_steps})
-    written, step, loss = 2, 0, 3.2
-    while written < count - 4:
-        step += 1
-        now += 0.35 + rng.random() * 0.01
-        loss = max(0.05, loss * 0.9999 + rng.gauss(0, 0.02))
-        lr = 2e-05 * 0.5 * (1 + math.cos(math.pi * step / max_steps))
-        yield dumps(
-            log(now, step, max_steps, loss=loss, learning_rate=lr, grad_norm=rng.random() * 2)
-        )
-        written += 1
-        if step % EVAL_EVERY == 0:
-            for k in (1, 2, 3):
-                yield dumps({"event": "eval", "time": now + 2 * k, "step": k * 20, "total": 60})
-            now += 7
-            yield dumps(log(now, step, max_steps, eval_loss=loss * 1.1))
-            written += 4
-    yield dumps({"event": "end", "time": now, "step": step})
-    yield dumps({"event": "stage", "name": "merge", "time": int(now) + 5})
-    yield dumps({"event": "stage", "name": "export", "time": int(now) + 60})
-
-
-def write_realistic_file(path: Path, count: int) -> Path:
-    """`path`, holding `count` realistic lines."""
-    with path.open("w") as handle:
-        for text in realistic_lines(count):
-            handle.write(text + "\n")
-    return path
+from workloads import write_realistic_file
 
 
 def schema_validator() -> Callable[[object], None]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import math
 import os
 import random
@@ -45,56 +44,10 @@ import msgspec
 from overbrainer_contract import MetricLine, ParseError, parse_line
 from overbrainer_contract.batch import parse_block
 from overbrainer_contract.lines import BLOCK
-from parse import realistic_lines
+from workloads import BAD_KINDS, bad_line, other_writer, realistic_lines, with_bad_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "conformance" / "rust" / "target" / "release" / "overbrainer-reference-runner"
-BAD_KINDS = ("cut", "NaN", "duplicate key", "wrong type", "-0", "not JSON")
-
-
-def other_writer(lines: Iterable[str]) -> Iterable[str]:
-    """The same run as another writer of the contract writes it: every line valid."""
-    rng = random.Random(11)
-    lines = list(lines)
-    last_log = max(i for i, text in enumerate(lines) if '"event":"log"' in text)
-    first_log = min(i for i, text in enumerate(lines) if '"event":"log"' in text)
-    for index, text in enumerate(lines):
-        line = json.loads(text)
-        event = line.pop("event")
-        values = {key: value for key, value in line.items() if value is not None}
-        if event == "log":
-            if index in (first_log, last_log):  # a linear schedule's first and last step
-                values["learning_rate"] = 0.0
-            values["tokens_per_second"] = round(rng.uniform(3000, 5000), 1)
-        ordered = {"time": values.pop("time"), "event": event, **values}
-        yield json.dumps(ordered, allow_nan=False)  # ", " and ": " between tokens
-
-
-def with_bad_lines(lines: Iterable[str]) -> Iterable[str]:
-    """The plugin's lines, one in ten replaced by a bad one, the kinds in turn."""
-    for index, text in enumerate(lines):
-        if index % 10 != 9:
-            yield text
-            continue
-        kind = BAD_KINDS[(index // 10) % len(BAD_KINDS)]
-        yield bad_line(text, kind)
-
-
-def bad_line(text: str, kind: str) -> str:
-    """`text` (a valid line of the plugin) made bad in the way `kind` names."""
-    if kind == "cut":
-        return text[: len(text) // 2]
-    if kind == "NaN":
-        return text.replace('"time":', '"time":NaN,"was":', 1)
-    if kind == "duplicate key":
-        return text[:-1] + ',"time":1.5}'
-    if kind == "wrong type":
-        return text.replace('"time":', '"time":"soon","was":', 1)
-    if kind == "-0":
-        return text.replace('"time":', '"time":-0,"was":', 1).replace(
-            '"event":"stage"', '"event":"end","step":-0'
-        )
-    return f"Traceback (most recent call last): {text[:40]}"
 
 
 def write(path: Path, lines: Iterable[str]) -> Path:

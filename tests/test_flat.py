@@ -23,8 +23,7 @@ from test_parser_properties import mutate, objects, written_lines
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from parse import realistic_lines  # noqa: E402 - beside the benchmark that uses them
-from reference import BAD_KINDS, bad_line  # noqa: E402
+from workloads import BAD_KINDS, bad_line, realistic_lines  # noqa: E402 - the bench's lines
 
 CASES = ROOT / "tests" / "conformance" / "cases"
 
