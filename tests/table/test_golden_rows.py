@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pyarrow as pa
 import pytest
+from overbrainer_contract.batch import parse_block
+from overbrainer_contract.lines import read_pieces
 from overbrainer_contract.table import COUNTS_KEY, SCHEMA, RunReader, iter_batches, read_runs
 
 SUITE = Path(__file__).resolve().parents[1] / "conformance"
@@ -126,3 +129,43 @@ def test_batches_stream_while_the_run_is_still_being_written(tmp_path: Path) -> 
     thread.join(timeout=30)
     assert [batch.column("line").to_pylist() for batch in rest] == [[5, 6]]
     assert first.column("run").to_pylist()[0] == tmp_path.name  # the folder's name
+
+
+def test_the_accepted_lines_alone_are_read_as_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every line the reference accepts, from every suite, in one file with no bad line
+    between them: the runs of lines `batch` vouches for are parsed at once (spied), and
+    every row is still the expectation's value."""
+    from overbrainer_contract.table import reader
+
+    accepted: list[tuple[bytes, dict[str, Any]]] = []
+    for suite in SUITES:
+        expect = json.loads((SUITE / suite["expect"]).read_text(encoding="utf-8"))
+        raw = (SUITE / suite["input"]).read_bytes().split(b"\n")
+        for line, entry in zip(raw, expect["lines"], strict=False):
+            if entry["reference"]["ok"]:
+                accepted.append((line, entry["reference"]["value"]))
+    source = tmp_path / "accepted.jsonl"
+    source.write_bytes(b"".join(line + b"\n" for line, _ in accepted))
+    vouched: list[int] = []
+
+    def spy(body: bytes) -> Any:
+        values = parse_block(body)
+        if values is not None:
+            vouched.append(len(values))
+        return values
+
+    monkeypatch.setattr(reader, "parse_block", spy)
+    for block in (64, 512, 1 << 20):  # runs of one line, a few, the whole file
+        vouched.clear()
+        monkeypatch.setattr(reader, "read_pieces", partial(read_pieces, block=block))
+        rows = read_runs([source]).to_pylist()
+        assert len(rows) == len(accepted)
+        for row, (_, value) in zip(rows, accepted, strict=True):
+            for column in SCHEMA.names[2:]:
+                want = value.get(column)
+                got = row[column]
+                assert (got is None) if want is None else _same(got, want), (row, column)
+        if block < len(accepted) * 16:  # runs short enough to hold only lines it vouches for
+            assert vouched, block

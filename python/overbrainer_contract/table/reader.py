@@ -4,26 +4,30 @@ A row is what the reference reads from a line, nothing else: a line `parse_line`
 is left out and counted (by the reference's error category), never guessed at, and so is
 a line over the bound (`length`). Lines are read in binary from disk in bounded blocks,
 as `check` reads them, and turned into columns a batch at a time, so memory stays flat
-whatever the runs' size. The loop that fills the columns is compiled from the
-generated Arrow schema and the generated models (one branch per variant), so it follows
-the schema, and a `log` line costs the parser and one append per field it has.
+whatever the runs' size. A run of complete lines is parsed at once when `batch` can vouch
+for every line of it (`parse_block`: what `parse_line` gives each), line by line else. The
+loop that fills the columns is compiled from the generated Arrow schema and the generated
+models (one branch per variant), so it follows the schema, and a `log` line costs the
+parser and one append per field it has.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from typing import IO, Any
 
 import pyarrow as pa
 
+from ..batch import parse_block
 from ..contract import METRICS_FILE
 from ..errors import ParseError
-from ..lines import MAX_LINE, Overlong, read_lines
+from ..lines import MAX_LINE, Overlong, Piece, read_pieces
 from ..models import Begin, End, Eval, JobStage, Log, Stage
 from ..parser import parse_line
 from ..runs import Run, resolve
@@ -97,7 +101,7 @@ class RunReader:
 
     Each metrics file is opened as `check` opens it (`sidefile.open_metrics`: a FIFO
     without a writer reads as empty, a device or a folder is a `SideFileError`) and read
-    in bounded blocks (`lines.read_lines`): a line over `max_line` bytes is left out,
+    in bounded blocks (`lines.read_pieces`): a line over `max_line` bytes is left out,
     counted under `length`, in flat memory.
     """
 
@@ -185,7 +189,7 @@ class RunReader:
         # Lines are turned into Arrow a chunk at a time, then the chunks of a batch joined:
         # the Python values of a small chunk stay in the CPU's cache until converted.
         chunk_lines = min(_CHUNK_LINES, self.batch_lines)
-        lines_of_run = read_lines(handle, self.max_line)
+        lines_of_run = chain.from_iterable(map(_parsed, read_pieces(handle, self.max_line)))
         first = 1
         ended = False
         while not ended:
@@ -240,6 +244,15 @@ class RunReader:
             else:
                 arrays.append(pa.array(columns[name], kind))
         return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
+
+
+def _parsed(piece: Piece) -> Iterable[Any]:
+    """A piece's lines for `fill`: its single lines raw, its run of complete lines parsed
+    at once when `parse_block` vouches for them all, raw (parsed one by one) else."""
+    single, body = piece
+    values = parse_block(body) if body else None
+    rest: Iterable[Any] = values if values is not None else io.BytesIO(body)
+    return chain(single, rest) if single else rest
 
 
 def _joined(pieces: list[pa.RecordBatch]) -> pa.RecordBatch:
@@ -328,9 +341,10 @@ _SPARSE: dict[str, Any] = {
 
 def _compile_fill() -> Callable[..., int]:
     """`fill(lines, first, dense, sparse, reject, parse)`: parses each of `lines` (numbered
-    from `first`), appends its values to the dense columns and records where a sparse
-    column differs from its default; `reject(number, raw, error)` for a line the reference
-    rejects. Returns the last line's number (`first - 1` for no line)."""
+    from `first`; a line already parsed, a generated model, is taken as it is), appends its
+    values to the dense columns and records where a sparse column differs from its default;
+    `reject(number, raw, error)` for a line the reference rejects. Returns the last line's
+    number (`first - 1` for no line)."""
     for model in _VARIANTS:  # the models and the Arrow schema come from the same schema
         assert tuple(model.__struct_fields__) == VARIANT_FIELDS[_tag(model)], model
     assert {_tag(model) for model in _VARIANTS} == set(VARIANT_FIELDS)
@@ -344,12 +358,16 @@ def _compile_fill() -> Callable[..., int]:
         "    time_column = dense[0]",
         "    number = first - 1",
         "    for number, raw in enumerate(lines, first):",
-        "        try:",
-        "            o = parse(raw)",
-        "        except ParseError as error:",
-        "            reject(number, raw, error)",
-        "            continue",
-        "        c = o.__class__",
+        "        c = raw.__class__",
+        "        if c is bytes or c is Overlong:",
+        "            try:",
+        "                o = parse(raw)",
+        "            except ParseError as error:",
+        "                reject(number, raw, error)",
+        "                continue",
+        "            c = o.__class__",
+        "        else:",
+        "            o = raw",
     ]
     for position, variant in enumerate(_VARIANTS):
         body.append(f"        {'if' if position == 0 else 'elif'} c is {variant.__name__}:")
@@ -369,6 +387,7 @@ def _compile_fill() -> Callable[..., int]:
     body.append("    return number")
     namespace: dict[str, Any] = {
         "ParseError": ParseError,
+        "Overlong": Overlong,
         "STAGE_INDEX": _STAGE_INDEX,
         **{model.__name__: model for model in _VARIANTS},
     }
