@@ -11,7 +11,8 @@ each, in one run, interleaved, best of several rounds:
   (`conformance/rust/`, `metrics.rs` built by cargo) parsing the same file as a whole
   process (`count FILE`: startup, reading and every line through `parse_line`);
 - `parse_block` over the same lines in blocks of 64 KiB of complete lines (as `check`
-  reads them), a block it cannot vouch for read line by line with `parse_line`;
+  reads them, through a `BlockStream`), a block it cannot vouch for read line by line
+  with `parse_line`;
 - `overbrainer-contract check FILE` as a whole process against the same reference run.
 
 Then the cost of one line of each bad kind, and of one 40 MB line (an unknown field
@@ -42,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside thi
 
 import msgspec
 from overbrainer_contract import MetricLine, ParseError, parse_line
-from overbrainer_contract.batch import parse_block
+from overbrainer_contract.batch import BlockStream
 from overbrainer_contract.lines import BLOCK
 from workloads import BAD_KINDS, bad_line, other_writer, realistic_lines, with_bad_lines
 
@@ -80,8 +81,9 @@ def blocks_of(lines: list[bytes]) -> list[bytes]:
 
 
 def block_all(blocks: list[bytes]) -> None:
+    parse = BlockStream().parse  # as a reader of one file uses it: backing off after a bad block
     for body in blocks:
-        if parse_block(body) is None:
+        if parse(body) is None:
             parse_all(body.splitlines(keepends=True))
 
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from overbrainer_contract import Log, ParseError, batch, parse_line
-from overbrainer_contract.batch import BlockReader, parse_block, vouch_block
+from overbrainer_contract.batch import BlockReader, BlockStream, parse_block, vouch_block
 from overbrainer_contract.vouched import MODEL, QUOTES, VOUCHED, decode
 
 CASES = Path(__file__).parent / "conformance" / "cases"
@@ -253,3 +253,17 @@ def test_the_plugins_form_is_tried_first_again_after_a_lenient_run() -> None:
     found = reader.vouch(block(PLUGIN))
     assert found is not None
     assert all(type(value) in MODEL for value in found)  # the plugin's form's own types
+
+
+def test_a_stream_backs_off_after_a_bad_block_and_ends_it_at_a_good_one() -> None:
+    stream = BlockStream()
+    good, bad = block(PLUGIN), block([*PLUGIN, "not json"])
+    tried = [stream.parse(bad) is None for _ in range(200)]
+    assert all(tried)
+    assert stream.backoff == batch.MAX_BACKOFF
+    # 1 + 2 + 4 + ... + 64 skipped, then one try in 65: the tries so far
+    while stream.skip:
+        assert stream.parse(good) is None  # skipped unread
+    assert stream.parse(good) is not None
+    assert stream.backoff == 1
+    assert stream.vouch(good) is not None

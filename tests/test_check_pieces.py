@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from overbrainer_contract import checker
+from overbrainer_contract import batch, checker
 from overbrainer_contract.checker import FileResult, Finding, check_lines, check_pieces
 from overbrainer_contract.lines import read_lines, read_pieces
 
@@ -201,7 +201,7 @@ def test_valid_runs_are_decoded_at_once(monkeypatch: pytest.MonkeyPatch) -> None
 def test_after_a_bad_run_the_next_runs_are_read_line_by_line_a_while() -> None:
     """A file of many bad lines tries to decode a run once in MAX_BACKOFF runs at most."""
     tries: list[int] = []
-    decode = checker.vouch_block
+    decode = batch.vouch_block
 
     def counted(body: bytes) -> Any:
         tries.append(len(body))
@@ -212,12 +212,12 @@ def test_after_a_bad_run_the_next_runs_are_read_line_by_line_a_while() -> None:
     data = other("begin", 0) + b"\n" + b"\n".join(lines) + b"\n"
     check = checker.MetricsCheck("f", lambda _: None)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(checker, "vouch_block", counted)
+        patch.setattr(batch, "vouch_block", counted)
         for single, body in read_pieces(io.BytesIO(data)):
             check.lines(single)
             check.run(body)
     runs = len(data) // (1 << 16)
-    assert len(tries) <= 1 + runs // checker.MAX_BACKOFF + 7  # 1, 2, 4 ... 64, then every 65th
+    assert len(tries) <= 1 + runs // batch.MAX_BACKOFF + 7  # 1, 2, 4 ... 64, then every 65th
     assert check.result().errors == len(lines[::10])
 
 

@@ -39,6 +39,10 @@ import msgspec
 from ._serde import MetricLine
 from .vouched import MODEL, QUOTES, Lenient, decode_rows
 
+MAX_BACKOFF = 64
+"""At most this many blocks of a stream left to `parse_line` after a block not vouched
+for, before the next try (`BlockStream`): a file of many bad lines pays for a failed
+decode once in 64 blocks."""
 MAX_EXTRAS = 16
 """Unknown keys learned by the lenient types in a process, all variants together."""
 LENIENT_RUN = 64
@@ -188,3 +192,38 @@ def parse_block(body: bytes) -> list[MetricLine] | None:
     newline), when every line is vouched for; None when any is not (then read each line
     with `parse_line`)."""
     return _READER.parse(body)
+
+
+class BlockStream:
+    """The blocks of one file, in order. After a block not vouched for, the next 1, 2,
+    4 … `MAX_BACKOFF` blocks are not tried (None at once: read them with `parse_line`),
+    so that a file with a bad line in every block pays for a failed decode rarely; a
+    block vouched for ends the back-off."""
+
+    def __init__(self) -> None:
+        self.skip = 0
+        self.backoff = 1
+
+    def vouch(self, body: bytes) -> list[Any] | None:
+        """`vouch_block(body)`, or None at once while backing off."""
+        if self.skip:
+            self.skip -= 1
+            return None
+        found = vouch_block(body)
+        self._tried(found is not None)
+        return found
+
+    def parse(self, body: bytes) -> list[MetricLine] | None:
+        """`parse_block(body)`, or None at once while backing off."""
+        if self.skip:
+            self.skip -= 1
+            return None
+        values = parse_block(body)
+        self._tried(values is not None)
+        return values
+
+    def _tried(self, vouched: bool) -> None:
+        if vouched:
+            self.backoff = 1
+        else:
+            self.skip, self.backoff = self.backoff, min(2 * self.backoff, MAX_BACKOFF)

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from .batch import block_models, vouch_block
+from .batch import BlockStream, block_models
 from .errors import ParseError
 from .lines import Overlong, Piece
 from .models import Begin, End, Eval, Log, Stage
@@ -121,22 +121,15 @@ class MetricsCheck:
         self.last_step = -1
         self.number = 0
         self.raw = b"\n"  # the last line read
-        self.skip = 0  # runs still to read line by line since a run failed to decode
-        self.backoff = 1  # and how many the next failure skips
+        self.blocks = BlockStream()  # its runs, backing off after one not vouched for
 
     def run(self, body: bytes) -> None:
         """A run of complete lines, each within the bound: decoded at once, and counted
         at once when no line in it needs a finding; else read line by line."""
-        if self.skip:
-            self.skip -= 1
+        values = self.blocks.vouch(body)
+        if values is None:  # a line not vouched for (or backing off): line by line
             self.lines(io.BytesIO(body))
             return
-        values = vouch_block(body)
-        if values is None:  # a line not vouched for: the following runs line by line
-            self.skip, self.backoff = self.backoff, min(2 * self.backoff, MAX_BACKOFF)
-            self.lines(io.BytesIO(body))
-            return
-        self.backoff = 1
         if not self._counted(values):
             self.lines(io.BytesIO(body))  # each warning found, and placed, as line by line
             return
@@ -272,10 +265,6 @@ class MetricsCheck:
             self.warnings,
         )
 
-
-MAX_BACKOFF = 64
-"""At most this many runs read line by line after a run that failed to decode, before
-the next try: a file of many bad lines pays for a failed decode once in 64 runs."""
 
 STEP = attrgetter("step")
 

@@ -137,6 +137,7 @@ def test_the_accepted_lines_alone_are_read_as_blocks(
     """Every line the reference accepts, from every suite, in one file with no bad line
     between them: the runs of lines `batch` vouches for are parsed at once (spied), and
     every row is still the expectation's value."""
+    from overbrainer_contract import batch
     from overbrainer_contract.table import reader
 
     accepted: list[tuple[bytes, dict[str, Any]]] = []
@@ -156,7 +157,7 @@ def test_the_accepted_lines_alone_are_read_as_blocks(
             vouched.append(len(values))
         return values
 
-    monkeypatch.setattr(reader, "parse_block", spy)
+    monkeypatch.setattr(batch, "parse_block", spy)
     for block in (64, 512, 1 << 20):  # runs of one line, a few, the whole file
         vouched.clear()
         monkeypatch.setattr(reader, "read_pieces", partial(read_pieces, block=block))

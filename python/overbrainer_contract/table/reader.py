@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import pyarrow as pa
 
-from ..batch import parse_block
+from ..batch import BlockStream
 from ..contract import METRICS_FILE
 from ..errors import ParseError
 from ..lines import MAX_LINE, Overlong, Piece, read_pieces
@@ -189,7 +189,17 @@ class RunReader:
         # Lines are turned into Arrow a chunk at a time, then the chunks of a batch joined:
         # the Python values of a small chunk stay in the CPU's cache until converted.
         chunk_lines = min(_CHUNK_LINES, self.batch_lines)
-        lines_of_run = chain.from_iterable(map(_parsed, read_pieces(handle, self.max_line)))
+        parse = BlockStream().parse  # this run's blocks, backing off after a bad one
+
+        def parsed(piece: Piece) -> Iterable[Any]:
+            """A piece's lines for `fill`: its single lines raw, its run of complete lines
+            parsed at once when `batch` vouches for them all, raw (parsed one by one) else."""
+            single, body = piece
+            values = parse(body) if body else None
+            rest: Iterable[Any] = values if values is not None else io.BytesIO(body)
+            return chain(single, rest) if single else rest
+
+        lines_of_run = chain.from_iterable(map(parsed, read_pieces(handle, self.max_line)))
         first = 1
         ended = False
         while not ended:
@@ -244,15 +254,6 @@ class RunReader:
             else:
                 arrays.append(pa.array(columns[name], kind))
         return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
-
-
-def _parsed(piece: Piece) -> Iterable[Any]:
-    """A piece's lines for `fill`: its single lines raw, its run of complete lines parsed
-    at once when `parse_block` vouches for them all, raw (parsed one by one) else."""
-    single, body = piece
-    values = parse_block(body) if body else None
-    rest: Iterable[Any] = values if values is not None else io.BytesIO(body)
-    return chain(single, rest) if single else rest
 
 
 def _joined(pieces: list[pa.RecordBatch]) -> pa.RecordBatch:
