@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 import jsonschema
 import pyarrow as pa
 import pytest
-from overbrainer_contract.batch import parse_block
+from overbrainer_contract.batch import vouch_block
 from overbrainer_contract.lines import read_pieces
 from overbrainer_contract.table import COUNTS_KEY, SCHEMA, RunReader, iter_batches, read_runs
 
@@ -135,7 +136,7 @@ def test_the_accepted_lines_alone_are_read_as_blocks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every line the reference accepts, from every suite, in one file with no bad line
-    between them: the runs of lines `batch` vouches for are parsed at once (spied), and
+    between them: the runs of lines `batch` vouches for are decoded at once (spied), and
     every row is still the expectation's value."""
     from overbrainer_contract import batch
     from overbrainer_contract.table import reader
@@ -152,12 +153,12 @@ def test_the_accepted_lines_alone_are_read_as_blocks(
     vouched: list[int] = []
 
     def spy(body: bytes) -> Any:
-        values = parse_block(body)
+        values = vouch_block(body)
         if values is not None:
             vouched.append(len(values))
         return values
 
-    monkeypatch.setattr(batch, "parse_block", spy)
+    monkeypatch.setattr(batch, "vouch_block", spy)
     for block in (64, 512, 1 << 20):  # runs of one line, a few, the whole file
         vouched.clear()
         monkeypatch.setattr(reader, "read_pieces", partial(read_pieces, block=block))
@@ -170,3 +171,45 @@ def test_the_accepted_lines_alone_are_read_as_blocks(
                 assert (got is None) if want is None else _same(got, want), (row, column)
         if block < len(accepted) * 16:  # runs short enough to hold only lines it vouches for
             assert vouched, block
+
+
+def test_both_writers_forms_read_as_blocks_give_parse_lines_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench's runs in the plugin's form and in another writer's (keys absent, another
+    order, an unknown `tokens_per_second`): read through vouched blocks (spied), every row
+    is what `parse_line` gives its line, field by field."""
+    from overbrainer_contract import batch, parse_line
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from workloads import other_writer, realistic_lines
+
+    plugin = list(realistic_lines(3000))
+    vouched: list[str] = []
+
+    def spy(body: bytes) -> Any:
+        values = vouch_block(body)
+        if values is not None:
+            vouched.append(type(values[0]).__name__)
+        return values
+
+    monkeypatch.setattr(batch, "vouch_block", spy)
+    for name, lines in (("plugin", plugin), ("other", list(other_writer(plugin)))):
+        source = tmp_path / f"{name}.jsonl"
+        source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        vouched.clear()
+        rows = read_runs([source]).to_pylist()
+        assert len(rows) == len(lines)
+        assert vouched, name
+        assert {kind.startswith("Lenient") for kind in vouched} == {name == "other"}
+        for row, line in zip(rows, lines, strict=True):
+            value = parse_line(line)
+            assert row["event"] == type(value).__struct_config__.tag
+            for column in SCHEMA.names[2:]:
+                if column in ("event", "name"):
+                    continue
+                want = getattr(value, column, None)
+                assert (row[column] is None) if want is None else _same(row[column], want), (
+                    line,
+                    column,
+                )

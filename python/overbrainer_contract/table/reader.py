@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import pyarrow as pa
 
-from ..batch import BlockStream
+from ..batch import BlockStream, as_model
 from ..contract import METRICS_FILE
 from ..errors import ParseError
 from ..lines import MAX_LINE, Overlong, Piece, read_pieces
@@ -32,6 +32,7 @@ from ..models import Begin, End, Eval, JobStage, Log, Stage
 from ..parser import parse_line
 from ..runs import Run, resolve
 from ..sidefile import open_metrics
+from ..vouched import MODEL, VOUCHED
 from .schema import DICTIONARIES, SCHEMA, VARIANT_FIELDS
 
 BATCH_LINES = 65_536
@@ -189,14 +190,21 @@ class RunReader:
         # Lines are turned into Arrow a chunk at a time, then the chunks of a batch joined:
         # the Python values of a small chunk stay in the CPU's cache until converted.
         chunk_lines = min(_CHUNK_LINES, self.batch_lines)
-        parse = BlockStream().parse  # this run's blocks, backing off after a bad one
+        vouch = BlockStream().vouch  # this run's blocks, backing off after a bad one
 
         def parsed(piece: Piece) -> Iterable[Any]:
             """A piece's lines for `fill`: its single lines raw, its run of complete lines
-            parsed at once when `batch` vouches for them all, raw (parsed one by one) else."""
+            decoded at once when `batch` vouches for them all (another writer's made
+            models), raw (parsed one by one) else."""
             single, body = piece
-            values = parse(body) if body else None
-            rest: Iterable[Any] = values if values is not None else io.BytesIO(body)
+            values = vouch(body) if body else None
+            rest: Iterable[Any]
+            if values is None:
+                rest = io.BytesIO(body)
+            elif values[0].__class__ in MODEL:  # the plugin's form: fill takes them as they are
+                rest = values
+            else:
+                rest = [as_model(value) for value in values]
             return chain(single, rest) if single else rest
 
         lines_of_run = chain.from_iterable(map(parsed, read_pieces(handle, self.max_line)))
@@ -342,7 +350,8 @@ _SPARSE: dict[str, Any] = {
 
 def _compile_fill() -> Callable[..., int]:
     """`fill(lines, first, dense, sparse, reject, parse)`: parses each of `lines` (numbered
-    from `first`; a line already parsed, a generated model, is taken as it is), appends its
+    from `first`; a line already parsed — a generated model, or its vouching type as
+    `batch.vouch_block` gives it: the same fields — is taken as it is), appends its
     values to the dense columns and records where a sparse column differs from its default;
     `reject(number, raw, error)` for a line the reference rejects. Returns the last line's
     number (`first - 1` for no line)."""
@@ -358,20 +367,11 @@ def _compile_fill() -> Callable[..., int]:
         f"    {''.join(name + ', ' for name in sparse)}= [column.append for column in sparse]",
         "    time_column = dense[0]",
         "    number = first - 1",
-        "    for number, raw in enumerate(lines, first):",
-        "        c = raw.__class__",
-        "        if c is bytes or c is Overlong:",
-        "            try:",
-        "                o = parse(raw)",
-        "            except ParseError as error:",
-        "                reject(number, raw, error)",
-        "                continue",
-        "            c = o.__class__",
-        "        else:",
-        "            o = raw",
+        "    for number, o in enumerate(lines, first):",
+        "        c = o.__class__",
     ]
-    for position, variant in enumerate(_VARIANTS):
-        body.append(f"        {'if' if position == 0 else 'elif'} c is {variant.__name__}:")
+    branches = []  # each variant's appends, the variant's classes named by `{}`
+    for variant in _VARIANTS:
         calls = []
         differs = [
             (append, name, _value(name, variant))
@@ -384,13 +384,30 @@ def _compile_fill() -> Callable[..., int]:
         calls += [
             f"{append}({_value(name, variant)})" for append, name in zip(dense, _DENSE, strict=True)
         ]
-        body.append("            " + "; ".join(calls))
+        branches.append((variant, "; ".join(calls)))
+    # a value `batch` vouched for (its vouching type, or the model), else a raw line
+    for position, (variant, appends) in enumerate(branches):
+        keyword = "if" if position == 0 else "elif"
+        body.append(f"        {keyword} c is V_{variant.__name__} or c is {variant.__name__}:")
+        body.append(f"            {appends}")
+    body += [
+        "        else:",
+        "            try:",
+        "                o = parse(o)",
+        "            except ParseError as error:",
+        "                reject(number, o, error)",
+        "                continue",
+        "            c = o.__class__",
+    ]
+    for position, (variant, appends) in enumerate(branches):
+        body.append(f"            {'if' if position == 0 else 'elif'} c is {variant.__name__}:")
+        body.append(f"                {appends}")
     body.append("    return number")
     namespace: dict[str, Any] = {
         "ParseError": ParseError,
-        "Overlong": Overlong,
         "STAGE_INDEX": _STAGE_INDEX,
         **{model.__name__: model for model in _VARIANTS},
+        **{f"V_{model.__name__}": VOUCHED[model] for model in _VARIANTS},
     }
     exec(compile("\n".join(body) + "\n", f"<{__name__} fill>", "exec"), namespace)
     function: Callable[..., int] = namespace["fill"]
