@@ -145,6 +145,12 @@ class BlockReader:
 _READER = BlockReader()
 
 
+def forget() -> None:
+    """Back to the start: no unknown key learned, the plugin's form tried first."""
+    global _READER
+    _READER = BlockReader()
+
+
 def vouch_block(body: bytes) -> list[Any] | None:
     """The lines of `body` (complete lines, each ending in a newline) as vouching types,
     when every line is vouched for; None when any one is not. `block_model(value)` is a

@@ -201,7 +201,8 @@ def test_both_writers_forms_read_as_blocks_give_parse_lines_rows(
         rows = read_runs([source]).to_pylist()
         assert len(rows) == len(lines)
         assert vouched, name
-        assert {kind.startswith("Lenient") for kind in vouched} == {name == "other"}
+        if name == "other":  # its unknown key: the lenient types (the plugin's form may be
+            assert all(kind.startswith("Lenient") for kind in vouched)  # read by either)
         for row, line in zip(rows, lines, strict=True):
             value = parse_line(line)
             assert row["event"] == type(value).__struct_config__.tag
