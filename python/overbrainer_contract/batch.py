@@ -1,7 +1,7 @@
 """A block of lines decoded by msgspec in one call and vouched for whole.
 
 `parse_line` pays, on every line, a Python call, msgspec's decode and a count of the line's
-quotes. A reader that holds a block of complete lines (`lines.read_blocks`: 64 KiB) can pay
+quotes. A reader that holds a block of complete lines (`lines.read_pieces`: 64 KiB) can pay
 them once a block: the block becomes one JSON array of one-element arrays, a line each
 (`[[line],[line],...]`: each newline replaced by `],[`), decoded by one of `vouched`'s
 decoders, and the quotes of the whole block counted once.
@@ -26,7 +26,8 @@ a process) and the block tried again. While blocks keep needing the lenient type
 tried first, and the plugin's form again after `LENIENT_RUN` blocks.
 
 Anything else (a bad line, a zero, a negative number, an unknown key holding a string or a
-nested value) makes the block `None`, and its lines go through `parse_line` one by one.
+nested value) makes the block `None`, and its lines go through `parse_line` one by one; a
+reader of one file backs off after such a block (`BlockStream`).
 """
 
 from __future__ import annotations
