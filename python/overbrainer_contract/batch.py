@@ -33,6 +33,7 @@ reader of one file backs off after such a block (`BlockStream`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -131,18 +132,30 @@ class BlockReader:
         found = self.vouch(body)
         if found is None:
             return None
-        model = MODEL
-        lenient = self.lenient
-        for index, value in enumerate(found):
-            kind = value.__class__
-            if kind in model:
-                value.__class__ = model[kind]
-            else:  # a lenient type: absent fields None, unknown keys dropped
-                assert lenient is not None
-                found[index] = lenient.model_of(value)
-        return found
+        if found[0].__class__ in MODEL:  # the plugin's form: each value's class swapped
+            for value in found:
+                value.__class__ = MODEL[value.__class__]
+            return found
+        return [self.as_model(value) for value in found]
+
+    def as_model(self, value: Any) -> MetricLine:
+        """A value `vouch` returned as its generated model, as `parse` gives it: the same
+        object, its class swapped, in the plugin's form; a new one for another writer's
+        (absent keys None, unknown ones dropped); a model as it is."""
+        kind = value.__class__
+        if kind in MODEL:
+            value.__class__ = MODEL[kind]
+            swapped: MetricLine = value
+            return swapped
+        if kind in _GENERATED:  # made so already
+            made: MetricLine = value
+            return made
+        assert self.lenient is not None
+        built: MetricLine = self.lenient.model_of(value)
+        return built
 
 
+_GENERATED = frozenset(MODEL.values())
 _READER = BlockReader()
 
 
@@ -154,37 +167,16 @@ def forget() -> None:
 
 def vouch_block(body: bytes) -> list[Any] | None:
     """The lines of `body` (complete lines, each ending in a newline) as vouching types,
-    when every line is vouched for; None when any one is not. `block_model(value)` is a
-    value's generated model: for a reader that only looks at the values (`check`), no
-    object changes class."""
+    when every line is vouched for; None when any one is not. `block_models()` maps their
+    types to the generated models, `as_model` makes one a model: for a reader that only
+    looks at the values (`check`), no object changes class."""
     return _READER.vouch(body)
 
 
-def block_model(value: Any) -> type[MetricLine]:
-    """The generated model of a value `vouch_block` returned."""
-    return _READER.models[value.__class__]
-
-
 def as_model(value: Any) -> MetricLine:
-    """A value `vouch_block` returned as its generated model, as `parse_block` gives it:
-    the same object, its class swapped, in the plugin's form; a new one for another
-    writer's (absent keys None, unknown ones dropped). For a reader that keeps a few of a
-    block's values (`watch`)."""
-    kind = value.__class__
-    if kind in MODEL:
-        value.__class__ = MODEL[kind]
-        model: MetricLine = value
-        return model
-    if kind in _GENERATED:  # made so already
-        made: MetricLine = value
-        return made
-    lenient = _READER.lenient
-    assert lenient is not None
-    built: MetricLine = lenient.model_of(value)
-    return built
-
-
-_GENERATED = frozenset(MODEL.values())
+    """A value `vouch_block` returned as its generated model (`BlockReader.as_model`): for
+    a reader that keeps a few of a block's values (`watch`, `export`)."""
+    return _READER.as_model(value)
 
 
 def block_models() -> dict[type[Any], type[MetricLine]]:
@@ -213,24 +205,19 @@ class BlockStream:
 
     def vouch(self, body: bytes) -> list[Any] | None:
         """`vouch_block(body)`, or None at once while backing off."""
-        if self.skip:
-            self.skip -= 1
-            return None
-        found = vouch_block(body)
-        self._tried(found is not None)
-        return found
+        return self._tried(vouch_block, body)
 
     def parse(self, body: bytes) -> list[MetricLine] | None:
         """`parse_block(body)`, or None at once while backing off."""
+        return self._tried(parse_block, body)
+
+    def _tried(self, read: Callable[[bytes], list[Any] | None], body: bytes) -> list[Any] | None:
         if self.skip:
             self.skip -= 1
             return None
-        values = parse_block(body)
-        self._tried(values is not None)
-        return values
-
-    def _tried(self, vouched: bool) -> None:
-        if vouched:
-            self.backoff = 1
-        else:
+        found = read(body)
+        if found is None:
             self.skip, self.backoff = self.backoff, min(2 * self.backoff, MAX_BACKOFF)
+        else:
+            self.backoff = 1
+        return found

@@ -28,27 +28,21 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 from msgspec import NODEFAULT, UNSET, UnsetType
 
-from ._serde import I64_MIN, VARIANTS, MetricLine
-from .serde_float import SAFE_MAGNITUDE
+from ._serde import VARIANTS, MetricLine
+from .vouched import IGNORED_NUMBER
 
 MAX_KEYS = 64
 MAX_BUILDS = 256
 IDLE_LINES = 1024
 
-# What serde accepts of an ignored scalar, as msgspec checks it (see the module's doc).
-IGNORED_SCALAR = (
-    Annotated[float, msgspec.Meta(gt=-SAFE_MAGNITUDE, lt=SAFE_MAGNITUDE)]
-    | Annotated[int, msgspec.Meta(ge=I64_MIN, le=-I64_MIN - 1)]
-    | str
-    | bool
-    | None
-    | UnsetType
-)
+# What serde accepts of an ignored scalar, as msgspec checks it (see the module's doc):
+# `vouched`'s ignored number, a boolean or null, or a string.
+IGNORED_SCALAR = IGNORED_NUMBER | str | UnsetType
 
 # (line, decoded, quote count) -> the generated model, or None: the usual path answers.
 Voucher = Callable[[Any, Any, int], MetricLine | None]
