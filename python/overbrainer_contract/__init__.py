@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .pace import Pace
     from .parser import parse_line
 
-__version__ = "1.1.0"
+__version__ = "1.1.1"
 
 __all__ = [
     "CONTRACT",

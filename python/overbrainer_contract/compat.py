@@ -30,7 +30,8 @@ rule                                 breaks    change
                                                another value)
 ``KEYWORD_NO_CHANGE``                both      any other assertion keyword changed
                                                (`format`, `discriminator`, `allOf`...):
-                                               not proven compatible
+                                               not proven compatible (an `x-` keyword
+                                               is an annotation, below)
 ``REQUIRED_NO_ADD``                  backward  a property made required
 ``TYPE_NO_NARROW``                   backward  a type dropped from `type` (or `integer`
                                                from `number`)
@@ -63,7 +64,9 @@ schema file added (``PROPERTY_ADD``, ``DEF_ADD``, ``FILE_ADD``: serde ignores un
 a constant added to `contract.json`, with its property in `contract.schema.json` even where
 that closes `additionalProperties` (``CONSTANT_ADD``: each version reads its own constants),
 an annotation changed or a default added (``ANNOTATION_CHANGE``: `title`, `description`,
-`$comment`, `examples`), `$id`/`$schema` changed (``ID_CHANGE``: the `$id`s carry the version).
+`$comment`, `examples`, and any keyword whose name starts with `x-`, such as `x-serde`: an
+annotation for code generators, which no validator reads), `$id`/`$schema` changed
+(``ID_CHANGE``: the `$id`s carry the version).
 
     python -m overbrainer_contract.compat [--baseline DIR] [--current DIR] [--mode MODE]
 
@@ -186,6 +189,8 @@ BREAKING_RULES: Final = tuple(rule for rule, breaks in RULE_BREAKS.items() if br
 ANNOTATIONS: Final = frozenset(
     {"title", "description", "$comment", "examples", "deprecated", "readOnly", "writeOnly"}
 )
+# Keywords named `x-...` annotate a schema for code generators (`x-serde`): no validator reads them.
+EXTENSION_PREFIX: Final = "x-"
 IDENTIFIERS: Final = frozenset({"$id", "$schema", "$anchor", "$dynamicAnchor"})
 TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
@@ -306,7 +311,10 @@ class _Comparer:
             handled |= set(keys)
             check(old, new, at)
         for key in sorted((old.keys() | new.keys()) - handled):
-            self._other(key, old, new, at)
+            if key.startswith(EXTENSION_PREFIX):
+                self._extension(key, old, new, at)
+            else:
+                self._other(key, old, new, at)
 
     def _checks(
         self,
@@ -595,6 +603,14 @@ class _Comparer:
             if _json(old.get(key)) != _json(new.get(key)):
                 message = f"{key} {_json(old.get(key))} became {_json(new.get(key))}"
                 self.add(ID_CHANGE, f"{at}/{_escape(key)}", message)
+
+    def _extension(self, key: str, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
+        """An `x-` keyword added, removed or changed: an annotation, whatever it holds."""
+        before = _json(old[key]) if key in old else "absent"
+        after = _json(new[key]) if key in new else "absent"
+        if before != after:
+            message = f"{key} {before} became {after}: an annotation for code generators"
+            self.add(ANNOTATION_CHANGE, f"{at}/{_escape(key)}", message)
 
     def _other(self, key: str, old: dict[str, Any], new: dict[str, Any], at: str) -> None:
         if _json(old.get(key)) != _json(new.get(key)):

@@ -1,0 +1,430 @@
+//! `overbrainer_contract._core`: the reader core under Python.
+//!
+//! The thin edge between the core (`overbrainer-core`) and Python: lines in (str, bytes),
+//! the generated msgspec models out, `ParseError` raised as the package defines it. It knows
+//! no Python module by name: `overbrainer_contract.reader` hands it the classes once
+//! (`bind`), so the Python package's layout is its own.
+
+use overbrainer_core::{
+    dump_line as dump, generated::FIELDS, generated::NAMES, read_line, read_str, Category,
+    JobStage, Kind, Mark, MetricLine, Pace as CorePace, ParseError, Value,
+};
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
+use pyo3::once_cell::GILOnceCell;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyList, PyString, PyTuple};
+
+/// The Python classes the core builds and raises, given once by `bind`.
+struct Bound {
+    /// The generated models, in the order of the core's variants.
+    variants: Vec<Py<PyAny>>,
+    /// The `JobStage` members, in the order of `JobStage::ALL`.
+    stages: Vec<Py<PyAny>>,
+    parse_error: Py<PyAny>,
+    /// `StageMark`, `EvalMark`, `EndMark`.
+    marks: Vec<Py<PyAny>>,
+    timedelta: Py<PyAny>,
+    /// msgspec's `UNSET`: an optional field left out when a model was made by hand.
+    unset: Py<PyAny>,
+}
+
+static BOUND: GILOnceCell<Bound> = GILOnceCell::new();
+
+fn bound(py: Python<'_>) -> PyResult<&Bound> {
+    BOUND.get(py).ok_or_else(|| {
+        PyRuntimeError::new_err("overbrainer_contract._core is used before bind(): import overbrainer_contract.reader")
+    })
+}
+
+/// Hands the core the classes it builds: the models (by class name, as the core names its
+/// variants), the `JobStage` enum, `ParseError`, the three mark classes, `timedelta`, and
+/// msgspec's `UNSET`. A second call changes nothing.
+#[pyfunction]
+fn bind(
+    py: Python<'_>,
+    models: &PyAny,
+    job_stage: &PyAny,
+    parse_error: &PyAny,
+    marks: (&PyAny, &PyAny, &PyAny),
+    timedelta: &PyAny,
+    unset: &PyAny,
+) -> PyResult<()> {
+    let variants = NAMES
+        .iter()
+        .map(|name| models.getattr(*name).map(Into::into))
+        .collect::<PyResult<Vec<Py<PyAny>>>>()?;
+    let stages = JobStage::ALL
+        .iter()
+        .map(|stage| job_stage.call1((stage.name(),)).map(Into::into))
+        .collect::<PyResult<Vec<Py<PyAny>>>>()?;
+    let _ = BOUND.set(
+        py,
+        Bound {
+            variants,
+            stages,
+            parse_error: parse_error.into(),
+            marks: vec![marks.0.into(), marks.1.into(), marks.2.into()],
+            timedelta: timedelta.into(),
+            unset: unset.into(),
+        },
+    );
+    Ok(())
+}
+
+fn stage_index(stage: JobStage) -> usize {
+    JobStage::ALL
+        .iter()
+        .position(|candidate| *candidate == stage)
+        .unwrap_or(0)
+}
+
+/// A parsed line as its generated model: the class called with the fields in order.
+fn model(py: Python<'_>, bound: &Bound, line: &MetricLine) -> PyResult<PyObject> {
+    let mut values: Vec<PyObject> = Vec::with_capacity(8);
+    line.for_each_value(|value| {
+        values.push(match value {
+            Value::F64(number) | Value::OptF64(Some(number)) => PyFloat::new(py, number).into(),
+            Value::U64(count) | Value::OptU64(Some(count)) => count.into_py(py),
+            Value::OptF64(None) | Value::OptU64(None) => py.None(),
+            Value::Stage(stage) => bound.stages[stage_index(stage)].clone_ref(py),
+        });
+    });
+    bound.variants[line.variant()].call1(py, PyTuple::new(py, values))
+}
+
+/// `ParseError(category, message, path, column)`, as the package defines it.
+fn error_object(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyResult<PyObject> {
+    let path = match &error.path {
+        None => None,
+        Some(path) => Some(path.render(|key| {
+            PyString::new(py, key)
+                .call_method0("isidentifier")
+                .and_then(PyAny::is_true)
+                .unwrap_or(false)
+        })),
+    };
+    let category = match error.category {
+        Category::Io => "io",
+        Category::Syntax => "syntax",
+        Category::Data => "data",
+        Category::Eof => "eof",
+    };
+    bound
+        .parse_error
+        .call1(py, (category, error.message.as_str(), path, error.column))
+}
+
+fn raised(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyErr {
+    match error_object(py, bound, error) {
+        Ok(instance) => PyErr::from_value(instance.as_ref(py)),
+        Err(failure) => failure,
+    }
+}
+
+/// A str that is not UTF-8 (a lone surrogate): a syntax error at the first such character.
+fn surrogate_error(py: Python<'_>, bound: &Bound, line: &PyString) -> PyErr {
+    let start = match line.call_method1("encode", ("utf-8",)) {
+        Ok(_) => 0,
+        Err(error) => error
+            .value(py)
+            .getattr("start")
+            .and_then(PyAny::extract::<usize>)
+            .unwrap_or(0),
+    };
+    let error = ParseError {
+        category: Category::Syntax,
+        message: "not UTF-8: a lone surrogate code point".to_owned(),
+        column: Some(start + 1),
+        path: None,
+    };
+    raised(py, bound, &error)
+}
+
+/// The answer to one line of any accepted type.
+fn answer(py: Python<'_>, bound: &Bound, line: &PyAny) -> PyResult<PyObject> {
+    let parsed = if let Ok(bytes) = line.downcast::<PyBytes>() {
+        read_line(bytes.as_bytes())
+    } else if let Ok(text) = line.downcast::<PyString>() {
+        match text.to_str() {
+            Ok(text) => read_str(text),
+            Err(_) => return Err(surrogate_error(py, bound, text)),
+        }
+    } else if let Ok(array) = line.downcast::<PyByteArray>() {
+        read_line(&array.to_vec())
+    } else if line.get_type().name()? == "memoryview" {
+        let bytes: &PyBytes = line.call_method0("tobytes")?.downcast()?;
+        read_line(bytes.as_bytes())
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "parse_line takes str or bytes, not {}",
+            line.get_type().name()?
+        )));
+    };
+    match parsed {
+        Ok(parsed) => model(py, bound, &parsed),
+        Err(error) => Err(raised(py, bound, &error)),
+    }
+}
+
+/// Parse one line of `metrics.jsonl` as the reference's `parse_line` does.
+#[pyfunction]
+fn parse_line(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
+    answer(py, bound(py)?, line)
+}
+
+/// The lines of `body`: pieces between newlines, the empty piece after a final newline left
+/// out (a body that is not empty and does not end in a newline ends in a line without it).
+fn pieces(body: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let trimmed = body.strip_suffix(b"\n").unwrap_or(body);
+    let count = if body.is_empty() { 0 } else { usize::MAX };
+    trimmed.split(|&byte| byte == b'\n').take(count)
+}
+
+/// Every line of `body` (complete lines, each ending in a newline) as its model, when every
+/// one is a metrics line; `None` when any is not.
+#[pyfunction]
+fn parse_block(py: Python<'_>, body: &PyBytes) -> PyResult<Option<PyObject>> {
+    let bound = bound(py)?;
+    let data = body.as_bytes();
+    if data.last() != Some(&b'\n') {
+        return Ok(None);
+    }
+    let mut lines = Vec::new();
+    for piece in pieces(data) {
+        match read_line(piece) {
+            Ok(line) => lines.push(line),
+            Err(_) => return Ok(None),
+        }
+    }
+    let list = PyList::empty(py);
+    for line in &lines {
+        list.append(model(py, bound, line)?)?;
+    }
+    Ok(Some(list.into()))
+}
+
+/// Every line of `body` as its model or its `ParseError` (made, not raised), in order: a
+/// newline ends each line, and a last line without one is answered too.
+#[pyfunction]
+fn parse_lines(py: Python<'_>, body: &PyBytes) -> PyResult<PyObject> {
+    let bound = bound(py)?;
+    let list = PyList::empty(py);
+    for piece in pieces(body.as_bytes()) {
+        list.append(match read_line(piece) {
+            Ok(line) => model(py, bound, &line)?,
+            Err(error) => error_object(py, bound, &error)?,
+        })?;
+    }
+    Ok(list.into())
+}
+
+fn absent(bound: &Bound, value: &PyAny) -> bool {
+    value.is_none() || value.is(bound.unset.as_ref(value.py()))
+}
+
+/// A value of a model's field as the core's `Value` of `kind`.
+fn field_value(bound: &Bound, kind: Kind, value: &PyAny) -> PyResult<Value> {
+    Ok(match kind {
+        Kind::F64 => Value::F64(value.extract()?),
+        Kind::U64 => Value::U64(value.extract()?),
+        Kind::OptF64 if absent(bound, value) => Value::OptF64(None),
+        Kind::OptF64 => Value::OptF64(Some(value.extract()?)),
+        Kind::OptU64 if absent(bound, value) => Value::OptU64(None),
+        Kind::OptU64 => Value::OptU64(Some(value.extract()?)),
+        Kind::Stage => {
+            let py = value.py();
+            let at = bound.stages.iter().position(|stage| value.is(stage.as_ref(py)));
+            match at {
+                Some(at) => Value::Stage(JobStage::ALL[at]),
+                None => {
+                    return Err(PyTypeError::new_err(format!(
+                        "a job stage must be a JobStage, not {}",
+                        value.repr()?
+                    )))
+                }
+            }
+        }
+    })
+}
+
+/// The core's line for a model (`Begin`, `Log`, `Stage`, `Eval`, `End`).
+fn from_model(bound: &Bound, line: &PyAny, what: &str) -> PyResult<MetricLine> {
+    let py = line.py();
+    let class = line.get_type();
+    let variant = bound
+        .variants
+        .iter()
+        .position(|model| class.is(model.as_ref(py)))
+        .ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "{what} takes a metrics line ({}), not {}",
+                NAMES.join(", "),
+                class.name().unwrap_or("?")
+            ))
+        })?;
+    let values = FIELDS[variant]
+        .iter()
+        .map(|(name, kind)| field_value(bound, *kind, line.getattr(*name)?))
+        .collect::<PyResult<Vec<Value>>>()?;
+    MetricLine::from_values(variant, &values)
+        .ok_or_else(|| PyRuntimeError::new_err("the core's tables disagree with its types"))
+}
+
+/// The canonical JSON of a parsed line, as the reference's `serde_json::to_string` writes it.
+#[pyfunction]
+fn dump_line(py: Python<'_>, line: &PyAny) -> PyResult<String> {
+    Ok(dump(&from_model(bound(py)?, line, "dump_line")?))
+}
+
+/// The mark of a stage, evaluation or end line, without its time; `None` for `begin` and
+/// `log` lines (the reference's `MetricLine::mark`).
+#[pyfunction]
+fn mark(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
+    let bound = bound(py)?;
+    Ok(match from_model(bound, line, "mark")?.mark() {
+        None => py.None(),
+        Some(Mark::Stage(stage)) => bound.marks[0]
+            .call1(py, (bound.stages[stage_index(stage)].clone_ref(py),))?,
+        Some(Mark::Eval { step, total }) => bound.marks[1].call1(py, (step, total))?,
+        Some(Mark::End { step }) => bound.marks[2].call1(py, (step,))?,
+    })
+}
+
+/// The pace of a training, from its logs in order: steps per second between the first and
+/// the latest training log (the ones with a loss), on the plugin's own clock, and the time
+/// left at that pace (the reference's `Pace`).
+#[pyclass(module = "overbrainer_contract", name = "Pace")]
+#[derive(Clone, Default)]
+struct Pace {
+    inner: CorePace,
+}
+
+fn optional<'p, T: FromPyObject<'p>>(bound: &Bound, value: &'p PyAny) -> PyResult<Option<T>> {
+    if absent(bound, value) {
+        Ok(None)
+    } else {
+        value.extract().map(Some)
+    }
+}
+
+#[pymethods]
+impl Pace {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Take the next log `metric` into account.
+    fn add(&mut self, py: Python<'_>, metric: &PyAny) -> PyResult<()> {
+        let bound = bound(py)?;
+        let step: u64 = metric.getattr("step")?.extract()?;
+        let max_steps: Option<u64> = optional(bound, metric.getattr("max_steps")?)?;
+        let loss: Option<f64> = optional(bound, metric.getattr("loss")?)?;
+        let time: f64 = metric.getattr("time")?.extract()?;
+        self.inner.add_values(step, max_steps, loss, time);
+        Ok(())
+    }
+
+    /// Take the next logs, in order, into account: what `add` on each in turn does.
+    fn add_logs(&mut self, py: Python<'_>, logs: &PyAny) -> PyResult<()> {
+        for metric in logs.iter()? {
+            self.add(py, metric?)?;
+        }
+        Ok(())
+    }
+
+    /// Latest step, of any log.
+    #[getter]
+    fn step(&self) -> u64 {
+        self.inner.step()
+    }
+
+    /// Total steps of the run, as last given.
+    #[getter]
+    fn max_steps(&self) -> Option<u64> {
+        self.inner.max_steps()
+    }
+
+    /// The reference's `eta()` exactly: (seconds, nanoseconds), or None until two training
+    /// logs apart in steps and time, or without a step count.
+    fn eta_duration(&self) -> Option<(u64, u32)> {
+        self.inner
+            .eta()
+            .map(|eta| (eta.as_secs(), eta.subsec_nanos()))
+    }
+
+    /// The time left in seconds (`Duration::as_secs_f64`), or None.
+    fn eta_seconds(&self) -> Option<f64> {
+        self.inner.eta().map(|eta| eta.as_secs_f64())
+    }
+
+    /// The time left as a `timedelta` (to the microsecond), or None. A duration beyond
+    /// `timedelta.max` (about 2.7 million years) is clamped to it; `eta_duration` keeps the
+    /// exact value.
+    fn eta(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let eta = match self.inner.eta() {
+            None => return Ok(py.None()),
+            Some(eta) => eta,
+        };
+        let timedelta = bound(py)?.timedelta.as_ref(py);
+        let micros = f64::from(eta.subsec_nanos()) / 1000.0;
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("seconds", eta.as_secs())?;
+        kwargs.set_item("microseconds", micros)?;
+        match timedelta.call((), Some(kwargs)) {
+            Ok(value) => Ok(value.into()),
+            Err(error) if error.is_instance_of::<PyOverflowError>(py) => {
+                Ok(timedelta.getattr("max")?.into())
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &PyAny) -> Self {
+        self.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        let max_steps = self
+            .inner
+            .max_steps()
+            .map_or_else(|| "None".to_owned(), |steps| steps.to_string());
+        let eta = self
+            .eta_seconds()
+            .map_or_else(|| "None".to_owned(), |secs| float_repr(secs));
+        format!(
+            "Pace(step={}, max_steps={max_steps}, eta={eta})",
+            self.inner.step()
+        )
+    }
+}
+
+/// A float as Python's `repr` writes it (shortest digits that read back).
+fn float_repr(value: f64) -> String {
+    Python::with_gil(|py| {
+        PyFloat::new(py, value)
+            .repr()
+            .map(|repr| repr.to_string())
+            .unwrap_or_else(|_| value.to_string())
+    })
+}
+
+#[pymodule]
+fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(bind, module)?)?;
+    module.add_function(wrap_pyfunction!(parse_line, module)?)?;
+    module.add_function(wrap_pyfunction!(parse_block, module)?)?;
+    module.add_function(wrap_pyfunction!(parse_lines, module)?)?;
+    module.add_function(wrap_pyfunction!(dump_line, module)?)?;
+    module.add_function(wrap_pyfunction!(mark, module)?)?;
+    module.add_class::<Pace>()?;
+    module.add(
+        "TAGS",
+        PyTuple::new(_py, overbrainer_core::generated::TAGS.iter()),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,415 @@
+//! A line the reference rejects: its error as serde_json gives it, and where it lies.
+//!
+//! `category`, `message` and `column` are the reference's own (`serde_json::Error`'s
+//! `classify()`, its text without the position, its position). The reference's data errors
+//! met while building a variant from its buffer (a field missing, written twice or of the
+//! wrong type) carry no position: their `column` is `None`, as in the reference.
+//!
+//! `path` is this project's: the JSON path of the value at fault (`$.step`, `$.x.y[2]`, `$`
+//! for the line as a whole, `None` after the value: trailing characters). The reference does
+//! not give one; `locate` finds it by walking the line again once it is known to be bad.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value as Json;
+
+use crate::generated::{FIELDS, TAGS, TAG_FIELD};
+use crate::values::Kind;
+
+/// `serde_json::error::Category`, and two of the input's own: bytes that are not UTF-8 (the
+/// reference takes `&str`) are a syntax error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    Io,
+    Syntax,
+    Data,
+    Eof,
+}
+
+impl Category {
+    /// The name the contract gives the category (`syntax`, `eof`, `data`, `io`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Io => "io",
+            Self::Syntax => "syntax",
+            Self::Data => "data",
+            Self::Eof => "eof",
+        }
+    }
+}
+
+/// One step of a JSON path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// A JSON path from the line's value (`$`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Path(pub Vec<Segment>);
+
+impl Path {
+    /// `$.key`, `$[2]`; a key that `identifier` refuses is written `$["a b"]`, quoted with
+    /// its backslashes and quotes escaped.
+    pub fn render(&self, identifier: impl Fn(&str) -> bool) -> String {
+        let mut out = String::from("$");
+        for segment in &self.0 {
+            match segment {
+                Segment::Key(key) if identifier(key) => {
+                    out.push('.');
+                    out.push_str(key);
+                }
+                Segment::Key(key) => {
+                    out.push_str("[\"");
+                    out.push_str(&key.replace('\\', "\\\\").replace('"', "\\\""));
+                    out.push_str("\"]");
+                }
+                Segment::Index(index) => {
+                    out.push('[');
+                    out.push_str(&index.to_string());
+                    out.push(']');
+                }
+            }
+        }
+        out
+    }
+}
+
+/// An ASCII identifier: a letter or `_`, then letters, digits or `_`.
+#[must_use]
+pub fn ascii_identifier(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .map_or(false, |c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str(&self.render(ascii_identifier))
+    }
+}
+
+/// A line the reference rejects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub category: Category,
+    /// The reference's message, without its position.
+    pub message: String,
+    /// Where the reference found the error, in bytes from the line's start, from 1 (serde_json
+    /// counts the byte it stopped at); `None` where the reference gives no position.
+    pub column: Option<usize>,
+    /// The JSON path of the value at fault; `None` after the value.
+    pub path: Option<Path>,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str(&self.message)?;
+        if let Some(column) = self.column {
+            write!(formatter, " at column {column}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl ParseError {
+    /// Bytes that are not UTF-8, from the first bad byte (`valid` bytes before it).
+    #[must_use]
+    pub fn utf8(valid: usize) -> Self {
+        Self {
+            category: Category::Syntax,
+            message: "invalid UTF-8".to_owned(),
+            column: Some(valid + 1),
+            path: None,
+        }
+    }
+
+    /// The reference's `error` on `text`, placed.
+    #[must_use]
+    pub fn from_serde(text: &str, error: &serde_json::Error) -> Self {
+        let category = match error.classify() {
+            serde_json::error::Category::Io => Category::Io,
+            serde_json::error::Category::Syntax => Category::Syntax,
+            serde_json::error::Category::Data => Category::Data,
+            serde_json::error::Category::Eof => Category::Eof,
+        };
+        let full = error.to_string();
+        let (message, column) = if error.line() == 0 {
+            (full, None)
+        } else {
+            let suffix = format!(" at line {} column {}", error.line(), error.column());
+            let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+            (message, Some(line_start(text, error.line()) + error.column()))
+        };
+        let path = locate(text, category, &message, column.is_some());
+        Self {
+            category,
+            message,
+            column,
+            path,
+        }
+    }
+}
+
+/// Bytes before the start of line `line` (from 1) of `text`.
+fn line_start(text: &str, line: usize) -> usize {
+    text.bytes()
+        .enumerate()
+        .filter(|&(_, byte)| byte == b'\n')
+        .nth(line.saturating_sub(2))
+        .map_or(0, |(at, _)| if line > 1 { at + 1 } else { 0 })
+}
+
+/// The path of the value at fault in a rejected line.
+fn locate(text: &str, category: Category, message: &str, placed: bool) -> Option<Path> {
+    if message == "trailing characters" {
+        return None;
+    }
+    let top = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    if category != Category::Data {
+        return Some(walk_path(text));
+    }
+    if placed {
+        // Met while filling the buffer: the tag, or the line's own type.
+        let tag = message == format!("duplicate field `{TAG_FIELD}`")
+            || message.starts_with("unknown variant")
+            || message.ends_with("expected variant identifier");
+        return Some(Path(match (tag, top.starts_with('[')) {
+            (false, _) => vec![],
+            (true, true) => vec![Segment::Index(0)],
+            (true, false) => vec![Segment::Key(TAG_FIELD.to_owned())],
+        }));
+    }
+    // Met while building the variant from the buffer: the whole line is JSON.
+    Some(Path(match serde_json::from_str::<Json>(text) {
+        Ok(Json::Array(items)) => in_sequence(&items, message),
+        Ok(_) => in_object(text),
+        Err(_) => vec![],
+    }))
+}
+
+/// The path at which serde_json's parser stops, walking the line as the buffer is filled.
+fn walk_path(text: &str) -> Path {
+    let stack = RefCell::new(Vec::new());
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let _ = Tracked { stack: &stack }.deserialize(&mut deserializer);
+    Path(stack.into_inner())
+}
+
+/// Any value, walked with `deserialize_any`, its current path kept in `stack`: a key's
+/// segment is pushed once its colon is read, an element's once it is known to come.
+#[derive(Clone, Copy)]
+struct Tracked<'s> {
+    stack: &'s RefCell<Vec<Segment>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Tracked<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+struct Under<'s>(Tracked<'s>, Segment);
+
+impl<'de> DeserializeSeed<'de> for Under<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.0.stack.borrow_mut().push(self.1);
+        deserializer.deserialize_any(self.0)?;
+        self.0.stack.borrow_mut().pop();
+        Ok(())
+    }
+}
+
+struct KeyText;
+
+impl<'de> Visitor<'de> for KeyText {
+    type Value = String;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<String, E> {
+        Ok(key.to_owned())
+    }
+}
+
+struct Key(String);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(KeyText).map(Key)
+    }
+}
+
+impl<'de> Visitor<'de> for Tracked<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("any value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        while seq
+            .next_element_seed(Under(self, Segment::Index(index)))?
+            .is_some()
+        {
+            index += 1;
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(Key(key)) = map.next_key::<Key>()? {
+            map.next_value_seed(Under(self, Segment::Key(key)))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `value` is one the reference's buffer gives a field of `kind` (serde's
+/// `ContentDeserializer`: any number for `f64`, an integer from 0 for `u64`, null for an
+/// `Option`; a stage's name, or a one-key map from it to null or `{}`).
+fn fits(kind: Kind, value: &Json) -> bool {
+    match (kind, value) {
+        (Kind::OptF64 | Kind::OptU64, Json::Null) => true,
+        (Kind::F64 | Kind::OptF64, Json::Number(_)) => true,
+        (Kind::U64 | Kind::OptU64, Json::Number(number)) => number.is_u64(),
+        (Kind::Stage, Json::String(name)) => stage_name(name),
+        (Kind::Stage, Json::Object(map)) => {
+            map.len() == 1
+                && map.iter().all(|(name, value)| {
+                    stage_name(name)
+                        && match value {
+                            Json::Null => true,
+                            Json::Object(inner) => inner.is_empty(),
+                            _ => false,
+                        }
+                })
+        }
+        _ => false,
+    }
+}
+
+fn stage_name(name: &str) -> bool {
+    crate::generated::JobStage::ALL
+        .iter()
+        .any(|stage| stage.name() == name)
+}
+
+/// The variant a tag names.
+fn variant_of(tag: &Json) -> Option<usize> {
+    let tag = tag.as_str()?;
+    TAGS.iter().position(|name| *name == tag)
+}
+
+/// The first element at fault in a line written as an array: tag, then fields in order.
+fn in_sequence(items: &[Json], message: &str) -> Vec<Segment> {
+    let variant = match items.first().map(variant_of) {
+        None => return vec![],
+        Some(None) => return vec![Segment::Index(0)],
+        Some(Some(variant)) => variant,
+    };
+    let fields = FIELDS[variant];
+    if message.starts_with("invalid length") {
+        return vec![Segment::Index(items.len().min(fields.len() + 1))];
+    }
+    items
+        .iter()
+        .skip(1)
+        .zip(fields)
+        .position(|(value, &(_, kind))| !fits(kind, value))
+        .map_or_else(Vec::new, |at| vec![Segment::Index(at + 1)])
+}
+
+/// The first entry at fault in a line written as an object, in the order serde's derived
+/// visitor meets them: a field of the variant written twice, or of a value it refuses.
+fn in_object(text: &str) -> Vec<Segment> {
+    let entries = match serde_json::from_str::<Entries>(text) {
+        Ok(entries) => entries,
+        Err(_) => return vec![],
+    };
+    let variant = entries
+        .0
+        .iter()
+        .find(|(key, _)| key == TAG_FIELD)
+        .and_then(|(_, tag)| variant_of(tag));
+    let variant = match variant {
+        Some(variant) => variant,
+        None => return vec![],
+    };
+    let fields = FIELDS[variant];
+    let mut seen = vec![false; fields.len()];
+    for (key, value) in &entries.0 {
+        let at = match fields.iter().position(|(name, _)| name == key) {
+            Some(at) => at,
+            None => continue,
+        };
+        if seen[at] || !fits(fields[at].1, value) {
+            return vec![Segment::Key(key.clone())];
+        }
+        seen[at] = true;
+    }
+    vec![] // a field missing: the line as a whole
+}
+
+/// A JSON object's entries in order, duplicates kept.
+struct Entries(Vec<(String, Json)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+        impl<'de> Visitor<'de> for EntriesVisitor {
+            type Value = Entries;
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, Json>()? {
+                    entries.push((key, value));
+                }
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor)
+    }
+}

@@ -1,0 +1,91 @@
+//! overbrainer's metrics lines, read exactly as its reference (0.8.2, module `metrics`) reads
+//! them.
+//!
+//! The types in [`generated`] are written from the contract's JSON Schemas as the same serde
+//! derives as the reference's: [`parse_line`] is the reference's own reading of them by
+//! serde_json. [`read_line`] gives the same answer faster: a single pass that reads the
+//! usual line straight into its variant, and the derived reading for any other line, with
+//! the error's category, message, position and JSON path. [`Pace`], [`MetricLine::mark`]
+//! and [`dump_line`] are the reference's, from its specification.
+
+pub mod error;
+mod fast;
+pub mod generated;
+mod pace;
+pub mod values;
+
+pub use error::{Category, ParseError, Path, Segment};
+pub use generated::{JobStage, MetricLine, Snapshot, TrainMetric};
+pub use pace::{try_from_secs_f64, Pace};
+pub use values::{Kind, Value};
+
+/// The reference's `parse_line`: `serde_json::from_str` of the derived types.
+///
+/// # Errors
+///
+/// Returns the JSON error when the line is not a metrics record.
+pub fn parse_line(line: &str) -> Result<MetricLine, serde_json::Error> {
+    serde_json::from_str(line)
+}
+
+/// One line, as `parse_line` answers it: bytes that are not UTF-8 are a syntax error (the
+/// reference takes `&str`); white space around the value, a trailing newline included, is
+/// accepted.
+///
+/// # Errors
+///
+/// Returns the reference's error, placed (`ParseError`), when the line is not a metrics
+/// record.
+pub fn read_line(line: &[u8]) -> Result<MetricLine, ParseError> {
+    match std::str::from_utf8(line) {
+        Ok(text) => read_str(text),
+        Err(error) => Err(ParseError::utf8(error.valid_up_to())),
+    }
+}
+
+/// `read_line` of a line already known to be UTF-8.
+///
+/// # Errors
+///
+/// As `read_line`.
+pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
+    if let Some(line) = fast::read(text) {
+        return Ok(line);
+    }
+    parse_line(text).map_err(|error| ParseError::from_serde(text, &error))
+}
+
+/// The canonical JSON of a line, as the reference's `Serialize` writes it: `serde_json`'s
+/// `to_string`, the tag first, then the fields in order, compact, floats by ryu (a float that
+/// is not finite is `null`).
+#[must_use]
+pub fn dump_line(line: &MetricLine) -> String {
+    // The derived `Serialize` of these types writes only strings, numbers and null: it
+    // cannot fail, and an empty string would only stand for a bug.
+    serde_json::to_string(line).unwrap_or_default()
+}
+
+/// What a line other than a log says of the job's progress: the stage, the evaluation and
+/// the end lines, without their time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// A command starts.
+    Stage(JobStage),
+    /// Step `step` of an evaluation of `total` steps, when known.
+    Eval { step: u64, total: Option<u64> },
+    /// The training loop ended at `step`.
+    End { step: u64 },
+}
+
+impl MetricLine {
+    /// The mark of a stage, evaluation or end line; `None` for the others.
+    #[must_use]
+    pub const fn mark(&self) -> Option<Mark> {
+        match *self {
+            Self::Stage { name, .. } => Some(Mark::Stage(name)),
+            Self::Eval { step, total, .. } => Some(Mark::Eval { step, total }),
+            Self::End { step, .. } => Some(Mark::End { step }),
+            Self::Begin { .. } | Self::Log(_) => None,
+        }
+    }
+}
