@@ -2,7 +2,8 @@
 
 The JSON Schemas in `schema/` define every line of `metrics.jsonl`, the snapshot
 files and the contract's constants; the models are generated from them. This
-package reads lines exactly as overbrainer's Rust reference (0.8.2) does:
+package reads lines exactly as overbrainer's Rust reference (0.8.2) does: through the reader
+core, the contract's types generated into Rust and read by serde_json itself (`reader`):
 
 >>> line = parse_line('{"event": "end", "step": 7206, "time": 2.0}')
 >>> line
@@ -17,13 +18,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-# `mark` is both a submodule and the function exported: imported here, first, so that the
-# name is the function whatever is imported later (a submodule binds its name only when
-# it is first loaded).
-from .mark import EndMark, EvalMark, Mark, StageMark, mark
+from .reader import (
+    Category,
+    EndMark,
+    EvalMark,
+    Mark,
+    Pace,
+    ParseError,
+    StageMark,
+    dump_line,
+    mark,
+    parse_block,
+    parse_line,
+    parse_lines,
+)
 
 if TYPE_CHECKING:
-    from .batch import parse_block
     from .contract import (
         CONTRACT,
         METRICS_ENV,
@@ -36,11 +46,7 @@ if TYPE_CHECKING:
         SNAPSHOT_REQUEST,
         VERSION,
     )
-    from .dump import dump_line
-    from .errors import Category, ParseError
     from .models import Begin, End, Eval, JobStage, Log, MetricLine, Snapshot, Stage, TrainMetric
-    from .pace import Pace
-    from .parser import parse_line
 
 __version__ = "1.1.1"
 
@@ -75,12 +81,12 @@ __all__ = [
     "mark",
     "parse_block",
     "parse_line",
+    "parse_lines",
 ]
 
 # The other names load with their module on first use, so that a command (`check`) pays
-# only for the modules it runs: the contract's document, Pace, dump are not read for it.
+# only for the modules it runs: the contract's document is not read for it.
 _HOMES = {
-    "batch": ("parse_block",),
     "contract": (
         "CONTRACT",
         "METRICS_ENV",
@@ -93,8 +99,6 @@ _HOMES = {
         "SNAPSHOT_REQUEST",
         "VERSION",
     ),
-    "dump": ("dump_line",),
-    "errors": ("Category", "ParseError"),
     "models": (
         "Begin",
         "End",
@@ -106,8 +110,6 @@ _HOMES = {
         "Stage",
         "TrainMetric",
     ),
-    "pace": ("Pace",),
-    "parser": ("parse_line",),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 

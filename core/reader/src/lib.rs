@@ -89,3 +89,4 @@ impl MetricLine {
         }
     }
 }
+

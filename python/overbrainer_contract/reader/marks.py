@@ -1,4 +1,5 @@
-"""`mark`: what a stage, evaluation or end line says of a job's progress."""
+"""The marks: what a stage, evaluation or end line says of a job's progress (`mark` gives
+them; the reference's `Mark`)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,6 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from overbrainer_contract_models.job_stage_schema import JobStage
-from overbrainer_contract_models.metrics_line_schema import End, Eval, Stage
-
-from ._serde import MetricLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,16 +35,3 @@ class EndMark:
 
 
 Mark: TypeAlias = StageMark | EvalMark | EndMark
-
-
-def mark(line: MetricLine) -> Mark | None:
-    """The mark of a stage, evaluation or end line, without its time; `None` for
-    `begin` and `log` lines (the reference's `MetricLine::mark`)."""
-    if isinstance(line, Stage):
-        return StageMark(line.name)
-    if isinstance(line, Eval):
-        total = line.total if isinstance(line.total, int) else None
-        return EvalMark(line.step, total)
-    if isinstance(line, End):
-        return EndMark(line.step)
-    return None

@@ -1,0 +1,78 @@
+"""The reader core's Python binding (Rust, PyO3): what `overbrainer_contract.reader` exports."""
+
+from collections.abc import Iterable
+from datetime import timedelta
+from types import ModuleType
+from typing import Any
+
+from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
+
+from overbrainer_contract.reader.marks import Mark
+
+_Line = Begin | Log | Stage | Eval | End
+
+TAGS: tuple[str, ...]
+"""Each variant's tag, in the core's order."""
+
+def bind(
+    models: ModuleType,
+    job_stage: type[Any],
+    parse_error: type[Exception],
+    marks: tuple[type[Any], type[Any], type[Any]],
+    timedelta: type[timedelta],
+    unset: object,
+) -> None:
+    """Hand the core the classes it builds (once, at import)."""
+
+def parse_line(line: str | bytes | bytearray | memoryview) -> _Line:
+    """Parse one line of `metrics.jsonl` as the reference's `parse_line` does.
+
+    Returns the generated model of the line (`Begin`, `Log`, `Stage`, `Eval`, `End`); a
+    missing optional field is `None`, as in the reference. Raises `ParseError` (and nothing
+    else, for a str or bytes) for any line the reference rejects, with the reference's
+    category, message and position, and the JSON path of the value at fault. White space
+    around the value (a trailing newline included) is accepted. Bytes must be UTF-8.
+    """
+
+def parse_block(body: bytes) -> list[_Line] | None:
+    """What `parse_line` gives each line of `body` (complete lines, each ending in a
+    newline), when every line is a metrics line; None when any is not (then read each line
+    with `parse_line`, or all of them with `parse_lines`)."""
+
+def parse_lines(body: bytes) -> list[Any]:
+    """Each line of `body` (split on newlines; a last line without one included) as its model
+    or as its `ParseError`, made and not raised: one call for a whole block."""
+
+def dump_line(line: _Line) -> str:
+    """The canonical JSON of a parsed line, as the reference's `serde_json::to_string`
+    writes it: `event` first, then every field in declaration order, `null` for a missing
+    optional, compact, floats by ryu. The result parses back to an equal line."""
+
+def mark(line: _Line) -> Mark | None:
+    """The mark of a stage, evaluation or end line, without its time; `None` for `begin`
+    and `log` lines (the reference's `MetricLine::mark`)."""
+
+class Pace:
+    """The pace of a training, from its logs in order: steps per second between the first
+    and the latest training log (the ones with a loss), on the plugin's own clock, and the
+    time left at that pace (the reference's `Pace`)."""
+
+    def __init__(self) -> None: ...
+    def add(self, metric: Log) -> None:
+        """Take the next log `metric` into account."""
+    def add_logs(self, logs: Iterable[Log]) -> None:
+        """Take the next logs, in order, into account: what `add` on each in turn does."""
+    @property
+    def step(self) -> int:
+        """Latest step, of any log."""
+    @property
+    def max_steps(self) -> int | None:
+        """Total steps of the run, as last given."""
+    def eta_duration(self) -> tuple[int, int] | None:
+        """The reference's `eta()` exactly: (seconds, nanoseconds), or None."""
+    def eta_seconds(self) -> float | None:
+        """The time left in seconds (`Duration::as_secs_f64`), or None."""
+    def eta(self) -> timedelta | None:
+        """The time left as a `timedelta` (to the microsecond), clamped to `timedelta.max`."""
+    def __copy__(self) -> Pace: ...
+    def __deepcopy__(self, memo: object) -> Pace: ...

@@ -1,0 +1,43 @@
+"""The reader: lines of `metrics.jsonl` read by the reader core, exactly as the reference does.
+
+The core (`_core`, Rust: `core/` in the repository) holds the contract's types generated from
+`schema/`, read by serde_json 1.0.87 itself, the reference's `Pace`, `mark` and `dump_line`.
+This module binds it to the package's Python classes (the generated models, `ParseError`, the
+marks) and exports it; nothing in Python reads JSON.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from msgspec import UNSET
+from overbrainer_contract_models import job_stage_schema, metrics_line_schema
+
+from overbrainer_contract_core import _core
+from .errors import Category, ParseError
+from .marks import EndMark, EvalMark, Mark, StageMark
+
+_core.bind(
+    metrics_line_schema,
+    job_stage_schema.JobStage,
+    ParseError,
+    (StageMark, EvalMark, EndMark),
+    timedelta,
+    UNSET,
+)
+
+from overbrainer_contract_core._core import Pace, dump_line, mark, parse_block, parse_line, parse_lines  # noqa: E402
+
+__all__ = [
+    "Category",
+    "EndMark",
+    "EvalMark",
+    "Mark",
+    "Pace",
+    "ParseError",
+    "StageMark",
+    "dump_line",
+    "mark",
+    "parse_block",
+    "parse_line",
+    "parse_lines",
+]
