@@ -18,6 +18,8 @@ nox.options.default_venv_backend = "virtualenv"
 nox.options.error_on_missing_interpreters = False
 nox.options.sessions = [
     "lint",
+    "core",
+    "wheels",
     "typecheck",
     "schema",
     "generated",
@@ -37,15 +39,40 @@ ROOT = Path(__file__).parent
 SCHEMA = ROOT / "schema"
 GENERATED = ROOT / "generated" / "overbrainer_contract_models"
 ARROW_CODEGEN = ROOT / "python" / "overbrainer_contract" / "table" / "codegen.py"
+CORE = ROOT / "core"
+CORE_PYTHON = CORE / "python"
+RUST_CODEGEN = CORE / "codegen" / "generate.py"
+RUST_GENERATED = CORE / "reader" / "src" / "generated.rs"
+WHEELHOUSE = ROOT / ".nox" / "_wheelhouse"
+MATURIN = "maturin==1.16.0"
 PYTHON = "3.11"
+# Debian's Rust (rustc 1.63, /usr/bin), beside rustup's: the core must build with both
+# (WebAssembly is built with Debian's).
+DEBIAN_RUST = "/usr/bin"
+
+_core_wheel: list[Path] = []  # built once per nox run, installed by every session
 
 
-def install_project(session: nox.Session, *groups: str) -> None:
-    """Install the package (a real wheel build, not editable) and dependency groups."""
+def core_wheel(session: nox.Session) -> Path:
+    """The reader core's abi3 wheel (maturin, release), built once in this nox run."""
+    if not _core_wheel:
+        WHEELHOUSE.mkdir(parents=True, exist_ok=True)
+        for old in WHEELHOUSE.glob("overbrainer_contract_core-*.whl"):
+            old.unlink()
+        session.install(MATURIN)
+        with session.chdir(CORE_PYTHON):
+            session.run("maturin", "build", "--release", "--quiet", "-o", str(WHEELHOUSE))
+        _core_wheel.extend(WHEELHOUSE.glob("overbrainer_contract_core-*.whl"))
+    return _core_wheel[0]
+
+
+def install_project(session: nox.Session, *groups: str, extras: str = "") -> None:
+    """Install the reader core's wheel, then the package (a real wheel build, not editable)
+    and dependency groups."""
     args: list[str] = []
     for group in groups:
         args += ["--group", group]
-    session.install(".", *args)
+    session.install(str(core_wheel(session)), f".{extras}", *args)
 
 
 @nox.session(python=PYTHON)
@@ -56,10 +83,57 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", ".")
 
 
+@nox.session(python=False)
+def core(session: nox.Session) -> None:
+    """The reader core (core/, Rust): cargo fmt and clippy clean, its tests (the golden suite
+    through the core, the serde_json features) under rustup's Rust and under Debian's 1.63.
+
+    Cargo reads the crates' source from the machine's configuration ($CARGO_HOME): Debian's
+    packaged crates where `.ci/run` (or core/debian-crates.sh) set it up.
+    """
+    with session.chdir(CORE):
+        session.run("cargo", "fmt", "--all", "--check", external=True)
+        session.run(
+            "cargo", "clippy", "--workspace", "--all-targets", "--", "-D", "warnings", external=True
+        )
+        session.run("cargo", "test", "-p", "overbrainer-core", "--release", external=True)
+        if Path(DEBIAN_RUST, "rustc").exists():
+            path = f"{DEBIAN_RUST}:{os.environ.get('PATH', '')}"
+            env = {"PATH": path, "CARGO_TARGET_DIR": str(CORE / "target" / "rust-1.63")}
+            session.run("rustc", "--version", env=env, external=True)
+            session.run(
+                "cargo", "test", "-p", "overbrainer-core", "--release", env=env, external=True
+            )
+        else:
+            session.warn(f"no {DEBIAN_RUST}/rustc: the Rust 1.63 build was not checked")
+
+
+@nox.session(python=PYTHON)
+def wheels(session: nox.Session) -> None:
+    """Users never compile: the core's abi3 wheel and the package's wheel, installed in a
+    fresh venv from wheels alone (PyPI's wheels for the dependencies), run the README's
+    first commands."""
+    core = core_wheel(session)
+    session.run("pip", "wheel", "--no-deps", "--quiet", "-w", str(WHEELHOUSE), ".")
+    session.install(
+        "--only-binary",
+        ":all:",
+        "--find-links",
+        str(WHEELHOUSE),
+        str(core),
+        "overbrainer-contract[cli]",
+    )
+    with tempfile.TemporaryDirectory() as tmp, session.chdir(tmp):
+        run = str(ROOT / "examples" / "tiny-run")
+        session.run("overbrainer-contract", "check", run)
+        session.run("overbrainer-contract", "status", run)
+        session.run("python", "-c", "import overbrainer_contract_core._core as c; print(c.__file__)")
+
+
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on python/ and generated/."""
-    session.install("msgspec", "--group", "typecheck")
+    session.install(str(core_wheel(session)), "msgspec", "--group", "typecheck")
     session.run(
         "mypy", "--strict", "python/overbrainer_contract", "generated/overbrainer_contract_models"
     )
@@ -84,9 +158,17 @@ def _generate(session: nox.Session, out: Path) -> None:
     (out / "py.typed").write_text("")  # the models are typed: PEP 561
     # The Arrow schema of a table of metrics lines (issue: many runs as one table).
     session.run("python", str(ARROW_CODEGEN), str(SCHEMA), str(out / "metrics_line_arrow.py"))
+    # The reader core's Rust types (core/reader/src/generated.rs), kept beside for the check.
+    session.run("python", str(RUST_CODEGEN), str(SCHEMA), str(out.parent / RUST_GENERATED.name))
 
 
 def _check_generated(session: nox.Session, fresh: Path) -> None:
+    rust = fresh.parent / RUST_GENERATED.name
+    if rust.read_bytes() != RUST_GENERATED.read_bytes():
+        session.error(
+            f"{RUST_GENERATED.relative_to(ROOT)} is out of date with schema/ (or was edited by "
+            "hand). Run 'nox -s generate' and commit the result."
+        )
     stale = _diff_trees(fresh, GENERATED)
     if stale:
         session.error(
@@ -98,7 +180,8 @@ def _check_generated(session: nox.Session, fresh: Path) -> None:
 
 @nox.session(python=PYTHON)
 def generate(session: nox.Session) -> None:
-    """Regenerate generated/ from schema/ (`-- --check`: fail if they differ instead)."""
+    """Regenerate generated/ and the core's Rust types from schema/ (`-- --check`: fail if
+    they differ instead)."""
     session.install("--group", "generate")
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "models"
@@ -109,7 +192,8 @@ def generate(session: nox.Session) -> None:
         if GENERATED.exists():
             shutil.rmtree(GENERATED)
         shutil.copytree(fresh, GENERATED)
-        session.log(f"wrote {GENERATED.relative_to(ROOT)}")
+        shutil.copy(fresh.parent / RUST_GENERATED.name, RUST_GENERATED)
+        session.log(f"wrote {GENERATED.relative_to(ROOT)}, {RUST_GENERATED.relative_to(ROOT)}")
 
 
 def _diff_trees(fresh: Path, committed: Path) -> list[str]:
@@ -125,7 +209,8 @@ def _diff_trees(fresh: Path, committed: Path) -> list[str]:
 
 @nox.session(name="generated", python=PYTHON)
 def generated(session: nox.Session) -> None:
-    """generated/ matches a fresh generation from schema/ (what `generate -- --check` checks)."""
+    """generated/ and core/reader/src/generated.rs match a fresh generation from schema/
+    (what `generate -- --check` checks); a failure names the command that fixes it."""
     session.install("--group", "generate")
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "models"
@@ -233,7 +318,7 @@ def cli(session: nox.Session) -> None:
     process, plot, snapshot; hostile files under a memory cap; the pre-commit hook through
     `pre-commit try-repo` (needs git).
     """
-    session.install(".[cli]", "--group", "test", "--group", "precommit")
+    install_project(session, "test", "precommit", extras="[cli]")
     session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
 
 
@@ -272,7 +357,7 @@ def compat(session: nox.Session) -> None:
     fails too when schema/ changed without a higher version, or a release folder no longer
     matches schema-releases/SHA256SUMS (`-- --mode backward`, `-- --baseline DIR`).
     """
-    session.install(".")
+    install_project(session)
     session.run("python", "-m", "overbrainer_contract.compat", *session.posargs)
 
 
@@ -286,7 +371,7 @@ def table(session: nox.Session) -> None:
 
     The `table` extra (pyarrow) and the `table-test` group (duckdb, polars: tests only).
     """
-    session.install(".[table,cli]", "--group", "test", "--group", "table-test")
+    install_project(session, "test", "table-test", extras="[table,cli]")
     session.run("python", "-m", "pytest", "tests/table", *session.posargs)
 
 
@@ -329,16 +414,17 @@ def reference(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
-    """Differential fuzzing of parse_line against the reference runner (hypothesis).
+    """Differential fuzzing of the core (parse_line) against the reference runner (hypothesis).
 
-    Seeded and bounded: FUZZ_EXAMPLES examples per test (default 4000, about 30 s here),
-    killed after 150 s; any disagreement in verdict, category, value, mark or pace fails.
+    Seeded and bounded by work: FUZZ_EXAMPLES examples per test (default 4000); a guard kills
+    a hang after 1800 s, far beyond its normal time. Any difference in verdict, category,
+    message, column, value (to the bit), dump, mark or pace fails.
     """
     install_project(session, "test")
     runner = _reference_runner(session)
     session.run(
         "timeout",
-        "150",
+        "1800",
         "python",
         "-m",
         "pytest",

@@ -13,6 +13,7 @@ use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
 use pyo3::once_cell::GILOnceCell;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyList, PyString, PyTuple};
+use pyo3::{ffi, AsPyPointer};
 
 /// The Python classes the core builds and raises, given once by `bind`.
 struct Bound {
@@ -79,30 +80,62 @@ fn stage_index(stage: JobStage) -> usize {
 }
 
 /// A parsed line as its generated model: the class called with the fields in order.
+///
+/// The one place the binding builds objects itself (the hot path of every line): the
+/// argument tuple is filled in place (`PyTuple_SetItem` takes each new reference), with no
+/// vector of owned objects to drop after.
 fn model(py: Python<'_>, bound: &Bound, line: &MetricLine) -> PyResult<PyObject> {
-    let mut values: Vec<PyObject> = Vec::with_capacity(8);
-    line.for_each_value(|value| {
-        values.push(match value {
-            Value::F64(number) | Value::OptF64(Some(number)) => PyFloat::new(py, number).into(),
-            Value::U64(count) | Value::OptU64(Some(count)) => count.into_py(py),
-            Value::OptF64(None) | Value::OptU64(None) => py.None(),
-            Value::Stage(stage) => bound.stages[stage_index(stage)].clone_ref(py),
+    let count = FIELDS[line.variant()].len();
+    // SAFETY: FFI edge. Every pointer is checked for NULL (a raised error) before use; the
+    // tuple is owned by `args` from its creation, so it is released on every path, and
+    // `PyTuple_SetItem` steals the one reference each new value holds, on success or not.
+    unsafe {
+        let args: Py<PyTuple> =
+            Py::from_owned_ptr_or_err(py, ffi::PyTuple_New(count as ffi::Py_ssize_t))?;
+        let mut at: ffi::Py_ssize_t = 0;
+        let mut failed = false;
+        line.for_each_value(|value| {
+            if failed {
+                return;
+            }
+            let item = match value {
+                Value::F64(number) | Value::OptF64(Some(number)) => ffi::PyFloat_FromDouble(number),
+                Value::U64(count) | Value::OptU64(Some(count)) => {
+                    ffi::PyLong_FromUnsignedLongLong(count)
+                }
+                Value::OptF64(None) | Value::OptU64(None) => {
+                    let none = ffi::Py_None();
+                    ffi::Py_INCREF(none);
+                    none
+                }
+                Value::Stage(stage) => bound.stages[stage_index(stage)].clone_ref(py).into_ptr(),
+            };
+            if item.is_null() || ffi::PyTuple_SetItem(args.as_ptr(), at, item) != 0 {
+                failed = true;
+            }
+            at += 1;
         });
-    });
-    bound.variants[line.variant()].call1(py, PyTuple::new(py, values))
+        if failed {
+            return Err(PyErr::fetch(py));
+        }
+        let class = bound.variants[line.variant()].as_ptr();
+        Py::from_owned_ptr_or_err(
+            py,
+            ffi::PyObject_Call(class, args.as_ptr(), std::ptr::null_mut()),
+        )
+    }
 }
 
 /// `ParseError(category, message, path, column)`, as the package defines it.
 fn error_object(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyResult<PyObject> {
-    let path = match &error.path {
-        None => None,
-        Some(path) => Some(path.render(|key| {
+    let path = error.path.as_ref().map(|path| {
+        path.render(|key| {
             PyString::new(py, key)
                 .call_method0("isidentifier")
                 .and_then(PyAny::is_true)
                 .unwrap_or(false)
-        })),
-    };
+        })
+    });
     let category = match error.category {
         Category::Io => "io",
         Category::Syntax => "syntax",
@@ -233,7 +266,10 @@ fn field_value(bound: &Bound, kind: Kind, value: &PyAny) -> PyResult<Value> {
         Kind::OptU64 => Value::OptU64(Some(value.extract()?)),
         Kind::Stage => {
             let py = value.py();
-            let at = bound.stages.iter().position(|stage| value.is(stage.as_ref(py)));
+            let at = bound
+                .stages
+                .iter()
+                .position(|stage| value.is(stage.as_ref(py)));
             match at {
                 Some(at) => Value::Stage(JobStage::ALL[at]),
                 None => {
@@ -283,8 +319,9 @@ fn mark(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
     let bound = bound(py)?;
     Ok(match from_model(bound, line, "mark")?.mark() {
         None => py.None(),
-        Some(Mark::Stage(stage)) => bound.marks[0]
-            .call1(py, (bound.stages[stage_index(stage)].clone_ref(py),))?,
+        Some(Mark::Stage(stage)) => {
+            bound.marks[0].call1(py, (bound.stages[stage_index(stage)].clone_ref(py),))?
+        }
         Some(Mark::Eval { step, total }) => bound.marks[1].call1(py, (step, total))?,
         Some(Mark::End { step }) => bound.marks[2].call1(py, (step,))?,
     })
@@ -395,7 +432,7 @@ impl Pace {
             .map_or_else(|| "None".to_owned(), |steps| steps.to_string());
         let eta = self
             .eta_seconds()
-            .map_or_else(|| "None".to_owned(), |secs| float_repr(secs));
+            .map_or_else(|| "None".to_owned(), float_repr);
         format!(
             "Pace(step={}, max_steps={max_steps}, eta={eta})",
             self.inner.step()

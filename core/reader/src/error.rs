@@ -148,7 +148,10 @@ impl ParseError {
         } else {
             let suffix = format!(" at line {} column {}", error.line(), error.column());
             let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
-            (message, Some(line_start(text, error.line()) + error.column()))
+            (
+                message,
+                Some(line_start(text, error.line()) + error.column()),
+            )
         };
         let path = locate(text, category, &message, column.is_some());
         Self {

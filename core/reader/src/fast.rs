@@ -29,7 +29,9 @@ use crate::values::{Kind, Value};
 
 /// The line, when the single pass answers it.
 pub(crate) fn read(text: &str) -> Option<MetricLine> {
-    serde_json::from_str::<Single>(text).ok().map(|single| single.0)
+    serde_json::from_str::<Single>(text)
+        .ok()
+        .map(|single| single.0)
 }
 
 struct Single(MetricLine);
@@ -141,7 +143,10 @@ impl<'de> Visitor<'de> for NameVisitor<'_> {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
-        self.0.iter().position(|name| *name == text).ok_or_else(give_up)
+        self.0
+            .iter()
+            .position(|name| *name == text)
+            .ok_or_else(give_up)
     }
 }
 

@@ -70,7 +70,7 @@ const NANOS_PER_SEC: u128 = 1_000_000_000;
 /// rounded to the nearest nanosecond, ties to even.
 #[must_use]
 pub fn try_from_secs_f64(secs: f64) -> Option<Duration> {
-    if secs.is_nan() || secs < 0.0 || secs >= 18_446_744_073_709_551_616.0 {
+    if !(0.0..18_446_744_073_709_551_616.0).contains(&secs) {
         return None;
     }
     if secs == 0.0 {
