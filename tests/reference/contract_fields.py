@@ -50,9 +50,7 @@ def _variants() -> dict[str, tuple[tuple[str, str], ...]]:
         definition = _LINE["$defs"][choice["$ref"].rsplit("/", 1)[1]]
         properties = definition["properties"]
         tag = properties[TAG]["const"]
-        fields = tuple(
-            (name, _kind(spec)) for name, spec in properties.items() if name != TAG
-        )
+        fields = tuple((name, _kind(spec)) for name, spec in properties.items() if name != TAG)
         required = set(definition["required"]) - {TAG}
         for name, kind in fields:  # optional exactly when an Option (serde's default)
             assert (name in required) != kind.startswith("Option<"), (tag, name)
