@@ -1,0 +1,559 @@
+//! The golden conformance suite (`tests/conformance/` of the repository) through the core:
+//! every line of every suite read by `read_line` and by `parse_line` (the reference's own
+//! `serde_json::from_str`), its verdict, category, value, dump and mark, and the pace after
+//! each line, exactly as the suite expects them.
+//!
+//! Values are compared to the bit. The expectation files are read here with a small JSON
+//! reader that keeps each number's text, parsed by `str::parse` (correctly rounded):
+//! serde_json's default reading, the one under test, is best-effort, so an expectation read
+//! with it could be one float away from what the suite writes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use overbrainer_core::{dump_line, parse_line, read_line, Mark, MetricLine, Pace};
+
+/// A JSON value with its numbers as written.
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Number(String),
+    String(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn field(&self, key: &str) -> &Json {
+        self.get(key)
+            .unwrap_or_else(|| panic!("no `{key}` in {self:?}"))
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Json::String(text) => text,
+            _ => panic!("not a string: {self:?}"),
+        }
+    }
+
+    fn items(&self) -> &[Json] {
+        match self {
+            Json::Array(items) => items,
+            _ => panic!("not an array: {self:?}"),
+        }
+    }
+
+    fn flag(&self) -> bool {
+        match self {
+            Json::Bool(flag) => *flag,
+            _ => panic!("not a boolean: {self:?}"),
+        }
+    }
+
+    fn count(&self) -> Option<u64> {
+        match self {
+            Json::Null => None,
+            Json::Number(text) => Some(text.parse().expect("a u64")),
+            _ => panic!("not a count: {self:?}"),
+        }
+    }
+}
+
+/// A reader of RFC 8259 JSON, enough for the suite's own files.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn parse(text: &str) -> Json {
+        let mut reader = Reader {
+            bytes: text.as_bytes(),
+            at: 0,
+        };
+        let value = reader.value();
+        reader.space();
+        assert_eq!(reader.at, reader.bytes.len(), "trailing characters");
+        value
+    }
+
+    fn peek(&self) -> u8 {
+        *self.bytes.get(self.at).expect("JSON cut short")
+    }
+
+    fn next(&mut self) -> u8 {
+        let byte = self.peek();
+        self.at += 1;
+        byte
+    }
+
+    fn space(&mut self) {
+        while self.at < self.bytes.len() && b" \t\n\r".contains(&self.bytes[self.at]) {
+            self.at += 1;
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Json) -> Json {
+        assert!(
+            self.bytes[self.at..].starts_with(word.as_bytes()),
+            "bad literal"
+        );
+        self.at += word.len();
+        value
+    }
+
+    fn value(&mut self) -> Json {
+        self.space();
+        match self.peek() {
+            b'n' => self.literal("null", Json::Null),
+            b't' => self.literal("true", Json::Bool(true)),
+            b'f' => self.literal("false", Json::Bool(false)),
+            b'"' => Json::String(self.string()),
+            b'[' => {
+                self.at += 1;
+                let mut items = Vec::new();
+                self.space();
+                if self.peek() == b']' {
+                    self.at += 1;
+                    return Json::Array(items);
+                }
+                loop {
+                    items.push(self.value());
+                    self.space();
+                    match self.next() {
+                        b',' => continue,
+                        b']' => return Json::Array(items),
+                        other => panic!("bad array at {}: {:?}", self.at, other as char),
+                    }
+                }
+            }
+            b'{' => {
+                self.at += 1;
+                let mut entries = Vec::new();
+                self.space();
+                if self.peek() == b'}' {
+                    self.at += 1;
+                    return Json::Object(entries);
+                }
+                loop {
+                    self.space();
+                    let key = self.string();
+                    self.space();
+                    assert_eq!(self.next(), b':', "a colon");
+                    entries.push((key, self.value()));
+                    self.space();
+                    match self.next() {
+                        b',' => continue,
+                        b'}' => return Json::Object(entries),
+                        other => panic!("bad object at {}: {:?}", self.at, other as char),
+                    }
+                }
+            }
+            _ => {
+                let start = self.at;
+                while self.at < self.bytes.len()
+                    && b"+-.0123456789eE".contains(&self.bytes[self.at])
+                {
+                    self.at += 1;
+                }
+                assert!(self.at > start, "a value at {start}");
+                let text = std::str::from_utf8(&self.bytes[start..self.at]).expect("ASCII");
+                Json::Number(text.to_owned())
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> u32 {
+        let digits = std::str::from_utf8(&self.bytes[self.at..self.at + 4]).expect("ASCII");
+        self.at += 4;
+        u32::from_str_radix(digits, 16).expect("four hex digits")
+    }
+
+    fn string(&mut self) -> String {
+        assert_eq!(self.next(), b'"', "a string");
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            match self.next() {
+                b'"' => return String::from_utf8(out).expect("UTF-8"),
+                b'\\' => {
+                    let escaped = match self.next() {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let mut code = self.hex4();
+                            if (0xd800..0xdc00).contains(&code)
+                                && self.bytes[self.at..].starts_with(b"\\u")
+                            {
+                                self.at += 2;
+                                let low = self.hex4();
+                                code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+                            }
+                            char::from_u32(code).unwrap_or('\u{fffd}')
+                        }
+                        other => panic!("bad escape {:?}", other as char),
+                    };
+                    let mut buffer = [0; 4];
+                    out.extend_from_slice(escaped.encode_utf8(&mut buffer).as_bytes());
+                }
+                byte => out.push(byte),
+            }
+        }
+    }
+}
+
+/// A field's value, as the reference's types hold it.
+#[derive(Debug)]
+enum Field {
+    F64(f64),
+    OptF64(Option<f64>),
+    U64(u64),
+    OptU64(Option<u64>),
+    Stage(&'static str),
+}
+
+/// The tag and the fields of a line, in declaration order (the reference's `Serialize`).
+fn fields(line: &MetricLine) -> (&'static str, Vec<(&'static str, Field)>) {
+    match line {
+        MetricLine::Begin { time, max_steps } => (
+            "begin",
+            vec![
+                ("time", Field::F64(*time)),
+                ("max_steps", Field::OptU64(*max_steps)),
+            ],
+        ),
+        MetricLine::Log(metric) => (
+            "log",
+            vec![
+                ("time", Field::F64(metric.time)),
+                ("step", Field::U64(metric.step)),
+                ("epoch", Field::OptF64(metric.epoch)),
+                ("max_steps", Field::OptU64(metric.max_steps)),
+                ("loss", Field::OptF64(metric.loss)),
+                ("eval_loss", Field::OptF64(metric.eval_loss)),
+                ("learning_rate", Field::OptF64(metric.learning_rate)),
+                ("grad_norm", Field::OptF64(metric.grad_norm)),
+            ],
+        ),
+        MetricLine::Stage { time, name } => (
+            "stage",
+            vec![
+                ("time", Field::F64(*time)),
+                ("name", Field::Stage(name.name())),
+            ],
+        ),
+        MetricLine::Eval { time, step, total } => (
+            "eval",
+            vec![
+                ("time", Field::F64(*time)),
+                ("step", Field::U64(*step)),
+                ("total", Field::OptU64(*total)),
+            ],
+        ),
+        MetricLine::End { time, step } => (
+            "end",
+            vec![("time", Field::F64(*time)), ("step", Field::U64(*step))],
+        ),
+    }
+}
+
+/// The float a literal stands for, correctly rounded.
+fn float(expected: &Json) -> f64 {
+    match expected {
+        Json::Number(text) => text.parse().expect("a float"),
+        _ => panic!("not a number: {expected:?}"),
+    }
+}
+
+/// Whether `field` is the suite's `expected` value: floats to the bit, counts exactly.
+fn same(field: &Field, expected: &Json) -> bool {
+    match (field, expected) {
+        (Field::OptF64(None), Json::Null) | (Field::OptU64(None), Json::Null) => true,
+        (Field::F64(x), Json::Number(_)) | (Field::OptF64(Some(x)), Json::Number(_)) => {
+            x.to_bits() == float(expected).to_bits()
+        }
+        (Field::U64(n), Json::Number(_)) | (Field::OptU64(Some(n)), Json::Number(_)) => {
+            Some(*n) == expected.count()
+        }
+        (Field::Stage(name), Json::String(text)) => name == text,
+        _ => false,
+    }
+}
+
+/// How a line's fields differ from the suite's `value` (empty: they do not).
+fn value_problems(line: &MetricLine, expected: &Json) -> Vec<String> {
+    let (tag, fields) = fields(line);
+    let entries = match expected {
+        Json::Object(entries) => entries,
+        _ => return vec![format!("value: not an object: {expected:?}")],
+    };
+    let keys: Vec<&str> = entries.iter().map(|(key, _)| key.as_str()).collect();
+    let mut want = vec!["event"];
+    want.extend(fields.iter().map(|(name, _)| *name));
+    if keys != want || expected.field("event").text() != tag {
+        return vec![format!("value: {line:?}, suite {expected:?}")];
+    }
+    fields
+        .iter()
+        .filter(|(name, field)| !same(field, expected.field(name)))
+        .map(|(name, field)| {
+            format!(
+                "value of {name}: {field:?}, suite {:?}",
+                expected.field(name)
+            )
+        })
+        .collect()
+}
+
+fn mark_json(mark: Option<Mark>) -> Json {
+    let count = |n: u64| Json::Number(n.to_string());
+    let kind = |name: &str| ("kind".to_owned(), Json::String(name.to_owned()));
+    match mark {
+        None => Json::Null,
+        Some(Mark::Stage(stage)) => Json::Object(vec![
+            kind("stage"),
+            ("stage".to_owned(), Json::String(stage.name().to_owned())),
+        ]),
+        Some(Mark::Eval { step, total }) => Json::Object(vec![
+            kind("eval"),
+            ("step".to_owned(), count(step)),
+            ("total".to_owned(), total.map_or(Json::Null, count)),
+        ]),
+        Some(Mark::End { step }) => {
+            Json::Object(vec![kind("end"), ("step".to_owned(), count(step))])
+        }
+    }
+}
+
+/// How the core's answer to one line differs from the suite's `reference` (empty: none).
+fn problems(bytes: &[u8], expected: &Json) -> Vec<String> {
+    let got = read_line(bytes);
+    let derived = std::str::from_utf8(bytes).map(parse_line);
+    if !expected.field("ok").flag() {
+        let category = expected.field("category").text();
+        let mut wrong = Vec::new();
+        match &got {
+            Ok(line) => wrong.push(format!("read_line accepts it: {}", dump_line(line))),
+            Err(error) if error.category.name() != category => wrong.push(format!(
+                "category: read_line {} ({error}), suite {category}",
+                error.category.name()
+            )),
+            Err(_) => {}
+        }
+        match &derived {
+            Ok(Ok(line)) => wrong.push(format!("parse_line accepts it: {}", dump_line(line))),
+            Ok(Err(error)) => {
+                let name = match error.classify() {
+                    serde_json::error::Category::Io => "io",
+                    serde_json::error::Category::Syntax => "syntax",
+                    serde_json::error::Category::Data => "data",
+                    serde_json::error::Category::Eof => "eof",
+                };
+                if name != category {
+                    wrong.push(format!(
+                        "category: parse_line {name} ({error}), suite {category}"
+                    ));
+                }
+                if let Err(mine) = &got {
+                    if !error.to_string().starts_with(&mine.message) {
+                        wrong.push(format!("message: read_line {mine}, parse_line {error}"));
+                    }
+                }
+            }
+            Err(_) => wrong.push("not UTF-8".to_owned()),
+        }
+        return wrong;
+    }
+    let line = match got {
+        Ok(line) => line,
+        Err(error) => return vec![format!("read_line refuses it: {error:?}")],
+    };
+    let dump = expected.field("dump").text();
+    let mut wrong = value_problems(&line, expected.field("value"));
+    if dump_line(&line) != dump {
+        wrong.push(format!(
+            "dump: read_line {}, suite {dump}",
+            dump_line(&line)
+        ));
+    }
+    match derived {
+        Ok(Ok(other)) => {
+            wrong.extend(value_problems(&other, expected.field("value")));
+            if dump_line(&other) != dump {
+                wrong.push(format!(
+                    "dump: parse_line {}, suite {dump}",
+                    dump_line(&other)
+                ));
+            }
+        }
+        other => wrong.push(format!("parse_line: {other:?}")),
+    }
+    if mark_json(line.mark()) != *expected.field("mark") {
+        wrong.push(format!(
+            "mark: {:?}, suite {:?}",
+            line.mark(),
+            expected.field("mark")
+        ));
+    }
+    wrong
+}
+
+/// How `pace` differs from the suite's state (empty: it does not).
+fn pace_problems(pace: &Pace, expected: &Json) -> Vec<String> {
+    let mut wrong = Vec::new();
+    if Some(pace.step()) != expected.field("step").count() {
+        wrong.push(format!(
+            "step {}, suite {:?}",
+            pace.step(),
+            expected.field("step")
+        ));
+    }
+    if pace.max_steps() != expected.field("max_steps").count() {
+        wrong.push(format!(
+            "max_steps {:?}, suite {:?}",
+            pace.max_steps(),
+            expected.field("max_steps")
+        ));
+    }
+    let eta = pace
+        .eta()
+        .map(|eta| (eta.as_secs(), u64::from(eta.subsec_nanos())));
+    let want = match expected.field("eta") {
+        Json::Null => None,
+        eta => Some((eta.field("secs").count(), eta.field("nanos").count())),
+    };
+    if eta.map(|(secs, nanos)| (Some(secs), Some(nanos))) != want {
+        wrong.push(format!(
+            "eta {:?}, suite {:?}",
+            pace.eta(),
+            expected.field("eta")
+        ));
+    }
+    wrong
+}
+
+fn suite_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance")
+}
+
+fn read_json(path: &Path) -> Json {
+    let text =
+        fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    Reader::parse(&text)
+}
+
+fn suites() -> Vec<Json> {
+    read_json(&suite_dir().join("manifest.json"))
+        .field("suites")
+        .items()
+        .to_vec()
+}
+
+/// The lines of a suite's input as its README says: split on `\n`, the empty piece after
+/// the final newline dropped, nothing stripped.
+fn lines(path: &Path) -> Vec<Vec<u8>> {
+    let data = fs::read(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let body = data
+        .strip_suffix(b"\n")
+        .unwrap_or_else(|| panic!("{} must end with a newline", path.display()));
+    body.split(|&byte| byte == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+#[test]
+fn every_suite_reads_as_the_suite_expects() {
+    let dir = suite_dir();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for suite in suites() {
+        let name = suite.field("name").text();
+        let input = lines(&dir.join(suite.field("input").text()));
+        let expect = read_json(&dir.join(suite.field("expect").text()));
+        let entries = expect.field("lines").items();
+        assert_eq!(input.len(), entries.len(), "{name}: one expectation a line");
+        let paces = expect.get("pace").map(Json::items);
+        if let Some(paces) = paces {
+            assert_eq!(paces.len(), entries.len(), "{name}: one pace a line");
+        }
+        let mut pace = Pace::default();
+        for (number, (bytes, entry)) in input.iter().zip(entries).enumerate() {
+            let reference = entry.field("reference");
+            let description = entry.field("description").text();
+            let place = format!("{name}:{} ({description})", number + 1);
+            wrong.extend(
+                problems(bytes, reference)
+                    .into_iter()
+                    .map(|p| format!("{place}: {p}")),
+            );
+            if let Some(paces) = paces {
+                if let Ok(MetricLine::Log(metric)) = read_line(bytes) {
+                    pace.add(&metric);
+                }
+                wrong.extend(
+                    pace_problems(&pace, &paces[number])
+                        .into_iter()
+                        .map(|p| format!("{place}: pace: {p}")),
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 100, "only {checked} lines");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_case_file_is_a_suite() {
+    let mut listed: Vec<String> = suites()
+        .iter()
+        .flat_map(|suite| {
+            vec![
+                suite.field("input").text().to_owned(),
+                suite.field("expect").text().to_owned(),
+            ]
+        })
+        .collect();
+    let mut on_disk: Vec<String> = fs::read_dir(suite_dir().join("cases"))
+        .expect("the cases")
+        .map(|entry| {
+            format!(
+                "cases/{}",
+                entry.expect("an entry").file_name().to_string_lossy()
+            )
+        })
+        .collect();
+    listed.sort();
+    on_disk.sort();
+    assert_eq!(listed, on_disk);
+}
+
+#[test]
+fn the_reader_of_expectations_keeps_every_digit() {
+    let value = Reader::parse(
+        r#"{"a": [1.7976931348623157e308, -0.0, 18446744073709551615], "b": "\u00e9\ud83d\ude00\n"}"#,
+    );
+    let items = value.field("a").items();
+    assert_eq!(float(&items[0]).to_bits(), f64::MAX.to_bits());
+    assert_eq!(float(&items[1]).to_bits(), (-0.0_f64).to_bits());
+    assert_eq!(items[2].count(), Some(u64::MAX));
+    assert_eq!(value.field("b").text(), "é😀\n");
+    // a literal serde_json's default reading gets one float wrong, read exactly
+    assert_eq!(
+        float(&Json::Number("1700000000.3745239".to_owned())).to_bits(),
+        1_700_000_000.374_523_9_f64.to_bits()
+    );
+}
