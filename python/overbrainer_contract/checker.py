@@ -4,9 +4,9 @@ only for problems.
 The loop over a metrics file is the core's loop plus a few comparisons: it reads
 binary lines, parses each one and keeps counts; it builds a `Finding` only for a
 line that is invalid or out of order. Memory stays flat whatever the file's size.
-`check_pieces`, what the CLI runs, takes a block's run of lines at once where the
-batch decoder vouches for it whole and none of its lines needs a finding; any other
-run goes through the same line-by-line loop, so the findings are the same.
+`check_pieces`, what the CLI runs, takes a block's run of lines at once where the core
+reads it whole (`parse_block`: every line valid) and none of its lines needs a finding;
+any other run goes through the same line-by-line loop, so the findings are the same.
 """
 
 from __future__ import annotations
@@ -17,15 +17,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
-from .batch import BlockStream, block_models
-from .errors import ParseError
-from .lines import Overlong, Piece
-from .models import Begin, End, Eval, Log, Stage
-from .parser import parse_line
+from .lines import BlockStream, Overlong, Piece
+from .models import Begin, End, Eval, Log, MetricLine, Stage
+from .reader import ParseError, parse_line
 from .runs import REQUEST_PATTERN, Run, read_request, read_snapshot
 from .sidefile import exists
 
@@ -96,8 +94,8 @@ def check_lines(lines: Iterable[bytes], name: str, emit: Emit) -> FileResult:
 
 def check_pieces(pieces: Iterable[Piece], name: str, emit: Emit) -> FileResult:
     """`check_lines` over the lines of `pieces` (`lines.read_pieces`): each run of complete
-    lines decoded at once (`batch.vouch_block`) where it can be, with the same findings,
-    in the same order, and the same summary."""
+    lines read at once (`parse_block`) where it can be, with the same findings, in the
+    same order, and the same summary."""
     check = MetricsCheck(name, emit)
     lines, run = check.lines, check.run
     for single, body in pieces:
@@ -121,52 +119,45 @@ class MetricsCheck:
         self.last_step = -1
         self.number = 0
         self.raw = b"\n"  # the last line read
-        self.blocks = BlockStream()  # its runs, backing off after one not vouched for
+        self.blocks = BlockStream()  # its runs, backing off after one holding a bad line
 
     def run(self, body: bytes) -> None:
-        """A run of complete lines, each within the bound: decoded at once, and counted
-        at once when no line in it needs a finding; else read line by line."""
-        values = self.blocks.vouch(body)
-        if values is None:  # a line not vouched for (or backing off): line by line
+        """A run of complete lines, each within the bound: read at once, and counted at
+        once when no line in it needs a finding; else read line by line."""
+        values = self.blocks.parse(body)
+        if values is None or not self._counted(values):
+            # a bad line (or backing off), or a warning: each found, and placed, as line by line
             self.lines(io.BytesIO(body))
-            return
-        if not self._counted(values):
-            self.lines(io.BytesIO(body))  # each warning found, and placed, as line by line
             return
         self.number += len(values)
         self.raw = b"\n"
 
-    def _counted(self, values: list[Any]) -> bool:
-        """Count `values` (a run's lines, as `vouch_block`'s types: one per generated model
-        in a run) and keep the last log's step, when they need no order warning; else
-        False, nothing counted. (A begin or an end in the run, rare, is left to the
-        line-by-line reading.) The usual run, logs and evaluations while training, costs a
-        pass over the types, one over the logs' steps and a sort of them (in C)."""
-        types = set(map(type, values))
-        model = block_models()
-        kinds = {model[kind]: kind for kind in types}
-        if len(kinds) != len(types):  # two types of one model: not from one decoder
-            return False
+    def _counted(self, values: list[MetricLine]) -> bool:
+        """Count `values` (a run's lines) and keep the last log's step, when they need no
+        order warning; else False, nothing counted. (A begin or an end in the run, rare, is
+        left to the line-by-line reading.) The usual run, logs and evaluations while
+        training, costs a pass over the types, one over the logs' steps and a sort of them
+        (in C)."""
+        kinds = set(map(type, values))
         counts = self.counts
         if Log not in kinds:
             if Begin in kinds or End in kinds or (Eval in kinds and self.phase != 1):
                 return False
             for kind, count in Counter(map(type, values)).items():
-                counts[model[kind]] += count
+                counts[kind] += count
             return True
         if self.phase != 1 or Begin in kinds or End in kinds:
             return False
-        log: Any = kinds[Log]  # the run's type for a log line
-        if len(types) == 1:
+        if len(kinds) == 1:
             steps: list[int] = list(map(STEP, values))
         else:
-            steps = [value.step for value in values if value.__class__ is log]
+            steps = [value.step for value in values if value.__class__ is Log]  # type: ignore[union-attr]
         if steps[0] < self.last_step or steps != sorted(steps):
             return False
         self.last_step = steps[-1]
         if Stage in kinds:
             for kind, count in Counter(map(type, values)).items():
-                counts[model[kind]] += count
+                counts[kind] += count
         else:  # logs, maybe evaluations
             counts[Log] += len(steps)
             counts[Eval] += len(values) - len(steps)

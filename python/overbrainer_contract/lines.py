@@ -17,6 +17,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import IO
 
+from .models import MetricLine
+from .reader import parse_block
+
 MAX_LINE = 1 << 20
 """The longest line held whole by default: 1 MiB (overbrainer's lines are a few hundred
 bytes; the reference itself reads a line of any length, so the bound is the user's)."""
@@ -220,3 +223,33 @@ def read_lines(handle: IO[bytes], max_line: int = MAX_LINE, block: int = BLOCK) 
     time: as iterating the file, with memory bounded by `max_line + block`. Chained in C
     (no Python frame per line): it costs what iterating the file costs."""
     return chain.from_iterable(read_blocks(handle, max_line, block))
+
+
+MAX_BACKOFF = 64
+"""At most this many runs of a file left to `parse_line` after a run holding a bad line,
+before the next try (`BlockStream`)."""
+
+
+class BlockStream:
+    """The runs of complete lines of one file (`Piece`s' bodies), in order, each read at
+    once by `parse_block`. After a run holding a bad line, the next 1, 2, 4 …
+    `MAX_BACKOFF` runs are not tried (None at once: read them line by line), so that a
+    file with a bad line in every block pays for the failed read (the core stops at the
+    bad line, but its lines are read again one by one) rarely; a run read whole ends the
+    back-off."""
+
+    def __init__(self) -> None:
+        self.skip = 0
+        self.backoff = 1
+
+    def parse(self, body: bytes) -> list[MetricLine] | None:
+        """`parse_block(body)`, or None at once while backing off."""
+        if self.skip:
+            self.skip -= 1
+            return None
+        found = parse_block(body)
+        if found is None:
+            self.skip, self.backoff = self.backoff, min(2 * self.backoff, MAX_BACKOFF)
+        else:
+            self.backoff = 1
+        return found

@@ -11,21 +11,17 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
 from . import sidefile
 from .contract import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
-from .errors import ParseError
 from .lines import MAX_LINE, Overlong, read_lines
-from .mark import EvalMark
 from .models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
-from .pace import Pace
-from .parser import parse_line
+from .reader import EvalMark, Pace, ParseError, parse_line
 
 STDIN = "-"
 
@@ -238,30 +234,24 @@ class RunState:
             self.end_step = line.step
             self.evaluation = None
 
-    def take_logs(
-        self, logs: Sequence[Log], model: Callable[[Any], Any] | None = None
-    ) -> list[Log]:
+    def take_logs(self, logs: Sequence[Log]) -> list[Log]:
         """Take a run of log lines into account at once: what `take` on each in turn does
-        (`watch` on a block decoded whole). The logs with an evaluation loss, in order.
-
-        `model` makes a kept log its generated model (a block's decoded values, which read
-        as logs: `batch.as_model`); only the few kept are made so."""
+        (`watch` on a block read whole). The logs with an evaluation loss, in order."""
         if not logs:
             return []
-        keep = _same if model is None else model
         self.last_time = logs[-1].time
         self.pace.add_logs(logs)
         for log in reversed(logs):
             if log.loss.__class__ is float:
-                self.loss_log = keep(log)
+                self.loss_log = log
                 break
         evaluated = [log for log in logs if log.eval_loss.__class__ is float]
         if evaluated:
-            self.eval_log = keep(evaluated[-1])
+            self.eval_log = evaluated[-1]
             self.evaluation = None
         for log in reversed(logs):
             if log.learning_rate.__class__ is float:
-                self.rate_log = keep(log)
+                self.rate_log = log
                 break
         return evaluated
 
@@ -282,10 +272,6 @@ class RunState:
         if self.began or self.lines:
             return "started"
         return "waiting"
-
-
-def _same(log: Log) -> Log:
-    return log
 
 
 def read_state(run: Run, state: RunState | None = None, max_line: int = MAX_LINE) -> RunState:

@@ -6,10 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..errors import ParseError
 from ..lines import MAX_LINE, read_lines
 from ..models import Log
-from ..parser import parse_line
+from ..reader import ParseError, parse_line
 from ..reporter import plural
 from ..runs import Run, RunError, resolve
 from ..sidefile import SideFileError, open_metrics

@@ -14,11 +14,10 @@ import msgspec
 
 from .. import sidefile
 from ..contract import SNAPSHOT_FILE, SNAPSHOT_REQUEST
-from ..errors import ParseError
 from ..follower import Follower
 from ..models import Begin, End, Snapshot, Stage
-from ..parser import parse_line
 from ..plugin_source import JOB_STAGES
+from ..reader import ParseError, parse_line
 from ..runs import WORD, RunError, resolve
 from ._common import EXIT_CODES, INVALID, OK, PROG, USAGE, CliError, formatter
 

@@ -10,14 +10,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..batch import as_model, block_models, vouch_block
-from ..errors import ParseError
 from ..follower import Follower
 from ..lines import MAX_LINE, Overlong
-from ..mark import EvalMark
 from ..models import Begin, End, Eval, Log, MetricLine, Stage
-from ..parser import parse_line
 from ..plugin_source import JOB_STAGES
+from ..reader import EvalMark, ParseError, parse_block, parse_line
 from ..runs import RunError, RunState, resolve
 from ..sidefile import SideFileError
 from ._common import (
@@ -217,10 +214,10 @@ def follow(
     """Follow `path` until the job is done; the exit status.
 
     A backlog is read a block at a time (`Follower`), without waiting between blocks: the
-    memory stays flat. A block's run of complete lines is vouched for whole where it can
-    be (`batch.vouch_block`), its logs taken at once (`RunState.take_logs`); any other run
-    line by line, through `parse_line`, each log line straight to the state. Either way
-    the same events, in the same order.
+    memory stays flat. A block's run of complete lines is read whole where it can be
+    (`parse_block`: every line valid), its logs taken at once (`RunState.take_logs`); any
+    other run line by line, through `parse_line`, each log line straight to the state.
+    Either way the same events, in the same order.
     """
     follower = Follower(path, max_line=max_line)
     state = RunState()
@@ -258,33 +255,29 @@ def follow(
                 return number, True
         return number, False
 
-    def at_once(values: list[Any], seen: int) -> tuple[int, bool]:
-        """A run's lines, vouched for whole (`batch.vouch_block`'s values, read as the
-        models they stand for): its logs between the other lines taken at once, only the
-        lines kept made models (`batch.as_model`); the same events as line by line."""
-        model = block_models()
-        kinds = {model[kind]: kind for kind in set(map(type, values))}
-        log, evaluation = kinds.get(Log), kinds.get(Eval)
-        others = [i for i, value in enumerate(values) if value.__class__ is not log]
+    def at_once(values: list[MetricLine], seen: int) -> tuple[int, bool]:
+        """A run's lines, read whole (`parse_block`): its logs between the other lines
+        taken at once; the same events as line by line."""
+        others = [i for i, value in enumerate(values) if value.__class__ is not Log]
         last = len(values) - 1
         start = 0
         for index in others:
             if (  # an evaluation's progress between two more: no event, and the next
-                # one's state replaces its own (the one before may be made a model already)
-                values[index].__class__ is evaluation
+                # one's state replaces its own
+                values[index].__class__ is Eval
                 and 0 < index < last
-                and values[index + 1].__class__ is evaluation
-                and values[index - 1].__class__ in (evaluation, Eval)
+                and values[index + 1].__class__ is Eval
+                and values[index - 1].__class__ is Eval
             ):
                 start = index + 1
                 continue
-            for shown in state.take_logs(values[start:index], as_model):
+            for shown in state.take_logs(values[start:index]):  # type: ignore[arg-type]
                 if not first:
                     view.event(eval_loss_event(shown))
-            if other(as_model(values[index])):
+            if other(values[index]):
                 return seen + index + 1, True
             start = index + 1
-        for shown in state.take_logs(values[start:], as_model):
+        for shown in state.take_logs(values[start:]):  # type: ignore[arg-type]
             if not first:
                 view.event(eval_loss_event(shown))
         return seen + len(values), False
@@ -309,7 +302,7 @@ def follow(
             single, body = piece
             number, done = one_by_one(single, number)
             if body and not done:
-                values = vouch_block(body)
+                values = parse_block(body)
                 if values is None:
                     number, done = one_by_one(io.BytesIO(body), number)
                 else:

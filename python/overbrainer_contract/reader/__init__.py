@@ -9,10 +9,11 @@ marks) and exports it; nothing in Python reads JSON.
 from __future__ import annotations
 
 from datetime import timedelta
+
 from msgspec import UNSET
+from overbrainer_contract_core import _core
 from overbrainer_contract_models import job_stage_schema, metrics_line_schema
 
-from overbrainer_contract_core import _core
 from .errors import Category, ParseError
 from .marks import EndMark, EvalMark, Mark, StageMark
 
@@ -25,7 +26,14 @@ _core.bind(
     UNSET,
 )
 
-from overbrainer_contract_core._core import Pace, dump_line, mark, parse_block, parse_line, parse_lines  # noqa: E402
+from overbrainer_contract_core._core import (  # noqa: E402
+    Pace,
+    dump_line,
+    mark,
+    parse_block,
+    parse_line,
+    parse_lines,
+)
 
 __all__ = [
     "Category",

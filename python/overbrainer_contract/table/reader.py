@@ -4,8 +4,8 @@ A row is what the reference reads from a line, nothing else: a line `parse_line`
 is left out and counted (by the reference's error category), never guessed at, and so is
 a line over the bound (`length`). Lines are read in binary from disk in bounded blocks,
 as `check` reads them, and turned into columns a batch at a time, so memory stays flat
-whatever the runs' size. A run of complete lines is parsed at once when `batch` can vouch
-for every line of it (`parse_block`: what `parse_line` gives each), line by line else. The
+whatever the runs' size. A run of complete lines is parsed at once when every line of it
+is valid (`parse_block`: what `parse_line` gives each), line by line else. The
 loop that fills the columns is compiled from the generated Arrow schema and the generated
 models (one branch per variant), so it follows the schema, and a `log` line costs the
 parser and one append per field it has.
@@ -24,15 +24,12 @@ from typing import IO, Any
 
 import pyarrow as pa
 
-from ..batch import BlockStream, as_model
 from ..contract import METRICS_FILE
-from ..errors import ParseError
-from ..lines import MAX_LINE, Overlong, Piece, read_pieces
+from ..lines import MAX_LINE, BlockStream, Overlong, Piece, read_pieces
 from ..models import Begin, End, Eval, JobStage, Log, Stage
-from ..parser import parse_line
+from ..reader import ParseError, parse_line
 from ..runs import Run, resolve
 from ..sidefile import open_metrics
-from ..vouched import MODEL, VOUCHED
 from .schema import DICTIONARIES, SCHEMA, VARIANT_FIELDS
 
 BATCH_LINES = 65_536
@@ -190,21 +187,15 @@ class RunReader:
         # Lines are turned into Arrow a chunk at a time, then the chunks of a batch joined:
         # the Python values of a small chunk stay in the CPU's cache until converted.
         chunk_lines = min(_CHUNK_LINES, self.batch_lines)
-        vouch = BlockStream().vouch  # this run's blocks, backing off after a bad one
+        parse_run = BlockStream().parse  # this run's blocks, backing off after a bad one
 
         def parsed(piece: Piece) -> Iterable[Any]:
             """A piece's lines for `fill`: its single lines raw, its run of complete lines
-            decoded at once when `batch` vouches for them all (another writer's made
-            models), raw (parsed one by one) else."""
+            parsed at once when every line of it is valid (their models), raw (parsed one
+            by one) else."""
             single, body = piece
-            values = vouch(body) if body else None
-            rest: Iterable[Any]
-            if values is None:
-                rest = io.BytesIO(body)
-            elif values[0].__class__ in MODEL:  # the plugin's form: fill takes them as they are
-                rest = values
-            else:
-                rest = [as_model(value) for value in values]
+            values = parse_run(body) if body else None
+            rest: Iterable[Any] = io.BytesIO(body) if values is None else values
             return chain(single, rest) if single else rest
 
         lines_of_run = chain.from_iterable(map(parsed, read_pieces(handle, self.max_line)))
@@ -350,8 +341,7 @@ _SPARSE: dict[str, Any] = {
 
 def _compile_fill() -> Callable[..., int]:
     """`fill(lines, first, dense, sparse, reject, parse)`: parses each of `lines` (numbered
-    from `first`; a line already parsed — a generated model, or its vouching type as
-    `batch.vouch_block` gives it: the same fields — is taken as it is), appends its
+    from `first`; a line already parsed, a generated model, is taken as it is), appends its
     values to the dense columns and records where a sparse column differs from its default;
     `reject(number, raw, error)` for a line the reference rejects. Returns the last line's
     number (`first - 1` for no line)."""
@@ -385,10 +375,10 @@ def _compile_fill() -> Callable[..., int]:
             f"{append}({_value(name, variant)})" for append, name in zip(dense, _DENSE, strict=True)
         ]
         branches.append((variant, "; ".join(calls)))
-    # a value `batch` vouched for (its vouching type, or the model), else a raw line
+    # a line already parsed (its model), else a raw line
     for position, (variant, appends) in enumerate(branches):
         keyword = "if" if position == 0 else "elif"
-        body.append(f"        {keyword} c is V_{variant.__name__} or c is {variant.__name__}:")
+        body.append(f"        {keyword} c is {variant.__name__}:")
         body.append(f"            {appends}")
     body += [
         "        else:",
@@ -407,7 +397,6 @@ def _compile_fill() -> Callable[..., int]:
         "ParseError": ParseError,
         "STAGE_INDEX": _STAGE_INDEX,
         **{model.__name__: model for model in _VARIANTS},
-        **{f"V_{model.__name__}": VOUCHED[model] for model in _VARIANTS},
     }
     exec(compile("\n".join(body) + "\n", f"<{__name__} fill>", "exec"), namespace)
     function: Callable[..., int] = namespace["fill"]
