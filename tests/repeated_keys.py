@@ -1,10 +1,10 @@
 """Files of a writer that repeats its unknown keys on every line, then breaks the pattern.
 
 The same unknown key set (scalar values of every kind) on several lines of one variant,
-so that `parse_line` learns it (`keysets`) and reads the next ones with one decode; then
-lines with the same keys and one of them written twice, a value out of serde's range, a
-value of another kind, the keys in another order, one key more or less: each must get
-the reference's verdict. Shared by the property test (against the exact path) and the
+then lines with the same keys and one of them written twice, a value out of serde's range,
+a value of another kind, the keys in another order, one key more or less: each must get
+the reference's verdict, whatever a reader learned from the lines before (a reader that
+remembers a writer's keys must not carry them over). Shared by the property test and the
 differential fuzz (against the reference itself).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from hypothesis import strategies as st
-from overbrainer_contract._serde import FIELDS, STAGE, U64, VARIANTS
+from line_kinds import FIELDS, STAGE, U64, VARIANTS
 
 SCALARS = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr),

@@ -1,6 +1,7 @@
-"""`check_pieces`, the block path `check` takes (runs of lines decoded at once), against
-`check_lines`, every line through `parse_line`: the same findings, in the same order,
-and the same summary, on any file; and valid runs really are decoded at once."""
+"""`check_pieces`, the block path `check` takes (runs of lines read at once by
+`parse_block`), against `check_lines`, every line through `parse_line`: the same
+findings, in the same order, and the same summary, on any file; and valid runs really are
+read at once."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from overbrainer_contract import batch, checker
+from overbrainer_contract import checker
+from overbrainer_contract import lines as lines_module
 from overbrainer_contract.checker import FileResult, Finding, check_lines, check_pieces
 from overbrainer_contract.lines import read_lines, read_pieces
 
@@ -60,7 +62,7 @@ BAD = (
     b'{"event":"log","time":1.0,"step":1,"extra":1,"extra":2}',  # an unknown key twice
     b'{"event":"log","time":1e309,"step":1}',  # out of f64's range
 )
-"""Lines that are bad, or odd: each read by `parse_line` or refused by the block whole."""
+"""Lines that are bad, or odd: each read by `parse_line`, or making its block line by line."""
 
 
 def other(kind: str, step: int) -> bytes:
@@ -75,8 +77,8 @@ def other(kind: str, step: int) -> bytes:
 
 def pick(roll: int, value: int, form: int) -> tuple[str, int, int]:
     """A file's entry from a roll of 0-99: mostly valid logs, as real files are, so that
-    many runs are vouched for whole; the rest zeros (valid, never vouched for), the other
-    events, bad lines and overlong ones."""
+    many runs are read whole; the rest zeros (valid), the other events, bad lines and
+    overlong ones."""
     if roll < 77:
         return "log", value, form
     if roll < 80:
@@ -178,7 +180,7 @@ def test_a_finding_deep_in_a_valid_file_is_placed_as_line_by_line(
     assert any(finding in item.message for item in pieces_found[0]), pieces_found[0][:3]
 
 
-def test_valid_runs_are_decoded_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_valid_runs_are_read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the runs holding the begin and the end line are read line by line."""
     read_alone: list[bytes] = []
     parse = checker.parse_line
@@ -199,9 +201,9 @@ def test_valid_runs_are_decoded_at_once(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_after_a_bad_run_the_next_runs_are_read_line_by_line_a_while() -> None:
-    """A file of many bad lines tries to decode a run once in MAX_BACKOFF runs at most."""
+    """A file of many bad lines tries to read a run whole once in MAX_BACKOFF runs at most."""
     tries: list[int] = []
-    decode = batch.vouch_block
+    decode = lines_module.parse_block
 
     def counted(body: bytes) -> Any:
         tries.append(len(body))
@@ -212,17 +214,17 @@ def test_after_a_bad_run_the_next_runs_are_read_line_by_line_a_while() -> None:
     data = other("begin", 0) + b"\n" + b"\n".join(lines) + b"\n"
     check = checker.MetricsCheck("f", lambda _: None)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(batch, "vouch_block", counted)
+        patch.setattr(lines_module, "parse_block", counted)
         for single, body in read_pieces(io.BytesIO(data)):
             check.lines(single)
             check.run(body)
     runs = len(data) // (1 << 16)
-    assert len(tries) <= 1 + runs // batch.MAX_BACKOFF + 7  # 1, 2, 4 ... 64, then every 65th
+    assert len(tries) <= 1 + runs // lines_module.MAX_BACKOFF + 7  # 1, 2, 4 ... 64, then every 65th
     assert check.result().errors == len(lines[::10])
 
 
 @pytest.mark.parametrize("odd", BAD)
-def test_each_bad_or_odd_line_in_a_vouched_file(odd: bytes) -> None:
+def test_each_bad_or_odd_line_in_a_valid_file(odd: bytes) -> None:
     lines = valid_run(range(1, 1500)).splitlines()
     data = b"\n".join([*lines[:700], odd, *lines[700:]]) + b"\n"
     lines_found, pieces_found = both(data, 1 << 20, 1 << 16)
@@ -232,7 +234,8 @@ def test_each_bad_or_odd_line_in_a_vouched_file(odd: bytes) -> None:
 @pytest.mark.parametrize("odd", [None, b"not json", log(2, 3)])
 def test_the_readme_block_example(tmp_path: Path, odd: bytes | None) -> None:
     """README's "Reading lines": `parse_block` of a file's complete lines from the
-    package, else line by line: each valid line's model, in order, either way."""
+    package (None when one is invalid), else line by line: each valid line's model, in
+    order, either way."""
     from overbrainer_contract import ParseError, parse_block, parse_line
 
     lines = valid_run(range(1, 400)).splitlines(keepends=True)
@@ -244,7 +247,7 @@ def test_the_readme_block_example(tmp_path: Path, odd: bytes | None) -> None:
         body = handle.read()
     body = body[: body.rfind(b"\n") + 1]
     values = parse_block(body)
-    assert (values is None) is (odd is not None)
+    assert (values is None) is (odd == b"not json")  # zeros are valid: read whole
     if values is None:
         values = []
         for raw in body.splitlines(keepends=True):

@@ -8,7 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from overbrainer_contract import Begin, End, Eval, JobStage, Log, Stage, dump_line
-from overbrainer_contract.floats import format_f64
+
+END = '{"event":"end","time":'
+
+
+def format_f64(value: float) -> str:
+    """The text `dump_line` writes for the float `value` (an `end` line's time)."""
+    text = dump_line(End(time=value, step=1))
+    assert text.startswith(END), text
+    assert text.endswith(',"step":1}'), text
+    return text[len(END) : -len(',"step":1}')]
 
 
 @pytest.mark.parametrize(

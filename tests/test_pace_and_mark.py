@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import ROUND_HALF_EVEN, Decimal
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from overbrainer_contract import (
     Begin,
     End,
@@ -17,7 +21,6 @@ from overbrainer_contract import (
     StageMark,
     mark,
 )
-from overbrainer_contract.pace import duration_from_secs
 
 
 def log(time: float, step: int, loss: float | None, max_steps: int | None = 400) -> Log:
@@ -54,19 +57,47 @@ def test_a_duration_beyond_timedelta_is_clamped_there() -> None:
     assert pace.eta() == timedelta.max
 
 
-def test_duration_from_secs_follows_try_from_secs_f64() -> None:
-    assert duration_from_secs(2.7) == (2, 700000000)
-    assert duration_from_secs(0.999e-9) == (0, 1)
-    assert duration_from_secs(0.999_999_999_501) == (1, 0)
-    assert duration_from_secs(42.999_999_999_499) == (42, 999999999)
-    assert duration_from_secs(2.0**-10) == (0, 976562)  # a tie: to even
-    assert duration_from_secs(3 * 2.0**-10) == (0, 2929688)  # a tie: to even
-    assert duration_from_secs(-0.0) == (0, 0)
-    assert duration_from_secs(-5.0) is None
-    assert duration_from_secs(float("nan")) is None
-    assert duration_from_secs(float("inf")) is None
-    assert duration_from_secs(2e19) is None
-    assert duration_from_secs(2.0**64 - 2048) == (2**64 - 2048, 0)
+def eta_of(seconds: float) -> tuple[int, int] | None:
+    """The reference's `eta()` for a pace of one step in `seconds`, one step left: the
+    duration of `1 / (1 / seconds)` seconds (`Duration::try_from_secs_f64`)."""
+    pace = Pace()
+    pace.add(log(0.0, 0, 1.0, max_steps=2))
+    pace.add(log(seconds, 1, 1.0, max_steps=2))
+    return pace.eta_duration()
+
+
+def try_from_secs_f64(secs: float) -> tuple[int, int] | None:
+    """`Duration::try_from_secs_f64(secs).ok()` in Python: the float's exact value to the
+    nearest nanosecond, ties to even; None from 2^64 seconds on."""
+    if not 0.0 <= secs < 2.0**64:
+        return None
+    nanos = int((Decimal(secs) * 10**9).to_integral_value(ROUND_HALF_EVEN))
+    return divmod(nanos, 10**9)
+
+
+@pytest.mark.parametrize(
+    "seconds",
+    [2.7, 0.999e-9, 0.999_999_999_501, 42.999_999_999_499, 2.0**-10, 3 * 2.0**-10, 1e-300],
+)
+def test_the_duration_follows_try_from_secs_f64(seconds: float) -> None:
+    secs = 1.0 / (1.0 / seconds)
+    assert eta_of(seconds) == try_from_secs_f64(secs)
+
+
+def test_the_duration_rounds_to_the_nanosecond_ties_to_even() -> None:
+    assert eta_of(2.7) == (2, 700000000)
+    assert eta_of(2.0**-10) == (0, 976562)  # a tie: to even
+    assert eta_of(3 * 2.0**-10) == (0, 2929688)  # a tie: to even
+    assert eta_of(1e20) is None  # 2^64 seconds and more: no duration
+    pace = Pace()
+    pace.add(log(0.0, 0, 1.0, max_steps=2))
+    pace.add(log(1.0, 1, 1.0, max_steps=1))  # no step left
+    assert pace.eta_duration() == (0, 0)
+
+
+@given(st.floats(1e-12, 1e12, allow_nan=False))
+def test_any_duration_follows_try_from_secs_f64(seconds: float) -> None:
+    assert eta_of(seconds) == try_from_secs_f64(1.0 / (1.0 / seconds))
 
 
 def test_marks() -> None:

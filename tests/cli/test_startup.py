@@ -27,7 +27,7 @@ sys.stderr.write(json.dumps(sorted(sys.modules)))
 """
 
 # Modules only other commands need (the snapshot request's atomic write: tempfile, and
-# random under it; dump) or that `check` never needs (importlib.resources: the contract's
+# random under it) or that `check` never needs (importlib.resources: the contract's
 # folder is the package's own; shutil, which argparse loads for the terminal's width).
 NOT_FOR_CHECK = (
     "tempfile",
@@ -36,7 +36,6 @@ NOT_FOR_CHECK = (
     "shutil",
     "bz2",
     "lzma",
-    "overbrainer_contract.dump",
 )
 
 
@@ -55,11 +54,13 @@ def test_check_loads_no_module_it_does_not_run(tmp_path: Path) -> None:
     path = tmp_path / "metrics.jsonl"
     path.write_bytes(b'{"event":"begin","time":1.0}\n{"event":"log","time":2.0,"step":1}\n')
     loaded = modules_after("check", str(path))
-    assert "overbrainer_contract.parser" in loaded  # it did check the lines
+    assert "overbrainer_contract_core._core" in loaded  # it did check the lines
     assert loaded.isdisjoint(NOT_FOR_CHECK), sorted(loaded.intersection(NOT_FOR_CHECK))
 
 
-def test_the_package_alone_loads_no_parser_and_no_contract_document() -> None:
+def test_the_package_alone_loads_no_contract_document() -> None:
+    """The reader (the core) loads with the package; the contract's document, the models
+    of the other files and the CLI on first use only."""
     done = subprocess.run(
         [
             sys.executable,
@@ -72,11 +73,13 @@ def test_the_package_alone_loads_no_parser_and_no_contract_document() -> None:
         check=True,
     )
     loaded = set(json.loads(done.stdout))
+    assert "overbrainer_contract_core._core" in loaded
     assert loaded.isdisjoint(
         {
-            "overbrainer_contract.parser",
             "overbrainer_contract.contract",
-            "overbrainer_contract.pace",
+            "overbrainer_contract.models",
+            "overbrainer_contract_models.snapshot_schema",
+            "overbrainer_contract.cli",
         }
     )
 
@@ -87,16 +90,17 @@ def test_every_public_name_loads_on_first_use() -> None:
         code = (
             "import overbrainer_contract as package, importlib, sys;"
             f"value = getattr(package, {name!r});"
-            f"home = package._HOME.get({name!r}, 'mark');"
+            f"home = package._HOME.get({name!r}, 'reader');"
             "module = importlib.import_module('overbrainer_contract.' + home);"
             f"assert value is getattr(module, {name!r}), (value, home)"
         )
         subprocess.run([sys.executable, "-c", code], timeout=60, check=True)
-    # `mark` is a submodule too: the name stays the function, whoever loads the module
+    # the marks' module (`reader.marks`) loaded by name leaves `mark` the function
     code = (
-        "import overbrainer_contract.mark, overbrainer_contract.runs;"
+        "import overbrainer_contract.reader.marks, overbrainer_contract.runs;"
         "from overbrainer_contract import mark;"
-        "assert callable(mark) and mark.__name__ == 'mark', mark"
+        "from overbrainer_contract.reader import mark as reader_mark;"
+        "assert callable(mark) and mark.__name__ == 'mark' and mark is reader_mark, mark"
     )
     subprocess.run([sys.executable, "-c", code], timeout=60, check=True)
 

@@ -1,5 +1,5 @@
-"""`watch` reading blocks vouched for whole (`batch.vouch_block`, logs taken at once)
-against `watch` reading every line through `parse_line`: the same events in the same
+"""`watch` reading blocks whole (`parse_block`, logs taken at once) against `watch`
+reading every line through `parse_line`: the same events in the same
 order, the same progress and exit, on files that grow chunk by chunk."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def entry(roll: int, step: int) -> bytes:
         return line(event="begin", time=T, max_steps=100)
     if roll < 98:
         return b"not json\n"
-    return line(event="log", time=T, step=0, loss=0.0)  # a zero: never vouched for
+    return line(event="log", time=T, step=0, loss=0.0)  # zeros
 
 
 chunk = st.lists(st.tuples(st.integers(0, 99), st.integers(1, 5)), min_size=1, max_size=40)
@@ -111,7 +111,7 @@ def test_blocks_and_line_by_line_show_the_same(
     chunks = chunks_of(drawn, last_stage)
     blocks = watched(tmp_path, "blocks.jsonl", list(chunks))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(watch, "vouch_block", lambda _: None)  # every line through parse_line
+        patch.setattr(watch, "parse_block", lambda _: None)  # every line through parse_line
         lines = watched(tmp_path, "lines.jsonl", list(chunks))
     assert blocks == (
         lines[0],
@@ -119,20 +119,20 @@ def test_blocks_and_line_by_line_show_the_same(
     )
 
 
-def test_a_grown_file_is_read_in_vouched_blocks(tmp_path: Path) -> None:
-    """A growing file is vouched for a chunk at a time: the eval losses after the backlog
+def test_a_grown_file_is_read_in_whole_blocks(tmp_path: Path) -> None:
+    """A growing file is read whole a chunk at a time: the eval losses after the backlog
     are shown (those of the backlog are not, as line by line)."""
     tried: list[bool] = []
-    vouch = watch.vouch_block
+    parse_block = watch.parse_block
 
     def spy(body: bytes) -> Any:
-        found = vouch(body)
+        found = parse_block(body)
         tried.append(found is not None)
         return found
 
     drawn = [[(0, 1)] * 3, [(0, 1)] * 30 + [(72, 1)], [(0, 1)] * 40 + [(72, 1)] + [(0, 1)] * 5]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(watch, "vouch_block", spy)
+        patch.setattr(watch, "parse_block", spy)
         code, events = watched(tmp_path, "m.jsonl", chunks_of(drawn, "merge"))
     assert code == 0
     assert tried[1:3] == [True, True]
