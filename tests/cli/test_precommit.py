@@ -1,6 +1,8 @@
 """The pre-commit hook `overbrainer-check` (`.pre-commit-hooks.yaml`), run as a user's
 project would run it: `pre-commit try-repo` of this repository on a sample git repository.
-pre-commit installs this package from the repository itself into its own environment."""
+pre-commit installs this package from the repository itself into its own environment; the
+reader core it depends on comes from a folder of wheels (pip's find-links): the one `nox`
+builds the core's wheel into, or the one `OVERBRAINER_WHEELHOUSE` names."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from cli_samples import INVALID, OUT_OF_ORDER, VALID
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 600  # a first run builds the hook's environment (pip install of this repository)
+WHEELHOUSE = Path(os.environ.get("OVERBRAINER_WHEELHOUSE") or ROOT / ".nox" / "_wheelhouse")
+"""Where the reader core's wheel is (`noxfile.core_wheel` builds it there)."""
 
 
 def git(*args: str, cwd: Path) -> None:
@@ -23,6 +27,11 @@ def git(*args: str, cwd: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
 def test_the_hook_checks_the_metrics_files_of_a_repository(tmp_path: Path) -> None:
+    if not any(WHEELHOUSE.glob("overbrainer_contract_core-*.whl")):
+        pytest.skip(
+            f"no wheel of the reader core in {WHEELHOUSE} for the hook's environment "
+            "(nox -s cli builds one; or set OVERBRAINER_WHEELHOUSE)"
+        )
     sample = tmp_path / "sample"
     for name in ("7", "8", "9"):
         (sample / "runs" / name).mkdir(parents=True)
@@ -33,6 +42,8 @@ def test_the_hook_checks_the_metrics_files_of_a_repository(tmp_path: Path) -> No
     git("add", ".", cwd=sample)
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
     env.pop("PYTHONPATH", None)  # the hook runs the package pre-commit installed
+    links = " ".join(filter(None, [str(WHEELHOUSE), os.environ.get("PIP_FIND_LINKS")]))
+    env["PIP_FIND_LINKS"] = links  # the reader core's wheel, for pip in the hook's environment
 
     def try_repo() -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "overbrainer-check"]
