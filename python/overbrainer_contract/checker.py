@@ -151,7 +151,7 @@ class MetricsCheck:
         if len(kinds) == 1:
             steps: list[int] = list(map(STEP, values))
         else:
-            steps = [value.step for value in values if value.__class__ is Log]  # type: ignore[union-attr]
+            steps = [value.step for value in values if value.__class__ is Log]
         if steps[0] < self.last_step or steps != sorted(steps):
             return False
         self.last_step = steps[-1]
