@@ -46,6 +46,7 @@ from overbrainer_contract import (
     parse_line,
 )
 from reference_runner import Answerer
+from repeated_keys import repeated_key_lines
 
 settings.register_profile(
     "fuzz",
@@ -373,86 +374,6 @@ def plugin_lines(draw: st.DrawFn) -> str:
     return "{" + ",".join(entries) + "}"
 
 
-REPEATED_SCALARS = st.one_of(
-    st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr),
-    st.integers(-(2**63), 2**63 - 1).map(str),
-    st.sampled_from(["0", "-0", "-0.0", "1e-400", "null", "true", "false", '""', '"x y"']),
-    st.text(st.characters(exclude_categories=["Cs"]), max_size=6).map(
-        lambda text: json.dumps(text, ensure_ascii=False)
-    ),
-)
-BREAKING = st.sampled_from(
-    [
-        "1.7976931348623158e+308",  # out of range for serde_json's reading
-        "1.79769313486231581e+308",  # in range for it
-        "-1e400",
-        "9" * 400,
-        str(2**64),
-        str(U64_MAX),
-        "[1,2]",
-        "[1e400]",
-        '{"a":-0}',
-        '"say \\"hi\\""',
-        '"\\ud800"',
-        '"\\u00e9"',
-        "NaN",
-    ]
-)
-REPEATED_KEYS = st.one_of(
-    st.sampled_from(["tokens_per_second", "gpu", "Step", "EVENT", "a b", ""]),
-    st.text(st.characters(exclude_categories=["Cs"]), max_size=5),
-)
-
-
-@st.composite
-def repeated_key_lines(draw: st.DrawFn) -> list[str]:
-    """Lines of one variant repeating one unknown key set (a writer's own keys), then lines
-    breaking it: a key written twice, a value out of range or of another kind, another
-    order, one key more or less, a known key written twice after them."""
-    tag = draw(st.sampled_from(list(VARIANTS)))
-    known = VARIANTS[tag]
-    names = {name for name, _ in known} | {"event"}
-    keys = draw(
-        st.lists(
-            REPEATED_KEYS.filter(lambda key: key not in names), min_size=1, max_size=3, unique=True
-        )
-    )
-
-    def line(extra: list[tuple[str, str]], shuffle: bool = False) -> str:
-        entries = [("event", json.dumps(tag))]
-        for name, kind in known:
-            if kind == STAGE:
-                entries.append((name, '"train"'))
-            elif kind.startswith("Option") and draw(st.booleans()):
-                continue
-            elif kind == U64:
-                entries.append((name, draw(st.sampled_from(["0", "7"]))))
-            else:
-                entries.append((name, draw(st.sampled_from(["0", "3", "1.5", "2e-05"]))))
-        entries += extra
-        if shuffle:
-            entries = draw(st.permutations(entries))
-        ws = draw(st.sampled_from(["", " "]))
-        body = ",".join(f"{json.dumps(k, ensure_ascii=False)}:{ws}{v}" for k, v in entries)
-        return "{" + body + "}"
-
-    def values() -> list[tuple[str, str]]:
-        return [(key, draw(REPEATED_SCALARS)) for key in keys]
-
-    lines = [line(values()) for _ in range(draw(st.integers(2, 5)))]
-    base = values()
-    at = draw(st.integers(0, len(base) - 1))
-    lines += [
-        line([*base, base[at]]),
-        line([*base[:at], (base[at][0], draw(BREAKING)), *base[at + 1 :]]),
-        line(base, shuffle=True),
-        line([*base, ("another", draw(REPEATED_SCALARS))]),
-        line(base[:at] + base[at + 1 :]),
-        line([*base, ("time", "1")]),
-    ]
-    return lines
-
-
 def mutate(line: str, data: st.DataObject) -> str:
     for _ in range(data.draw(st.integers(1, 3))):
         action = data.draw(st.sampled_from(["delete", "insert", "truncate", "duplicate"]))
@@ -608,7 +529,8 @@ def test_any_bytes_agree_with_the_reference(reference: Answerer, line: bytes) ->
 def test_repeated_unknown_keys_and_their_breaks_agree_with_the_reference(
     reference: Answerer, lines: list[str]
 ) -> None:
-    """A writer repeating its unknown keys, then lines breaking the pattern."""
+    """A writer repeating its unknown keys, then lines breaking the pattern: a key written
+    twice, a value out of range or of another kind, another order, a key more or less."""
     for line in lines:
         check(line, reference)
 
