@@ -46,7 +46,9 @@ def parse_lines(body: bytes) -> list[Any]:
 def dump_line(line: _Line) -> str:
     """The canonical JSON of a parsed line, as the reference's `serde_json::to_string`
     writes it: `event` first, then every field in declaration order, `null` for a missing
-    optional, compact, floats by ryu. The result parses back to an equal line."""
+    optional, compact, floats by ryu's shortest form. It parses back to the same line wherever
+    the reference's own float reading is exact (a float of at most 15 significant digits); a
+    longer one may read back one float away, as it would in the reference."""
 
 def mark(line: _Line) -> Mark | None:
     """The mark of a stage, evaluation or end line, without its time; `None` for `begin`
