@@ -6,7 +6,7 @@
 # and its WebAssembly standard library; then writes the source replacement into
 # $CARGO_HOME/config.toml (default ~/.cargo) unless a replacement is already there.
 set -eu
-PACKAGES="librust-pyo3-dev librust-serde-json-dev librust-serde-derive-dev librust-serde-dev rustc cargo libstd-rust-dev-wasm32"
+PACKAGES="librust-pyo3-dev librust-memchr-dev librust-serde-json-dev librust-serde-derive-dev librust-serde-dev rustc cargo libstd-rust-dev-wasm32"
 if ! dpkg -s $PACKAGES >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq $PACKAGES >/dev/null
 fi

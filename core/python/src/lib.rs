@@ -6,7 +6,7 @@
 //! (`bind`), so the Python package's layout is its own.
 
 use overbrainer_core::{
-    dump_line as dump, generated::FIELDS, generated::NAMES, read_line, read_str, Category,
+    dump_line as dump, generated::FIELDS, generated::NAMES, lines, read_line, read_str, Category,
     JobStage, Kind, Mark, MetricLine, Pace as CorePace, ParseError, Value,
 };
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
@@ -205,12 +205,51 @@ fn parse_line(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
     answer(py, bound(py)?, line)
 }
 
-/// The lines of `body`: pieces between newlines, the empty piece after a final newline left
-/// out (a body that is not empty and does not end in a newline ends in a line without it).
-fn pieces(body: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let trimmed = body.strip_suffix(b"\n").unwrap_or(body);
-    let count = if body.is_empty() { 0 } else { usize::MAX };
-    trimmed.split(|&byte| byte == b'\n').take(count)
+/// Bodies from this size on are read by a second thread while this one builds the models.
+const PIPELINE_FROM: usize = 256 * 1024;
+/// Lines a batch of the second thread's answers holds.
+const BATCH: usize = 1024;
+
+/// Each line of `body` answered by the core, in order, handed to `each` until it says stop
+/// (`Ok(false)`) or fails. A large body is read by a second thread (no Python in it: only
+/// the core's reading, of bytes the caller holds) a batch ahead of this one, which holds the
+/// GIL and builds the models: the two halves of the work run side by side.
+fn each_answer<F>(body: &[u8], mut each: F) -> PyResult<()>
+where
+    F: FnMut(Result<MetricLine, ParseError>) -> PyResult<bool>,
+{
+    if body.len() < PIPELINE_FROM {
+        for piece in lines(body) {
+            if !each(read_line(piece))? {
+                break;
+            }
+        }
+        return Ok(());
+    }
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(8);
+        scope.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            for piece in lines(body) {
+                batch.push(read_line(piece));
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    if sender.send(full).is_err() {
+                        return; // the reader stopped
+                    }
+                }
+            }
+            let _ = sender.send(batch);
+        });
+        for batch in receiver {
+            for answer in batch {
+                if !each(answer)? {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Every line of `body` (complete lines, each ending in a newline) as its model, when every
@@ -222,18 +261,16 @@ fn parse_block(py: Python<'_>, body: &PyBytes) -> PyResult<Option<PyObject>> {
     if data.last() != Some(&b'\n') {
         return Ok(None);
     }
-    let mut lines = Vec::new();
-    for piece in pieces(data) {
-        match read_line(piece) {
-            Ok(line) => lines.push(line),
-            Err(_) => return Ok(None),
-        }
-    }
     let list = PyList::empty(py);
-    for line in &lines {
-        list.append(model(py, bound, line)?)?;
-    }
-    Ok(Some(list.into()))
+    let mut whole = true;
+    each_answer(data, |answer| match answer {
+        Ok(line) => list.append(model(py, bound, &line)?).map(|()| true),
+        Err(_) => {
+            whole = false;
+            Ok(false)
+        }
+    })?;
+    Ok(whole.then(|| list.into()))
 }
 
 /// Every line of `body` as its model or its `ParseError` (made, not raised), in order: a
@@ -242,12 +279,13 @@ fn parse_block(py: Python<'_>, body: &PyBytes) -> PyResult<Option<PyObject>> {
 fn parse_lines(py: Python<'_>, body: &PyBytes) -> PyResult<PyObject> {
     let bound = bound(py)?;
     let list = PyList::empty(py);
-    for piece in pieces(body.as_bytes()) {
-        list.append(match read_line(piece) {
+    each_answer(body.as_bytes(), |answer| {
+        let item = match answer {
             Ok(line) => model(py, bound, &line)?,
             Err(error) => error_object(py, bound, &error)?,
-        })?;
-    }
+        };
+        list.append(item).map(|()| true)
+    })?;
     Ok(list.into())
 }
 

@@ -37,6 +37,9 @@ pub fn parse_line(line: &str) -> Result<MetricLine, serde_json::Error> {
 /// Returns the reference's error, placed (`ParseError`), when the line is not a metrics
 /// record.
 pub fn read_line(line: &[u8]) -> Result<MetricLine, ParseError> {
+    if let Some(read) = fast::read_bytes(line) {
+        return Ok(read);
+    }
     match std::str::from_utf8(line) {
         Ok(text) => read_str(text),
         Err(error) => Err(ParseError::utf8(error.valid_up_to())),
@@ -53,6 +56,21 @@ pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
         return Ok(line);
     }
     parse_line(text).map_err(|error| ParseError::from_serde(text, &error))
+}
+
+/// The lines of `body`: the pieces between newlines (`\n` only), the empty piece after a final
+/// newline left out, so that a body not ending in a newline ends in a line without one.
+pub fn lines(body: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let trimmed = body.strip_suffix(b"\n").unwrap_or(body);
+    let count = if body.is_empty() { 0 } else { usize::MAX };
+    memchr::memchr_iter(b'\n', trimmed)
+        .chain(std::iter::once(trimmed.len()))
+        .scan(0, move |start, end| {
+            let piece = &trimmed[*start..end];
+            *start = end + 1;
+            Some(piece)
+        })
+        .take(count)
 }
 
 /// The canonical JSON of a line, as the reference's `Serialize` writes it: `serde_json`'s
