@@ -82,7 +82,7 @@ def exact(runner: str, path: Path, lines: list[bytes]) -> int:
     if len(answers) != len(lines):
         sys.exit(f"{path}: {len(answers)} answers from the reference for {len(lines)} lines")
     accepted = 0
-    for number, (line, answer) in enumerate(zip(lines, answers), 1):
+    for number, (line, answer) in enumerate(zip(lines, answers, strict=True), 1):
         reference = json.loads(answer)
         try:
             ours: str | None = dump_line(parse_line(line.rstrip(b"\n")))
