@@ -358,7 +358,7 @@ def compat(session: nox.Session) -> None:
     matches schema-releases/SHA256SUMS (`-- --mode backward`, `-- --baseline DIR`).
     """
     install_project(session)
-    session.run("python", "-m", "overbrainer_contract.compat", *session.posargs)
+    session.run("python", "-m", "overbrainer_contract.contract.compat", *session.posargs)
 
 
 # --- many runs as one table (issue: Arrow and Parquet from the schema, queried with DuckDB) ---

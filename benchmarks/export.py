@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside this file
 
-from overbrainer_contract.checker import Finding, check_pieces
-from overbrainer_contract.lines import read_pieces
+from overbrainer_contract.check.checker import Finding, check_pieces
+from overbrainer_contract.runs.lines import read_pieces
 from overbrainer_contract.table import RunReader, write_batches
 from workloads import write_realistic_file
 

@@ -1,4 +1,4 @@
-"""Benchmark of the bounded line reader (`overbrainer_contract.lines`): what it adds to
+"""Benchmark of the bounded line reader (`overbrainer_contract.runs.lines`): what it adds to
 iterating a file on ordinary lines, and what holding a long line costs.
 
 Ordinary lines: `read_lines` over the realistic `metrics.jsonl` of `benchmarks/parse.py`
@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside this file
 
-from overbrainer_contract.lines import BLOCK, LineSplitter, read_lines
+from overbrainer_contract.runs.lines import BLOCK, LineSplitter, read_lines
 from workloads import write_realistic_file
 
 

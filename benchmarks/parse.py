@@ -29,7 +29,7 @@ import msgspec
 import orjson
 import referencing
 from overbrainer_contract import MetricLine, parse_line
-from overbrainer_contract.schemas import load_schema, schema_paths
+from overbrainer_contract.contract.schemas import load_schema, schema_paths
 from workloads import write_realistic_file
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import typing
 
 import msgspec
-from overbrainer_contract.models import Begin, End, Eval, JobStage, Log, MetricLine, Stage
+from overbrainer_contract.contract.models import Begin, End, Eval, JobStage, Log, MetricLine, Stage
 
 U64_MAX = 18446744073709551615
 

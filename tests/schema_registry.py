@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 import referencing
-from overbrainer_contract.schemas import load_schema, schema_paths
+from overbrainer_contract.contract.schemas import load_schema, schema_paths
 
 
 @cache

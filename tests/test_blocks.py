@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from overbrainer_contract import ParseError, parse_block, parse_line, parse_lines
-from overbrainer_contract.lines import MAX_BACKOFF, BlockStream
+from overbrainer_contract.runs.lines import MAX_BACKOFF, BlockStream
 
 CASES = Path(__file__).parent / "conformance" / "cases"
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from overbrainer_contract import checker
-from overbrainer_contract import lines as lines_module
-from overbrainer_contract.checker import FileResult, Finding, check_lines, check_pieces
-from overbrainer_contract.lines import read_lines, read_pieces
+from overbrainer_contract.check import checker
+from overbrainer_contract.check.checker import FileResult, Finding, check_lines, check_pieces
+from overbrainer_contract.runs import lines as lines_module
+from overbrainer_contract.runs.lines import read_lines, read_pieces
 
 T = 1764467476.5
 

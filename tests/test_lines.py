@@ -8,7 +8,7 @@ import io
 
 from hypothesis import given
 from hypothesis import strategies as st
-from overbrainer_contract.lines import LineSplitter, Overlong, read_lines, read_pieces
+from overbrainer_contract.runs.lines import LineSplitter, Overlong, read_lines, read_pieces
 
 MAX = 16
 

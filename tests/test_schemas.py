@@ -9,8 +9,8 @@ import re
 import jsonschema
 import pytest
 from overbrainer_contract import CONTRACT, SNAPSHOT_ON_SIGTERM_ENV, VERSION
-from overbrainer_contract.contract import schema_dir
-from overbrainer_contract.schemas import load_schema, schema_paths
+from overbrainer_contract.contract.constants import schema_dir
+from overbrainer_contract.contract.schemas import load_schema, schema_paths
 from schema_registry import registry, validator
 
 NAMES = sorted(schema_paths())

@@ -7,9 +7,9 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from overbrainer_contract.models import Log
+from overbrainer_contract.contract.models import Log
 from overbrainer_contract.reader import EvalMark, Pace
-from overbrainer_contract.runs import RunState
+from overbrainer_contract.runs.state import RunState
 
 maybe_float = st.one_of(st.none(), st.floats(0.0, 10.0, allow_nan=False))
 logs = st.lists(

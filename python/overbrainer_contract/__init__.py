@@ -34,7 +34,7 @@ from .reader import (
 )
 
 if TYPE_CHECKING:
-    from .contract import (
+    from .contract.constants import (
         CONTRACT,
         METRICS_ENV,
         METRICS_FILE,
@@ -46,7 +46,17 @@ if TYPE_CHECKING:
         SNAPSHOT_REQUEST,
         VERSION,
     )
-    from .models import Begin, End, Eval, JobStage, Log, MetricLine, Snapshot, Stage, TrainMetric
+    from .contract.models import (
+        Begin,
+        End,
+        Eval,
+        JobStage,
+        Log,
+        MetricLine,
+        Snapshot,
+        Stage,
+        TrainMetric,
+    )
 
 __version__ = "1.1.1"
 
@@ -87,7 +97,7 @@ __all__ = [
 # The other names load with their module on first use, so that a command (`check`) pays
 # only for the modules it runs: the contract's document is not read for it.
 _HOMES = {
-    "contract": (
+    "contract.constants": (
         "CONTRACT",
         "METRICS_ENV",
         "METRICS_FILE",
@@ -99,7 +109,7 @@ _HOMES = {
         "SNAPSHOT_REQUEST",
         "VERSION",
     ),
-    "models": (
+    "contract.models": (
         "Begin",
         "End",
         "Eval",

@@ -12,7 +12,7 @@ import pytest
 # The real package, not this folder (which `tests/` on sys.path makes a namespace package).
 pytest.importorskip("axolotl.integrations.base")
 
-from overbrainer_contract.plugin_source import PLUGIN_CLASS, PLUGIN_PATH
+from overbrainer_contract.plugin.source import PLUGIN_CLASS, PLUGIN_PATH
 from plugin_helpers import check_metrics, check_snapshot, run_with_request, tiny_assets
 
 TIMEOUT = 540  # seconds; a run takes ~30 s

@@ -16,9 +16,9 @@ import pytest
 from cli_samples import EVALUATING, PROOF, VALID, make_run, python_env
 from overbrainer_contract import parse_line
 from overbrainer_contract.cli import build_parser
-from overbrainer_contract.models import Stage
-from overbrainer_contract.plugin_source import PLUGIN_FILE, PLUGIN_PATH
-from overbrainer_contract.schemas import schema_paths
+from overbrainer_contract.contract.models import Stage
+from overbrainer_contract.contract.schemas import schema_paths
+from overbrainer_contract.plugin.source import PLUGIN_FILE, PLUGIN_PATH
 
 COMMANDS = ("check", "status", "watch", "plot", "snapshot", "stage", "plugin", "schema", "export")
 
@@ -123,7 +123,7 @@ def test_stage_appends_the_stage_line(
 def test_stage_writes_what_the_shell_helper_writes(
     tmp_path: Path, cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from overbrainer_contract.plugin_source import stage_command
+    from overbrainer_contract.plugin.source import stage_command
 
     ours, theirs = tmp_path / "ours.jsonl", tmp_path / "theirs.jsonl"
     monkeypatch.setenv("OVERBRAINER_METRICS", str(ours))

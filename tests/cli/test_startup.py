@@ -76,8 +76,8 @@ def test_the_package_alone_loads_no_contract_document() -> None:
     assert "overbrainer_contract_core._core" in loaded
     assert loaded.isdisjoint(
         {
-            "overbrainer_contract.contract",
-            "overbrainer_contract.models",
+            "overbrainer_contract.contract.constants",
+            "overbrainer_contract.contract.models",
             "overbrainer_contract_models.snapshot_schema",
             "overbrainer_contract.cli",
         }
@@ -97,7 +97,7 @@ def test_every_public_name_loads_on_first_use() -> None:
         subprocess.run([sys.executable, "-c", code], timeout=60, check=True)
     # the marks' module (`reader.marks`) loaded by name leaves `mark` the function
     code = (
-        "import overbrainer_contract.reader.marks, overbrainer_contract.runs;"
+        "import overbrainer_contract.reader.marks, overbrainer_contract.runs.state;"
         "from overbrainer_contract import mark;"
         "from overbrainer_contract.reader import mark as reader_mark;"
         "assert callable(mark) and mark.__name__ == 'mark' and mark is reader_mark, mark"

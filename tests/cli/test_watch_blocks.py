@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from overbrainer_contract.cli import watch
 from overbrainer_contract.cli.watch import PlainView, follow, progress_text
-from overbrainer_contract.runs import RunState
+from overbrainer_contract.runs.state import RunState
 
 T = 1764467476.5
 

@@ -1,5 +1,6 @@
-"""The release rules (overbrainer_contract.releases): a change to schema/ raises the version,
-a release folder is never edited, and `nox -s compat` enforces both on this repository."""
+"""The release rules (overbrainer_contract.contract.releases): a change to schema/ raises the
+version, a release folder is never edited, and `nox -s compat` enforces both on this
+repository."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from overbrainer_contract import compat, releases
+from overbrainer_contract.contract import compat, releases
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCHEMA = ROOT / "schema"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from overbrainer_contract import parse_line
-from overbrainer_contract.plugin_source import PLUGIN_PATH
+from overbrainer_contract.plugin.source import PLUGIN_PATH
 from schema_registry import validator
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
-from overbrainer_contract.plugin_source import PLUGIN_PATH
+from overbrainer_contract.plugin.source import PLUGIN_PATH
 from plugin_helpers import (
     Act,
     catches_sigterm,

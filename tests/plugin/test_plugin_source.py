@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from overbrainer_contract import plugin_source
-from overbrainer_contract.plugin_source import (
+from overbrainer_contract.plugin import source
+from overbrainer_contract.plugin.source import (
     METRICS_PLUGIN,
     PLUGIN_CLASS,
     PLUGIN_FILE,
@@ -66,7 +66,7 @@ def test_the_plugin_is_named_as_the_contract_says() -> None:
 def test_the_source_text_is_the_file() -> None:
     assert PLUGIN_PATH.is_file()
     assert PLUGIN_PATH.read_text(encoding="utf-8") == METRICS_PLUGIN
-    assert isinstance(plugin_source.PLUGIN_PATH, Path)
+    assert isinstance(source.PLUGIN_PATH, Path)
 
 
 def test_the_plugin_imports_only_what_travels_with_a_run() -> None:

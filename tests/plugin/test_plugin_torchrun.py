@@ -14,7 +14,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
-from overbrainer_contract.plugin_source import PLUGIN_PATH
+from overbrainer_contract.plugin.source import PLUGIN_PATH
 from plugin_helpers import check_metrics, check_snapshot, run_with_request, tiny_assets
 
 HERE = Path(__file__).resolve().parent

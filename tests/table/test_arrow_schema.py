@@ -14,8 +14,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from overbrainer_contract.models import Begin, End, Eval, Log, Stage
-from overbrainer_contract.schemas import load_schema
+from overbrainer_contract.contract.models import Begin, End, Eval, Log, Stage
+from overbrainer_contract.contract.schemas import load_schema
 from overbrainer_contract.table import DICTIONARIES, EVENTS, SCHEMA, VARIANT_FIELDS
 from schema_registry import registry, validator
 

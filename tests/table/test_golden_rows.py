@@ -17,8 +17,8 @@ from typing import Any
 import jsonschema
 import pyarrow as pa
 import pytest
-from overbrainer_contract import lines as lines_module
-from overbrainer_contract.lines import read_pieces
+from overbrainer_contract.runs import lines as lines_module
+from overbrainer_contract.runs.lines import read_pieces
 from overbrainer_contract.table import COUNTS_KEY, SCHEMA, RunReader, iter_batches, read_runs
 
 SUITE = Path(__file__).resolve().parents[1] / "conformance"

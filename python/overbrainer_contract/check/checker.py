@@ -21,11 +21,11 @@ from typing import Literal
 
 import msgspec
 
-from .lines import BlockStream, Overlong, Piece
-from .models import Begin, End, Eval, Log, MetricLine, Stage
-from .reader import ParseError, parse_line
-from .runs import REQUEST_PATTERN, Run, read_request, read_snapshot
-from .sidefile import exists
+from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
+from ..reader import ParseError, parse_line
+from ..runs.lines import BlockStream, Overlong, Piece
+from ..runs.sidefile import exists
+from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
 
 Severity = Literal["error", "warning"]
 Kind = Literal["metrics", "snapshot", "snapshot-request"]

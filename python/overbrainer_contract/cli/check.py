@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..checker import FileResult, check_pieces, check_request, check_snapshot, run_files
-from ..lines import BLOCK, Piece, read_pieces, split_pieces
-from ..reporter import JsonReporter, TextReporter
-from ..runs import RunError, resolve
-from ..sidefile import SideFileError, open_metrics
+from ..check.checker import FileResult, check_pieces, check_request, check_snapshot, run_files
+from ..check.reporter import JsonReporter, TextReporter
+from ..runs.lines import BLOCK, Piece, read_pieces, split_pieces
+from ..runs.sidefile import SideFileError, open_metrics
+from ..runs.state import RunError, resolve
 from ._common import (
     EXIT_CODES,
     INVALID,

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..lines import size_text
-from ..reporter import plural
-from ..runs import RunError
-from ..sidefile import SideFileError
+from ..check.reporter import plural
+from ..runs.lines import size_text
+from ..runs.sidefile import SideFileError
+from ..runs.state import RunError
 from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
 
 if TYPE_CHECKING:

@@ -6,12 +6,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..lines import MAX_LINE, read_lines
-from ..models import Log
+from ..check.reporter import plural
+from ..contract.models import Log
 from ..reader import ParseError, parse_line
-from ..reporter import plural
-from ..runs import Run, RunError, resolve
-from ..sidefile import SideFileError, open_metrics
+from ..runs.lines import MAX_LINE, read_lines
+from ..runs.sidefile import SideFileError, open_metrics
+from ..runs.state import Run, RunError, resolve
 from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
 
 DESCRIPTION = """\

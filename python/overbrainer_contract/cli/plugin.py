@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..plugin_source import PLUGIN_CLASS, PLUGIN_FILE, PLUGIN_PATH
+from ..plugin.source import PLUGIN_CLASS, PLUGIN_FILE, PLUGIN_PATH
 from ._common import EXIT_CODES, OK, PROG, CliError, formatter
 
 DESCRIPTION = f"""\

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..schemas import schema_paths
+from ..contract.schemas import schema_paths
 from ._common import EXIT_CODES, OK, PROG, CliError, formatter
 
 DESCRIPTION = """\

@@ -12,13 +12,13 @@ from typing import Any
 
 import msgspec
 
-from .. import sidefile
-from ..contract import SNAPSHOT_FILE, SNAPSHOT_REQUEST
-from ..follower import Follower
-from ..models import Begin, End, Snapshot, Stage
-from ..plugin_source import JOB_STAGES
+from ..contract.constants import SNAPSHOT_FILE, SNAPSHOT_REQUEST
+from ..contract.models import Begin, End, Snapshot, Stage
+from ..plugin.source import JOB_STAGES
 from ..reader import ParseError, parse_line
-from ..runs import WORD, RunError, resolve
+from ..runs import sidefile
+from ..runs.follower import Follower
+from ..runs.state import WORD, RunError, resolve
 from ._common import EXIT_CODES, INVALID, OK, PROG, USAGE, CliError, formatter
 
 DEFAULT_WAIT = 3600.0

@@ -7,14 +7,14 @@ import os
 import time
 from typing import Any
 
-from ..contract import METRICS_ENV
-from ..plugin_source import JOB_STAGES
+from ..contract.constants import METRICS_ENV
+from ..plugin.source import JOB_STAGES
 from ._common import EXIT_CODES, OK, PROG, CliError, formatter
 
 DESCRIPTION = f"""\
 Append {{"event":"stage","name":NAME,"time":<epoch seconds>}} to the file named by
 ${METRICS_ENV}: the line the job's shell writes before each of its commands (the same
-line as `plugin_source.stage_command(NAME)` renders), in one write."""
+line as `plugin.source.stage_command(NAME)` renders), in one write."""
 
 EPILOG = f"""\
 examples:

@@ -9,8 +9,9 @@ from typing import Any
 
 import msgspec
 
-from ..reporter import paint, plural
-from ..runs import (
+from ..check.reporter import paint, plural
+from ..runs.sidefile import SideFileError
+from ..runs.state import (
     Run,
     RunError,
     RunState,
@@ -20,7 +21,6 @@ from ..runs import (
     request_reason,
     resolve,
 )
-from ..sidefile import SideFileError
 from ._common import (
     EXIT_CODES,
     INVALID,

@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..follower import Follower
-from ..lines import MAX_LINE, Overlong
-from ..models import Begin, End, Eval, Log, MetricLine, Stage
-from ..plugin_source import JOB_STAGES
+from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
+from ..plugin.source import JOB_STAGES
 from ..reader import EvalMark, ParseError, parse_block, parse_line
-from ..runs import RunError, RunState, resolve
-from ..sidefile import SideFileError
+from ..runs.follower import Follower
+from ..runs.lines import MAX_LINE, Overlong
+from ..runs.sidefile import SideFileError
+from ..runs.state import RunError, RunState, resolve
 from ._common import (
     EXIT_CODES,
     INVALID,

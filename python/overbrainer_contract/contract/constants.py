@@ -12,15 +12,17 @@ from overbrainer_contract_models.contract_schema import Contract
 def schema_dir() -> Path:
     """The folder holding the schemas and `contract.json`.
 
-    Inside an installed package they ship as `overbrainer_contract/schema`;
-    in a source checkout they are the repository's `schema/`. (The package's own folder,
+    Inside an installed package they ship as `overbrainer_contract/schema`, beside this
+    room (`overbrainer_contract/contract/`); in a source checkout they are the repository's
+    `schema/`, above `python/overbrainer_contract/contract/`. (The package's own folder,
     as `importlib.resources` would find it for a package on disk, without importing that:
     every command reads this at its start.)
     """
-    packaged = Path(__file__).parent / "schema"
+    package = Path(__file__).parent.parent
+    packaged = package / "schema"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "schema"
+    return package.resolve().parents[1] / "schema"
 
 
 @cache

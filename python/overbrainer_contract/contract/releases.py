@@ -12,8 +12,8 @@ checks them from a shell too). So
   `version` in `schema/contract.json` (the `$id`s carry it too, a schema test checks).
 
 To release: raise the version in `schema/` (contract.json and the `$id`s), copy `schema/` to
-`schema-releases/<version>/`, run `python -m overbrainer_contract.releases --record <version>`
-and commit both.
+`schema-releases/<version>/`, run
+`python -m overbrainer_contract.contract.releases --record <version>` and commit both.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m overbrainer_contract.releases",
+        prog="python -m overbrainer_contract.contract.releases",
         description="Record a new schema release's digests in SHA256SUMS.",
     )
     parser.add_argument("--record", metavar="VERSION", required=True)

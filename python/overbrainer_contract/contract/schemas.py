@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .contract import schema_dir
+from .constants import schema_dir
 
 SUFFIX = ".schema.json"
 

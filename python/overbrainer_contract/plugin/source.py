@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from overbrainer_contract.contract import CONTRACT
+from overbrainer_contract.contract.constants import CONTRACT
 
 __all__ = [
     "JOB_STAGES",
@@ -29,7 +29,7 @@ PLUGIN_FILE: Final[str] = CONTRACT.plugin.file
 PLUGIN_CLASS: Final[str] = CONTRACT.plugin.qualified_name
 """The plugin as Axolotl's `plugins` list names it: module, then class."""
 
-PLUGIN_PATH: Final[Path] = Path(__file__).resolve().parent / "plugin" / PLUGIN_FILE
+PLUGIN_PATH: Final[Path] = Path(__file__).resolve().parent / PLUGIN_FILE
 """Where the plugin's source lies, in a checkout or an installed wheel."""
 
 METRICS_PLUGIN: Final[str] = PLUGIN_PATH.read_text(encoding="utf-8")

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import IO
 
-from .models import MetricLine
-from .reader import parse_block
+from ..contract.models import MetricLine
+from ..reader import parse_block
 
 MAX_LINE = 1 << 20
 """The longest line held whole by default: 1 MiB (overbrainer's lines are a few hundred

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import msgspec
 
+from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
+from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
+from ..reader import EvalMark, Pace, ParseError, parse_line
 from . import sidefile
-from .contract import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from .lines import MAX_LINE, Overlong, read_lines
-from .models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
-from .reader import EvalMark, Pace, ParseError, parse_line
 
 STDIN = "-"
 

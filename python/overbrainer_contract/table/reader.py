@@ -24,12 +24,12 @@ from typing import IO, Any
 
 import pyarrow as pa
 
-from ..contract import METRICS_FILE
-from ..lines import MAX_LINE, BlockStream, Overlong, Piece, read_pieces
-from ..models import Begin, End, Eval, JobStage, Log, Stage
+from ..contract.constants import METRICS_FILE
+from ..contract.models import Begin, End, Eval, JobStage, Log, Stage
 from ..reader import ParseError, parse_line
-from ..runs import Run, resolve
-from ..sidefile import open_metrics
+from ..runs.lines import MAX_LINE, BlockStream, Overlong, Piece, read_pieces
+from ..runs.sidefile import open_metrics
+from ..runs.state import Run, resolve
 from .schema import DICTIONARIES, SCHEMA, VARIANT_FIELDS
 
 BATCH_LINES = 65_536

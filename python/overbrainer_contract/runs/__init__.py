@@ -1,0 +1,11 @@
+"""Runs and their files: a run folder, its metrics file, its snapshot files.
+
+- `lines`: the lines of a metrics file, read in blocks with a bound on memory;
+- `follower`: following a growing metrics file (`watch`, `snapshot --wait`);
+- `sidefile`: opening a run's files safely (FIFOs, links to devices, huge files);
+- `state`: resolving a RUN (a folder, a metrics file, `-`) and what its files say
+  (`Run`, `RunState`, `read_request`, `read_snapshot`).
+
+Imports the contract (`..contract`) and the reader (`..reader`), nothing above them.
+Nothing is imported here: each command loads only the modules it runs.
+"""
