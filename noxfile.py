@@ -127,7 +127,8 @@ def wheels(session: nox.Session) -> None:
         run = str(ROOT / "examples" / "tiny-run")
         session.run("overbrainer-contract", "check", run)
         session.run("overbrainer-contract", "status", run)
-        session.run("python", "-c", "import overbrainer_contract_core._core as c; print(c.__file__)")
+        show_core = "import overbrainer_contract_core._core as c; print(c.__file__)"
+        session.run("python", "-c", show_core)
 
 
 @nox.session(python=PYTHON)
