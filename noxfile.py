@@ -97,12 +97,22 @@ def core(session: nox.Session) -> None:
             "cargo", "clippy", "--workspace", "--all-targets", "--", "-D", "warnings", external=True
         )
         session.run("cargo", "test", "-p", "overbrainer-core", "--release", external=True)
-        if Path(DEBIAN_RUST, "rustc").exists():
-            path = f"{DEBIAN_RUST}:{os.environ.get('PATH', '')}"
-            env = {"PATH": path, "CARGO_TARGET_DIR": str(CORE / "target" / "rust-1.63")}
-            session.run("rustc", "--version", env=env, external=True)
+        debian = Path(DEBIAN_RUST)
+        if (debian / "rustc").exists() and (debian / "cargo").exists():
+            env = {
+                "RUSTC": str(debian / "rustc"),
+                "RUSTDOC": str(debian / "rustdoc"),
+                "CARGO_TARGET_DIR": str(CORE / "target" / "rust-1.63"),
+            }
+            session.run(str(debian / "rustc"), "--version", external=True)
             session.run(
-                "cargo", "test", "-p", "overbrainer-core", "--release", env=env, external=True
+                str(debian / "cargo"),
+                "test",
+                "-p",
+                "overbrainer-core",
+                "--release",
+                env=env,
+                external=True,
             )
         else:
             session.warn(f"no {DEBIAN_RUST}/rustc: the Rust 1.63 build was not checked")

@@ -133,7 +133,9 @@ def variants(folder: Path) -> tuple[str, str, str, list[Variant]]:
         if tag is None:
             raise SystemExit(f"$defs/{ref}: no {tag_field} const")
         newtype = node.get("x-serde", {}).get("newtype")
-        found.append(Variant(node["title"], tag, node.get("description", ""), tuple(fields), newtype))
+        found.append(
+            Variant(node["title"], tag, node.get("description", ""), tuple(fields), newtype)
+        )
     return schema["title"], tag_field, schema.get("description", ""), found
 
 
@@ -195,7 +197,7 @@ def _snapshot(folder: Path) -> list[str]:
     for name, prop in schema["properties"].items():
         nullable = "anyOf" in prop and {"type": "null"} in prop["anyOf"]
         node = next(o for o in prop.get("anyOf", [prop]) if o.get("type") != "null")
-        if node.get("type") == "string" or "$ref" in node and "snapshot-request" in node["$ref"]:
+        if node.get("type") == "string" or ("$ref" in node and "snapshot-request" in node["$ref"]):
             rust = "String"
         elif node.get("type") == "number":
             rust = "f64"
@@ -252,15 +254,17 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
             if union.setdefault(field.name, field.kind) != field.kind:
                 raise SystemExit(f"field {field.name}: two kinds across variants")
     slots = list(union)
+    names = ", ".join(json.dumps(v.name) for v in found)
+    tags = ", ".join(json.dumps(v.tag) for v in found)
     out = [
         "/// The field that holds a line's tag.",
         f'pub const TAG_FIELD: &str = "{tag_field}";',
         "",
         "/// Each variant's name (its `title`: the generated models' class names).",
-        f"pub const NAMES: [&str; {len(found)}] = [{', '.join(json.dumps(v.name) for v in found)}];",
+        f"pub const NAMES: [&str; {len(found)}] = [{names}];",
         "",
         "/// Each variant's tag, in declaration order (a variant's index in the tables below).",
-        f"pub const TAGS: [&str; {len(found)}] = [{', '.join(json.dumps(v.tag) for v in found)}];",
+        f"pub const TAGS: [&str; {len(found)}] = [{tags}];",
         "",
         "/// Each variant's fields and their kinds, in declaration order.",
         f"pub const FIELDS: [&[(&str, Kind)]; {len(found)}] = [",
@@ -316,7 +320,9 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
         names = [field.name for field in variant.fields]
         if variant.newtype:
             out.append(f"            Self::{variant.name}(line) => {{")
-            out += [f"                each(Value::{f.kind}(line.{f.name}));" for f in variant.fields]
+            out += [
+                f"                each(Value::{f.kind}(line.{f.name}));" for f in variant.fields
+            ]
         else:
             out.append(f"            Self::{variant.name} {{ {', '.join(names)} }} => {{")
             out += [f"                each(Value::{f.kind}(*{f.name}));" for f in variant.fields]

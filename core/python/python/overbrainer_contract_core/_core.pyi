@@ -5,9 +5,8 @@ from datetime import timedelta
 from types import ModuleType
 from typing import Any
 
-from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
-
 from overbrainer_contract.reader.marks import Mark
+from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
 
 _Line = Begin | Log | Stage | Eval | End
 
