@@ -173,3 +173,38 @@ def test_a_stream_backs_off_after_a_bad_block_and_ends_it_at_a_good_one() -> Non
     assert stream.parse(good) is not None
     assert stream.backoff == 1
     assert stream.parse(good) is not None
+
+
+# A body from 256 KiB on is read by the core's own threads, batch by batch (1,024 lines),
+# a few batches ahead of the models' building: the answers must come in the file's order,
+# whole, wherever the bad lines fall (first line, a batch's edge, the last line).
+LARGE_LINES = 3 * 1024 * 8 + 17  # many batches a thread, the last one partial
+
+
+def large_body(bad_at: tuple[int, ...]) -> tuple[bytes, list[tuple[str, object]]]:
+    rows = (PLUGIN + OTHER + GOLDEN) * (LARGE_LINES // len(PLUGIN + OTHER + GOLDEN) + 1)
+    rows = [text for text in rows if "\n" not in text and "\r" not in text]
+    valid = [text for text in rows if alone(text)[0] != "error"]
+    lines = (valid * (LARGE_LINES // len(valid) + 1))[:LARGE_LINES]
+    for at in bad_at:
+        lines[at] = '{"event":"log","time":1,"step":-1}'
+    body = block(lines)
+    assert len(body) >= 256 * 1024
+    return body, [alone(text.encode()) for text in lines]
+
+
+@pytest.mark.parametrize(
+    "bad_at",
+    [(), (0,), (1023,), (1024,), (2047, 2048), (LARGE_LINES - 1,)],
+    ids=["valid", "first", "batch-end", "batch-start", "two-batches", "last"],
+)
+def test_a_large_body_is_answered_in_order_by_the_core_threads(bad_at: tuple[int, ...]) -> None:
+    body, singly = large_body(bad_at)
+    assert [answer(v) for v in parse_lines(body)] == singly
+    values = parse_block(body)
+    if bad_at:
+        assert values is None
+    else:
+        assert values is not None
+        assert [answer(v) for v in values] == singly
+    assert [answer(v) for v in parse_lines(body[:-1])] == singly  # no final newline

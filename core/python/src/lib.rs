@@ -211,9 +211,10 @@ const PIPELINE_FROM: usize = 256 * 1024;
 const BATCH: usize = 1024;
 
 /// Each line of `body` answered by the core, in order, handed to `each` until it says stop
-/// (`Ok(false)`) or fails. A large body is read by a second thread (no Python in it: only
-/// the core's reading, of bytes the caller holds) a batch ahead of this one, which holds the
-/// GIL and builds the models: the two halves of the work run side by side.
+/// (`Ok(false)`) or fails. A large body is read by threads of the core's own (one a core;
+/// no Python in them: only the core's reading, of bytes the caller holds), batch `k` of
+/// lines by thread `k % threads`, each a few batches ahead of this thread, which holds the
+/// GIL, builds the models and takes the batches in order.
 fn each_answer<F>(body: &[u8], mut each: F) -> PyResult<()>
 where
     F: FnMut(Result<MetricLine, ParseError>) -> PyResult<bool>,
@@ -226,22 +227,38 @@ where
         }
         return Ok(());
     }
+    let threads = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
     std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::sync_channel(8);
-        scope.spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH);
-            for piece in lines(body) {
-                batch.push(read_line(piece));
-                if batch.len() == BATCH {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                    if sender.send(full).is_err() {
-                        return; // the reader stopped
+        let mut receivers = Vec::with_capacity(threads);
+        for thread in 0..threads {
+            let (sender, receiver) = std::sync::mpsc::sync_channel(4);
+            receivers.push(receiver);
+            scope.spawn(move || {
+                let mut batch = Vec::with_capacity(BATCH);
+                for (index, piece) in lines(body).enumerate() {
+                    if index / BATCH % threads != thread {
+                        continue;
+                    }
+                    batch.push(read_line(piece));
+                    if batch.len() == BATCH {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                        if sender.send(full).is_err() {
+                            return; // the reader stopped
+                        }
                     }
                 }
-            }
-            let _ = sender.send(batch);
-        });
-        for batch in receiver {
+                if !batch.is_empty() {
+                    let _ = sender.send(batch);
+                }
+            });
+        }
+        // Batch k comes from thread k % threads; the first thread with no batch left has
+        // sent the last one.
+        for receiver in receivers.iter().cycle() {
+            let batch = match receiver.recv() {
+                Ok(batch) => batch,
+                Err(_) => break,
+            };
             for answer in batch {
                 if !each(answer)? {
                     return Ok(());
