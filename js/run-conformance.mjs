@@ -25,6 +25,21 @@ const VERSION = JSON.parse(readFileSync(join(SCHEMA_DIR, "contract.json"), "utf8
 const METRICS_LINE_ID = `https://overbrainer.dev/contract/${VERSION}/metrics-line.schema.json`;
 const VERBOSE = process.argv.includes("--verbose");
 
+/** Every keyword named `x-...` anywhere in `schemas` (not a property's name). */
+function annotationKeywords(schemas) {
+  const found = new Set();
+  const walk = (node, inProperties) => {
+    if (Array.isArray(node)) return node.forEach((item) => walk(item, false));
+    if (node === null || typeof node !== "object") return;
+    for (const [key, value] of Object.entries(node)) {
+      if (!inProperties && key.startsWith("x-")) found.add(key);
+      walk(value, !inProperties && (key === "properties" || key === "$defs"));
+    }
+  };
+  schemas.forEach((schema) => walk(schema, false));
+  return [...found].sort();
+}
+
 /** Every schema of schema/, in one strict Ajv instance: each must compile. */
 export function loadSchemas() {
   const warnings = [];
@@ -38,9 +53,16 @@ export function loadSchemas() {
     },
   });
   const ids = [];
+  const schemas = [];
   for (const name of readdirSync(SCHEMA_DIR).sort()) {
     if (!name.endsWith(".schema.json")) continue;
-    const schema = JSON.parse(readFileSync(join(SCHEMA_DIR, name), "utf8"));
+    schemas.push(JSON.parse(readFileSync(join(SCHEMA_DIR, name), "utf8")));
+  }
+  // `x-` keywords are annotations for the contract's code generators (`x-serde`: the reader
+  // core's Rust types); strict mode refuses unknown keywords, so each is declared as one that
+  // validates nothing. Any other unknown keyword is still refused.
+  for (const keyword of annotationKeywords(schemas)) ajv.addKeyword(keyword);
+  for (const schema of schemas) {
     ajv.addSchema(schema);
     ids.push(schema.$id);
   }
