@@ -10,12 +10,14 @@ newline, as the golden suite splits a file.
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from overbrainer_contract import ParseError, parse_block, parse_line, parse_lines
+from overbrainer_contract.reader import summarize_block
 from overbrainer_contract.runs.lines import MAX_BACKOFF, BlockStream
 
 CASES = Path(__file__).parent / "conformance" / "cases"
@@ -208,3 +210,38 @@ def test_a_large_body_is_answered_in_order_by_the_core_threads(bad_at: tuple[int
         assert values is not None
         assert [answer(v) for v in values] == singly
     assert [answer(v) for v in parse_lines(body[:-1])] == singly  # no final newline
+
+
+def summary_of(values: list[object]) -> tuple[bytes, int | None, int | None, bool]:
+    """What `summarize_block` must say of a block whose lines read as `values`."""
+    models = {name: index for index, name in enumerate(("Begin", "Log", "Stage", "Eval", "End"))}
+    kinds = bytes(models[type(value).__name__] for value in values)
+    steps = [value.step for value in values if type(value).__name__ == "Log"]  # type: ignore[attr-defined]
+    ordered = all(a <= b for a, b in pairwise(steps))
+    return kinds, steps[0] if steps else None, steps[-1] if steps else None, ordered
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(PLUGIN + OTHER + GOLDEN), min_size=1, max_size=40))
+def test_a_blocks_summary_is_what_its_lines_say(lines: list[str]) -> None:
+    lines = [text for text in lines if "\n" not in text]
+    if not lines:
+        return
+    body = block(lines)
+    values = parse_block(body)
+    summary = summarize_block(body)
+    if values is None:
+        assert summary is None
+    else:
+        assert summary == summary_of(values)
+
+
+@pytest.mark.parametrize("bad_at", [(), (0,), (5000,), (LARGE_LINES - 1,)])
+def test_a_large_bodys_summary_is_read_by_the_core_threads(bad_at: tuple[int, ...]) -> None:
+    body, _ = large_body(bad_at)
+    values = parse_block(body)
+    summary = summarize_block(body)
+    assert (summary is None) == bool(bad_at) == (values is None)
+    if values is not None:
+        assert summary == summary_of(values)
+    assert summarize_block(body[:-1]) is None  # a last line without its newline

@@ -207,7 +207,11 @@ fn parse_line(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
 
 /// Bodies from this size on are read by a second thread while this one builds the models.
 const PIPELINE_FROM: usize = 256 * 1024;
-/// Lines a batch of the second thread's answers holds.
+/// A summary (no models to build) is worth the threads from this size on: below it, the
+/// threads' start (about 50 µs each here) costs more than they save.
+const SUMMARY_THREADS_FROM: usize = 256 * 1024;
+/// Lines a batch of a thread's answers holds, at most: fewer in a smaller body, so that
+/// every thread has batches to read (about four each, guessing 200 bytes a line).
 const BATCH: usize = 1024;
 
 /// Each line of `body` answered by the core, in order, handed to `each` until it says stop
@@ -215,11 +219,19 @@ const BATCH: usize = 1024;
 /// no Python in them: only the core's reading, of bytes the caller holds), batch `k` of
 /// lines by thread `k % threads`, each a few batches ahead of this thread, which holds the
 /// GIL, builds the models and takes the batches in order.
-fn each_answer<F>(body: &[u8], mut each: F) -> PyResult<()>
+fn each_answer<F>(body: &[u8], each: F) -> PyResult<()>
 where
     F: FnMut(Result<MetricLine, ParseError>) -> PyResult<bool>,
 {
-    if body.len() < PIPELINE_FROM {
+    each_answer_from(body, PIPELINE_FROM, each)
+}
+
+/// `each_answer`, with threads from `threshold` bytes on.
+fn each_answer_from<F>(body: &[u8], threshold: usize, mut each: F) -> PyResult<()>
+where
+    F: FnMut(Result<MetricLine, ParseError>) -> PyResult<bool>,
+{
+    if body.len() < threshold {
         for piece in lines(body) {
             if !each(read_line(piece))? {
                 break;
@@ -228,20 +240,21 @@ where
         return Ok(());
     }
     let threads = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
+    let size = (body.len() / (threads * 4 * 200)).clamp(64, BATCH);
     std::thread::scope(|scope| {
         let mut receivers = Vec::with_capacity(threads);
         for thread in 0..threads {
             let (sender, receiver) = std::sync::mpsc::sync_channel(4);
             receivers.push(receiver);
             scope.spawn(move || {
-                let mut batch = Vec::with_capacity(BATCH);
+                let mut batch = Vec::with_capacity(size);
                 for (index, piece) in lines(body).enumerate() {
-                    if index / BATCH % threads != thread {
+                    if index / size % threads != thread {
                         continue;
                     }
                     batch.push(read_line(piece));
-                    if batch.len() == BATCH {
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    if batch.len() == size {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(size));
                         if sender.send(full).is_err() {
                             return; // the reader stopped
                         }
@@ -267,6 +280,40 @@ where
         }
         Ok(())
     })
+}
+
+/// A block's summary: its lines' variants, the first and last log steps, the steps in order.
+type Summary = (PyObject, Option<u64>, Option<u64>, bool);
+
+/// What a count of `body`'s lines needs, with no model built: when every line (complete
+/// lines, each ending in a newline) is a metrics line, each line's variant (one byte a line,
+/// its index in `TAGS`), the first and the last `log` line's step, and whether the `log`
+/// lines' steps never go back; `None` when any line is not.
+#[pyfunction]
+fn summarize_block(py: Python<'_>, body: &PyBytes) -> PyResult<Option<Summary>> {
+    let data = body.as_bytes();
+    if data.last() != Some(&b'\n') {
+        return Ok(None);
+    }
+    let mut kinds: Vec<u8> = Vec::with_capacity(data.len() / 128);
+    let (mut first, mut last, mut ordered, mut whole) = (None, None, true, true);
+    each_answer_from(data, SUMMARY_THREADS_FROM, |answer| match answer {
+        Ok(line) => {
+            // at most 5 variants: the index fits a byte
+            kinds.push(u8::try_from(line.variant()).unwrap_or(u8::MAX));
+            if let MetricLine::Log(metric) = &line {
+                first = first.or(Some(metric.step));
+                ordered &= last.map_or(true, |previous| metric.step >= previous);
+                last = Some(metric.step);
+            }
+            Ok(true)
+        }
+        Err(_) => {
+            whole = false;
+            Ok(false)
+        }
+    })?;
+    Ok(whole.then(|| (PyBytes::new(py, &kinds).into(), first, last, ordered)))
 }
 
 /// Every line of `body` (complete lines, each ending in a newline) as its model, when every
@@ -511,6 +558,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(parse_line, module)?)?;
     module.add_function(wrap_pyfunction!(parse_block, module)?)?;
     module.add_function(wrap_pyfunction!(parse_lines, module)?)?;
+    module.add_function(wrap_pyfunction!(summarize_block, module)?)?;
     module.add_function(wrap_pyfunction!(dump_line, module)?)?;
     module.add_function(wrap_pyfunction!(mark, module)?)?;
     module.add_class::<Pace>()?;

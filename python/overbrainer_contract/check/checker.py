@@ -12,17 +12,15 @@ any other run goes through the same line-by-line loop, so the findings are the s
 from __future__ import annotations
 
 import io
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from operator import attrgetter
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
-from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
-from ..reader import ParseError, parse_line
+from ..contract.models import Begin, End, Eval, Log, Stage
+from ..reader import TAGS, ParseError, parse_line
 from ..runs.lines import BlockStream, Overlong, Piece
 from ..runs.sidefile import exists
 from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
@@ -37,6 +35,10 @@ EVENTS: tuple[tuple[type[object], str], ...] = (
     (Stage, "stage"),
     (End, "end"),
 )
+
+
+BY_INDEX: tuple[type[object], ...] = tuple({tag: kind for kind, tag in EVENTS}[tag] for tag in TAGS)
+"""The model of each of the core's variants, by its index in `TAGS`."""
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -122,45 +124,32 @@ class MetricsCheck:
         self.blocks = BlockStream()  # its runs, backing off after one holding a bad line
 
     def run(self, body: bytes) -> None:
-        """A run of complete lines, each within the bound: read at once, and counted at
-        once when no line in it needs a finding; else read line by line."""
-        values = self.blocks.parse(body)
-        if values is None or not self._counted(values):
+        """A run of complete lines, each within the bound: read at once by the core with no
+        model built (`summarize_block`), and counted at once when no line in it needs a
+        finding; else read line by line."""
+        summary = self.blocks.summarize(body)
+        if summary is None or not self._counted(*summary):
             # a bad line (or backing off), or a warning: each found, and placed, as line by line
             self.lines(io.BytesIO(body))
             return
-        self.number += len(values)
+        self.number += len(summary[0])
         self.raw = b"\n"
 
-    def _counted(self, values: list[MetricLine]) -> bool:
-        """Count `values` (a run's lines) and keep the last log's step, when they need no
-        order warning; else False, nothing counted. (A begin or an end in the run, rare, is
-        left to the line-by-line reading.) The usual run, logs and evaluations while
-        training, costs a pass over the types, one over the logs' steps and a sort of them
-        (in C)."""
-        kinds = set(map(type, values))
-        counts = self.counts
-        if Log not in kinds:
-            if Begin in kinds or End in kinds or (Eval in kinds and self.phase != 1):
+    def _counted(self, kinds: bytes, first: int | None, last: int | None, ordered: bool) -> bool:
+        """Count a run's lines (`kinds`: each line's variant, its index in the core's `TAGS`;
+        the first and last log steps, whether they never go back) and keep the last log's
+        step, when they need no order warning; else False, nothing counted. (A begin or an
+        end in the run, rare, is left to the line-by-line reading.)"""
+        found = {BY_INDEX[index]: kinds.count(index) for index in set(kinds)}
+        if Begin in found or End in found or (self.phase != 1 and (Log in found or Eval in found)):
+            return False
+        if last is not None:  # logs in the run
+            if first is None or first < self.last_step or not ordered:
                 return False
-            for kind, count in Counter(map(type, values)).items():
-                counts[kind] += count
-            return True
-        if self.phase != 1 or Begin in kinds or End in kinds:
-            return False
-        if len(kinds) == 1:
-            steps: list[int] = list(map(STEP, values))
-        else:
-            steps = [value.step for value in values if value.__class__ is Log]
-        if steps[0] < self.last_step or steps != sorted(steps):
-            return False
-        self.last_step = steps[-1]
-        if Stage in kinds:
-            for kind, count in Counter(map(type, values)).items():
-                counts[kind] += count
-        else:  # logs, maybe evaluations
-            counts[Log] += len(steps)
-            counts[Eval] += len(values) - len(steps)
+            self.last_step = last
+        counts = self.counts
+        for kind, count in found.items():
+            counts[kind] += count
         return True
 
     def lines(self, lines: Iterable[bytes]) -> None:
@@ -255,9 +244,6 @@ class MetricsCheck:
             self.errors,
             self.warnings,
         )
-
-
-STEP = attrgetter("step")
 
 
 def _last_line(name: str, number: int, raw: bytes) -> Finding | None:

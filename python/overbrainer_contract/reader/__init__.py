@@ -26,6 +26,7 @@ _core.bind(
     UNSET,
 )
 
+from overbrainer_contract_core._core import TAGS as TAGS  # noqa: E402
 from overbrainer_contract_core._core import (  # noqa: E402
     Pace,
     dump_line,
@@ -33,6 +34,7 @@ from overbrainer_contract_core._core import (  # noqa: E402
     parse_block,
     parse_line,
     parse_lines,
+    summarize_block,
 )
 
 __all__ = [
@@ -48,4 +50,5 @@ __all__ = [
     "parse_block",
     "parse_line",
     "parse_lines",
+    "summarize_block",
 ]

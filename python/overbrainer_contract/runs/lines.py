@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
-from typing import IO
+from typing import IO, TypeVar
 
 from ..contract.models import MetricLine
-from ..reader import parse_block
+from ..reader import parse_block, summarize_block
+
+_Found = TypeVar("_Found")
 
 MAX_LINE = 1 << 20
 """The longest line held whole by default: 1 MiB (overbrainer's lines are a few hundred
@@ -232,7 +234,8 @@ before the next try (`BlockStream`)."""
 
 class BlockStream:
     """The runs of complete lines of one file (`Piece`s' bodies), in order, each read at
-    once by `parse_block`. After a run holding a bad line, the next 1, 2, 4 …
+    once by `parse_block` (or `summarize_block`, for a reader that only counts). After a run
+    holding a bad line, the next 1, 2, 4 …
     `MAX_BACKOFF` runs are not tried (None at once: read them line by line), so that a
     file with a bad line in every block pays for the failed read (the core stops at the
     bad line, but its lines are read again one by one) rarely; a run read whole ends the
@@ -244,10 +247,17 @@ class BlockStream:
 
     def parse(self, body: bytes) -> list[MetricLine] | None:
         """`parse_block(body)`, or None at once while backing off."""
+        return self._tried(parse_block, body)
+
+    def summarize(self, body: bytes) -> tuple[bytes, int | None, int | None, bool] | None:
+        """`summarize_block(body)` (no model built), or None at once while backing off."""
+        return self._tried(summarize_block, body)
+
+    def _tried(self, read: Callable[[bytes], _Found | None], body: bytes) -> _Found | None:
         if self.skip:
             self.skip -= 1
             return None
-        found = parse_block(body)
+        found = read(body)
         if found is None:
             self.skip, self.backoff = self.backoff, min(2 * self.backoff, MAX_BACKOFF)
         else:
