@@ -464,10 +464,40 @@ impl Pace {
         Ok(())
     }
 
-    /// Take the next logs, in order, into account: what `add` on each in turn does.
+    /// Take the next logs, in order, into account: what `add` on each in turn does, by `add`
+    /// on the few that decide it, in order (`watch` on a block read whole): the first with a
+    /// loss, the last with a loss, the last with a step count, the last.
     fn add_logs(&mut self, py: Python<'_>, logs: &PyAny) -> PyResult<()> {
-        for metric in logs.iter()? {
-            self.add(py, metric?)?;
+        let bound = bound(py)?;
+        let logs = logs.iter()?.collect::<PyResult<Vec<&PyAny>>>()?;
+        let has =
+            |log: &PyAny, name: &str| -> PyResult<bool> { Ok(!absent(bound, log.getattr(name)?)) };
+        let mut deciding: Vec<usize> = Vec::with_capacity(4);
+        for (at, log) in logs.iter().enumerate() {
+            if has(log, "loss")? {
+                deciding.push(at);
+                break;
+            }
+        }
+        for (at, log) in logs.iter().enumerate().rev() {
+            if has(log, "loss")? {
+                deciding.push(at);
+                break;
+            }
+        }
+        for (at, log) in logs.iter().enumerate().rev() {
+            if has(log, "max_steps")? {
+                deciding.push(at);
+                break;
+            }
+        }
+        if !logs.is_empty() {
+            deciding.push(logs.len() - 1);
+        }
+        deciding.sort_unstable();
+        deciding.dedup();
+        for at in deciding {
+            self.add(py, logs[at])?;
         }
         Ok(())
     }
