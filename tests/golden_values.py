@@ -3,26 +3,26 @@
 
 from __future__ import annotations
 
-import math
+import struct
 from typing import Any
 
 from overbrainer_contract import mark
 
 
 def same_json(actual: Any, expected: Any) -> bool:
-    """Equal as JSON values: floats to the bit (the sign of zero included), u64 exactly."""
+    """The same JSON value, exactly: floats to the bit (the sign of zero included) and
+    only as floats, integers only as integers, keys in the same order."""
     if isinstance(expected, float) or isinstance(actual, float):
         return (
-            isinstance(actual, (int, float))
-            and isinstance(expected, (int, float))
-            and float(actual) == float(expected)
-            and math.copysign(1, float(actual)) == math.copysign(1, float(expected))
+            type(actual) is float
+            and type(expected) is float
+            and struct.pack("<d", actual) == struct.pack("<d", expected)
         )
     if isinstance(expected, dict):
         return (
             isinstance(actual, dict)
-            and actual.keys() == expected.keys()
-            and all(same_json(actual[k], expected[k]) for k in expected)
+            and list(actual) == list(expected)
+            and all(same_json(actual[key], expected[key]) for key in expected)
         )
     return bool(actual == expected) and type(actual) is type(expected)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 import jsonschema
 import msgspec
 import pytest
-from golden_values import mark_json
+from golden_values import mark_json, same_json
 from overbrainer_contract import Log, MetricLine, Pace, ParseError, dump_line, parse_line
 from schema_registry import validator
 
@@ -86,24 +85,6 @@ def test_every_rust_test_is_a_suite() -> None:
     assert len(derived) >= 60
 
 
-def exactly(actual: Any, expected: Any) -> bool:
-    """The same JSON value, exactly: floats to the bit (the sign of zero included) and
-    only as floats, integers only as integers."""
-    if isinstance(expected, float) or isinstance(actual, float):
-        return (
-            type(actual) is float
-            and type(expected) is float
-            and struct.pack("<d", actual) == struct.pack("<d", expected)
-        )
-    if isinstance(expected, dict):
-        return (
-            isinstance(actual, dict)
-            and list(actual) == list(expected)
-            and all(exactly(actual[key], expected[key]) for key in expected)
-        )
-    return bool(actual == expected) and type(actual) is type(expected)
-
-
 def as_value(line: MetricLine) -> dict[str, Any]:
     """A parsed line as the suite writes its `value`: the tag, then every field in
     declaration order, the stage by name."""
@@ -115,11 +96,11 @@ def as_value(line: MetricLine) -> dict[str, Any]:
 
 
 def test_exactly_sees_one_bit() -> None:
-    assert exactly({"a": 1.5, "b": 2}, {"a": 1.5, "b": 2})
-    assert not exactly({"a": 1.5}, {"a": 1.5000000000000002})
-    assert not exactly({"a": 0.0}, {"a": -0.0})
-    assert not exactly({"a": 2}, {"a": 2.0})
-    assert not exactly({"a": 1, "b": 2}, {"b": 2, "a": 1})
+    assert same_json({"a": 1.5, "b": 2}, {"a": 1.5, "b": 2})
+    assert not same_json({"a": 1.5}, {"a": 1.5000000000000002})
+    assert not same_json({"a": 0.0}, {"a": -0.0})
+    assert not same_json({"a": 2}, {"a": 2.0})
+    assert not same_json({"a": 1, "b": 2}, {"b": 2, "a": 1})
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
@@ -131,11 +112,11 @@ def test_reference_verdict(case: Case) -> None:
         if reference["ok"]:
             line = parse_line(text)
             assert dump_line(line) == reference["dump"]
-            assert exactly(as_value(line), reference["value"]), as_value(line)
-            assert exactly(json.loads(dump_line(line)), reference["value"])
+            assert same_json(as_value(line), reference["value"]), as_value(line)
+            assert same_json(json.loads(dump_line(line)), reference["value"])
             assert mark_json(line) == reference["mark"]
             again = parse_line(dump_line(line))  # the canonical form reads back, to the bit
-            assert exactly(as_value(again), reference["value"])
+            assert same_json(as_value(again), reference["value"])
         else:
             with pytest.raises(ParseError) as caught:
                 parse_line(text)

@@ -9,34 +9,16 @@ exactly: the value read back from the reference's dump is the suite's, floats to
 from __future__ import annotations
 
 import json
-import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
+from golden_values import same_json
 from reference_runner import ROOT, answer_file
 
 SUITE = ROOT / "tests" / "conformance"
 MANIFEST = json.loads((SUITE / "manifest.json").read_text(encoding="utf-8"))
 SUITES = MANIFEST["suites"]
-
-
-def exactly(actual: Any, expected: Any) -> bool:
-    """The same JSON value, exactly: floats to the bit (the sign of zero included) and
-    only as floats, integers only as integers, keys in the same order."""
-    if isinstance(expected, float) or isinstance(actual, float):
-        return (
-            type(actual) is float
-            and type(expected) is float
-            and struct.pack("<d", actual) == struct.pack("<d", expected)
-        )
-    if isinstance(expected, dict):
-        return (
-            isinstance(actual, dict)
-            and list(actual) == list(expected)
-            and all(exactly(actual[key], expected[key]) for key in expected)
-        )
-    return bool(actual == expected) and type(actual) is type(expected)
 
 
 def mismatches(answer: dict[str, Any], expected: dict[str, Any]) -> list[str]:
@@ -56,7 +38,7 @@ def mismatches(answer: dict[str, Any], expected: dict[str, Any]) -> list[str]:
         return wrong
     if answer["dump"] != expected["dump"]:
         wrong.append(f"dump: reference {answer['dump']}, suite {expected['dump']}")
-    if not exactly(json.loads(answer["dump"]), expected["value"]):
+    if not same_json(json.loads(answer["dump"]), expected["value"]):
         wrong.append(f"value: reference {answer['dump']}, suite {expected['value']}")
     if answer["mark"] != expected["mark"]:
         wrong.append(f"mark: reference {answer['mark']}, suite {expected['mark']}")
@@ -83,10 +65,10 @@ def test_the_reference_answers_what_the_suite_expects(suite: dict[str, Any], run
 
 
 def test_exactly_sees_one_bit() -> None:
-    assert exactly({"a": 1.5, "b": 2, "c": None}, {"a": 1.5, "b": 2, "c": None})
-    assert not exactly({"a": 1.5}, {"a": 1.5000000000000002})
-    assert not exactly({"a": 0.0}, {"a": -0.0})
-    assert not exactly({"a": 2}, {"a": 2.0})
+    assert same_json({"a": 1.5, "b": 2, "c": None}, {"a": 1.5, "b": 2, "c": None})
+    assert not same_json({"a": 1.5}, {"a": 1.5000000000000002})
+    assert not same_json({"a": 0.0}, {"a": -0.0})
+    assert not same_json({"a": 2}, {"a": 2.0})
 
 
 def test_every_suite_is_run() -> None:
