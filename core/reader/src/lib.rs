@@ -8,6 +8,8 @@
 //! the error's category, message, position and JSON path. [`Pace`], [`MetricLine::mark`]
 //! and [`dump_line`] are the reference's, from its specification.
 
+#![forbid(unsafe_code)]
+
 pub mod error;
 mod fast;
 pub mod generated;
