@@ -16,7 +16,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyList, PyString, PyTuple};
 use pyo3::{ffi, AsPyPointer};
 
 /// The Python classes the core builds and raises, given once by `bind`.
-struct Bound {
+pub(crate) struct Bound {
     /// The generated models, in the order of the core's variants.
     variants: Vec<Py<PyAny>>,
     /// The `JobStage` members, in the order of `JobStage::ALL`.
@@ -31,7 +31,9 @@ struct Bound {
 
 static BOUND: GILOnceCell<Bound> = GILOnceCell::new();
 
-fn bound(py: Python<'_>) -> PyResult<&Bound> {
+mod scanner;
+
+pub(crate) fn bound(py: Python<'_>) -> PyResult<&Bound> {
     BOUND.get(py).ok_or_else(|| {
         PyRuntimeError::new_err("overbrainer_contract_core._core is used before bind(): import overbrainer_contract.reader")
     })
@@ -127,7 +129,7 @@ fn model(py: Python<'_>, bound: &Bound, line: &MetricLine) -> PyResult<PyObject>
 }
 
 /// `ParseError(category, message, path, column)`, as the package defines it.
-fn error_object(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyResult<PyObject> {
+pub(crate) fn error_object(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyResult<PyObject> {
     let path = error.path.as_ref().map(|path| {
         path.render(|key| {
             PyString::new(py, key)
@@ -592,6 +594,11 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(dump_line, module)?)?;
     module.add_function(wrap_pyfunction!(mark, module)?)?;
     module.add_class::<Pace>()?;
+    module.add_class::<scanner::CheckScan>()?;
+    module.add_class::<scanner::TableScan>()?;
+    module.add("FIELD_NAMES", PyTuple::new(_py, scanner::field_names()))?;
+    module.add("LEFT_OUT", PyTuple::new(_py, scanner::left_out_names()))?;
+    module.add("SKIP_LIMIT", overbrainer_core::split::SKIP_LIMIT)?;
     module.add(
         "TAGS",
         PyTuple::new(_py, overbrainer_core::generated::TAGS.iter()),

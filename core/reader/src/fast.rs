@@ -34,15 +34,6 @@ pub(crate) fn read(text: &str) -> Option<MetricLine> {
         .map(|single| single.0)
 }
 
-/// `read` of bytes not yet known to be UTF-8: serde_json's reader of bytes checks every
-/// string it decodes, and outside strings accepts nothing but ASCII, so a line it reads is
-/// UTF-8 throughout (and read as `read` reads it), and its bytes are not checked twice.
-pub(crate) fn read_bytes(line: &[u8]) -> Option<MetricLine> {
-    serde_json::from_slice::<Single>(line)
-        .ok()
-        .map(|single| single.0)
-}
-
 struct Single(MetricLine);
 
 impl<'de> Deserialize<'de> for Single {

@@ -7,13 +7,21 @@
 //! usual line straight into its variant, and the derived reading for any other line, with
 //! the error's category, message, position and JSON path. [`Pace`], [`MetricLine::mark`]
 //! and [`dump_line`] are the reference's, from its specification.
+//!
+//! Whole streams: [`split`] cuts bytes into lines of any length as they come, [`scan`]
+//! answers each, in order, for a consumer: [`order`] (the facts `check` reports) or
+//! [`columns`] (a table, in Arrow's layout).
 
 #![forbid(unsafe_code)]
 
+pub mod columns;
 pub mod error;
 mod fast;
 pub mod generated;
+pub mod order;
 mod pace;
+pub mod scan;
+pub mod split;
 pub mod values;
 
 pub use error::{Category, ParseError, Path, Segment};
@@ -39,9 +47,9 @@ pub fn parse_line(line: &str) -> Result<MetricLine, serde_json::Error> {
 /// Returns the reference's error, placed (`ParseError`), when the line is not a metrics
 /// record.
 pub fn read_line(line: &[u8]) -> Result<MetricLine, ParseError> {
-    if let Some(read) = fast::read_bytes(line) {
-        return Ok(read);
-    }
+    // One check of the whole line (ASCII at a word a step) costs less than serde_json's
+    // reader of bytes checking each key and string apart; a line that is not UTF-8 is the
+    // reference's syntax error wherever it goes.
     match std::str::from_utf8(line) {
         Ok(text) => read_str(text),
         Err(error) => Err(ParseError::utf8(error.valid_up_to())),
@@ -57,6 +65,11 @@ pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
     if let Some(line) = fast::read(text) {
         return Ok(line);
     }
+    derived(text)
+}
+
+/// The derived reading (the reference's), its error placed.
+fn derived(text: &str) -> Result<MetricLine, ParseError> {
     parse_line(text).map_err(|error| ParseError::from_serde(text, &error))
 }
 

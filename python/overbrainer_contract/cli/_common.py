@@ -38,8 +38,9 @@ class Parser(argparse.ArgumentParser):
 
 
 MAX_LINE_HELP = (
-    f"the longest line read whole: bytes, or with K, M, G (default {size_text(MAX_LINE)});"
-    " a longer line is skipped unread, in flat memory, and counts as invalid (category length)"
+    "a bound on a line's length, yours to set: bytes, or with K, M, G (default: none, a line"
+    " of any length is read, as the reference reads it); a longer line is skipped unread, in"
+    " flat memory, and counts as invalid (category length)"
 )
 
 
@@ -54,7 +55,7 @@ def max_line_size(text: str) -> int:
 def add_max_line(parser: argparse.ArgumentParser) -> None:
     """`--max-line SIZE`, for the commands that read a metrics file's lines."""
     parser.add_argument(
-        "--max-line", type=max_line_size, default=MAX_LINE, metavar="SIZE", help=MAX_LINE_HELP
+        "--max-line", type=max_line_size, default=None, metavar="SIZE", help=MAX_LINE_HELP
     )
 
 

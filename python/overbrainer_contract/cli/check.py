@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..check.checker import FileResult, check_pieces, check_request, check_snapshot, run_files
+from ..check.checker import FileResult, check_request, check_snapshot, check_stream, run_files
 from ..check.reporter import JsonReporter, TextReporter
-from ..runs.lines import BLOCK, Piece, read_pieces, split_pieces
+from ..runs.chunks import read_chunks
 from ..runs.sidefile import SideFileError, open_metrics
 from ..runs.state import RunError, resolve
 from ._common import (
@@ -42,9 +44,10 @@ warning when it is a line cut short (a run still writing, or killed: a whole lin
 the reference finds cut, category `eof`); any other bad last line is an error. The order
 checks are warnings too: a step going back, lines before `begin`, lines after `end`. In a
 run folder, snapshot.json and snapshot.request are checked too (regular files only, of
-bounded size). A line is read whole up to --max-line bytes (1M by default: the reference
-reads any length, so a valid longer line from another writer needs a larger bound); a
-longer one is skipped in flat memory and is an error, category `length`. -o json writes
+bounded size). A line of any length is read, as the reference reads it; junk without a
+newline is an error as soon as its first bytes say so, and the rest of it is skipped in
+flat memory. --max-line sets a bound of yours: a longer line is skipped unread and is an
+error, category `length`. -o json writes
 JSON Lines: one object per finding, one per file, one per unreadable path (`schema
 check-report` prints their schema)."""
 
@@ -53,7 +56,7 @@ examples:
   {PROG} check runs/7                       # metrics.jsonl and the snapshot files
   {PROG} check a.jsonl b.jsonl -o json
   ssh gpu cat runs/7/metrics.jsonl | {PROG} check -
-  {PROG} check big.jsonl --max-line 64M   # lines of up to 64 MiB
+  {PROG} check big.jsonl --max-line 64M   # refuse lines over 64 MiB
 
 {EXIT_CODES}"""
 
@@ -114,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
             fail(name, str(error).removeprefix(f"{name}: "))
             continue
         if target.metrics is None:  # standard input
-            pieces = read_pieces(sys.stdin.buffer, args.max_line)
-            result = check_pieces(pieces, "-", reporter.finding)
+            chunks = read_chunks(sys.stdin.buffer)
+            result = check_stream(chunks, "-", reporter.finding, args.max_line)
             reporter.result(result)
             invalid |= not result.valid
             continue
@@ -151,25 +154,25 @@ def _check_metrics(
         )
         if show:
             try:
-                pieces = _with_progress(handle, size, display, max_line)
-                return check_pieces(pieces, display, reporter.finding)
+                with _progress_bar(size, display) as advance:
+                    chunks = read_chunks(handle, progress=advance)
+                    return check_stream(chunks, display, reporter.finding, max_line)
             except ImportError:  # no rich: no bar
                 pass
-        return check_pieces(read_pieces(handle, max_line), display, reporter.finding)
+        return check_stream(read_chunks(handle), display, reporter.finding, max_line)
 
 
 def _size(handle: IO[bytes]) -> int:
     try:
-        import os
-
         return os.fstat(handle.fileno()).st_size
     except OSError:
         return 0
 
 
-def _with_progress(handle: IO[bytes], size: int, label: str, max_line: int) -> Iterator[Piece]:
-    """The lines of `handle` (as `read_pieces` gives them), with a transient rich progress
-    bar on stderr."""
+@contextlib.contextmanager
+def _progress_bar(size: int, label: str) -> Iterator[Callable[[int], None]]:
+    """A transient rich progress bar on stderr, over `size` bytes: the function that moves
+    it to the bytes read so far."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -192,12 +195,4 @@ def _with_progress(handle: IO[bytes], size: int, label: str, max_line: int) -> I
     redirect = sys.stdout.isatty()
     with Progress(*columns, console=console, transient=True, redirect_stdout=redirect) as bar:
         task = bar.add_task(label, total=size or None)
-
-        def blocks() -> Iterator[bytes]:
-            done = 0
-            while block := handle.read(BLOCK):
-                yield block
-                done += len(block)
-                bar.update(task, completed=done)
-
-        yield from split_pieces(blocks(), max_line)
+        yield lambda done: bar.update(task, completed=done)

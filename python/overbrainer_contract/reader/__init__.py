@@ -3,7 +3,9 @@
 The core (`_core`, Rust: `core/` in the repository) holds the contract's types generated from
 `schema/`, read by serde_json 1.0.87 itself, the reference's `Pace`, `mark` and `dump_line`.
 This module binds it to the package's Python classes (the generated models, `ParseError`, the
-marks) and exports it; nothing in Python reads JSON.
+marks) and exports it; nothing in Python reads JSON. Whole files go through the core too:
+`CheckScan` and `TableScan` are fed a file's chunks and give back only what a command shows
+(`check`'s facts, a table's columns).
 """
 
 from __future__ import annotations
@@ -26,9 +28,14 @@ _core.bind(
     UNSET,
 )
 
+from overbrainer_contract_core._core import FIELD_NAMES as FIELD_NAMES  # noqa: E402
+from overbrainer_contract_core._core import LEFT_OUT as LEFT_OUT  # noqa: E402
+from overbrainer_contract_core._core import SKIP_LIMIT as SKIP_LIMIT  # noqa: E402
 from overbrainer_contract_core._core import TAGS as TAGS  # noqa: E402
 from overbrainer_contract_core._core import (  # noqa: E402
+    CheckScan,
     Pace,
+    TableScan,
     dump_line,
     mark,
     parse_block,
@@ -39,12 +46,14 @@ from overbrainer_contract_core._core import (  # noqa: E402
 
 __all__ = [
     "Category",
+    "CheckScan",
     "EndMark",
     "EvalMark",
     "Mark",
     "Pace",
     "ParseError",
     "StageMark",
+    "TableScan",
     "dump_line",
     "mark",
     "parse_block",

@@ -51,11 +51,17 @@ class Overlong(bytes):
 
     def reason(self) -> str:
         """What is wrong, naming the bound and the option that sets it (check, watch)."""
-        size = f"{self.size:,} bytes" + ("" if self.complete else ", without its newline")
-        return (
-            f"a line of {size}: over the {self.limit:,} bytes a line is read to"
-            f" (--max-line {size_text(self.limit)}; a larger --max-line reads it)"
-        )
+        return overlong_reason(self.size, self.complete, self.limit)
+
+
+def overlong_reason(size: int, complete: bool, limit: int) -> str:
+    """What is wrong with a line of `size` bytes (its newline included when `complete`) over
+    the user's bound of `limit` bytes, naming the option that sets it (check, watch)."""
+    shown = f"{size:,} bytes" + ("" if complete else ", without its newline")
+    return (
+        f"a line of {shown}: over the {limit:,} bytes a line is read to"
+        f" (--max-line {size_text(limit)}; a larger --max-line reads it)"
+    )
 
 
 def parse_size(text: str) -> int:

@@ -83,3 +83,57 @@ class Pace:
         """The time left as a `timedelta` (to the microsecond), clamped to `timedelta.max`."""
     def __copy__(self) -> Pace: ...
     def __deepcopy__(self, memo: object) -> Pace: ...
+
+FIELD_NAMES: tuple[str, ...]
+"""The table's fields, in the order of `TableScan`'s columns (every field of any variant)."""
+LEFT_OUT: tuple[str, ...]
+"""The categories of the lines a table leaves out, in the order of `TableScan.left_out`."""
+SKIP_LIMIT: int
+"""The most bytes of one line skipped (known invalid, or over `max_line`) before the reading
+stops within it."""
+
+CheckFact = tuple[Any, ...]
+"""`("rejected", line, ParseError)`, `("over", line, size, complete, limit)`, `("order", line,
+tag, "before" | "after")`, `("back", line, step, last_step)`, `("last", line, ParseError |
+None)`."""
+
+class CheckScan:
+    """The facts `check` reports on a metrics file, read as it is fed (every line of any
+    length answered by the core, on every core, without the GIL)."""
+
+    def __init__(self, max_line: int | None = None) -> None: ...
+    def feed(self, chunk: bytes) -> list[CheckFact]:
+        """The facts of the lines `chunk` completes, in order."""
+    def finish(self) -> list[CheckFact]:
+        """The facts of the input's last line, when it has no newline."""
+    @property
+    def lines(self) -> int: ...
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """Lines of each variant, in the order of `TAGS`."""
+    @property
+    def stopped(self) -> bool: ...
+    @property
+    def pending(self) -> int: ...
+
+Column = tuple[bytes, bytes | None, int]
+"""A column's values, its validity bitmap (None: no null) and its count of nulls."""
+TableBatch = tuple[int, bytes, bytes, list[Column]]
+"""`(rows, line numbers as u64, variants as i8, the columns of FIELD_NAMES)`."""
+
+class TableScan:
+    """A metrics file's table in Arrow's layout, read as it is fed."""
+
+    def __init__(self, batch_lines: int, max_line: int | None = None) -> None: ...
+    def feed(self, chunk: bytes) -> list[TableBatch]: ...
+    def finish(self) -> list[TableBatch]: ...
+    @property
+    def lines(self) -> int: ...
+    @property
+    def left_out(self) -> tuple[int, ...]: ...
+    @property
+    def first_left_out(self) -> int | None: ...
+    @property
+    def cut(self) -> bool: ...
+    @property
+    def stopped(self) -> bool: ...

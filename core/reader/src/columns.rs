@@ -1,0 +1,215 @@
+//! A table of metrics lines, in columns laid out as Arrow lays them out: one row a metrics
+//! line, one column a field of any variant (`UNION`, from the schema), a value buffer and a
+//! validity bitmap each, ready to be handed to Arrow without a copy per value.
+//!
+//! Rows are gathered in batches of `batch_lines` lines (a batch holds the rows of its lines,
+//! less the lines left out, and a batch without rows is not kept); the lines left out are
+//! counted by the reference's error category, as `export` reports them.
+
+use crate::error::Category;
+use crate::generated::{JobStage, UNION};
+use crate::scan::{Answer, Consumer};
+use crate::values::{Kind, Value};
+
+
+/// The categories of the lines left out, in this order: the reference's (`syntax`, `eof`,
+/// `data`) and `length` (over the user's bound).
+pub const LEFT_OUT: [&str; 4] = ["syntax", "eof", "data", "length"];
+
+/// One column: little-endian values (8 bytes a row; 1 for a stage, its index in
+/// `JobStage::ALL`) and the validity bitmap (bit `i` of byte `i / 8`, least significant
+/// first: Arrow's), with the count of nulls.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Column {
+    pub values: Vec<u8>,
+    pub validity: Vec<u8>,
+    pub nulls: usize,
+}
+
+impl Column {
+    fn push(&mut self, row: usize, bytes: Option<&[u8]>, width: usize) {
+        if row % 8 == 0 {
+            self.validity.push(0);
+        }
+        match bytes {
+            Some(bytes) => {
+                self.values.extend_from_slice(bytes);
+                if let Some(last) = self.validity.last_mut() {
+                    *last |= 1 << (row % 8);
+                }
+            }
+            None => {
+                self.values.resize(self.values.len() + width, 0);
+                self.nulls += 1;
+            }
+        }
+    }
+}
+
+/// The rows of a batch of lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Batch {
+    pub rows: usize,
+    /// Each row's line number.
+    pub line: Vec<u64>,
+    /// Each row's variant, its index in `TAGS`.
+    pub event: Vec<i8>,
+    /// The columns of `UNION`, in its order.
+    pub fields: Vec<Column>,
+}
+
+impl Batch {
+    fn new() -> Self {
+        Self {
+            fields: vec![Column::default(); UNION.len()],
+            ..Self::default()
+        }
+    }
+
+    fn push(&mut self, number: u64, row: &Row) {
+        let at = self.rows;
+        for (slot, (column, (_, kind))) in self.fields.iter_mut().zip(UNION).enumerate() {
+            let width = if kind == Kind::Stage { 1 } else { 8 };
+            let bytes = row.values[slot].to_le_bytes();
+            let present = row.present & (1 << slot) != 0;
+            column.push(at, present.then(|| &bytes[..width]), width);
+        }
+        self.line.push(number);
+        self.event.push(row.event);
+        self.rows += 1;
+    }
+}
+
+/// A metrics line as a row: each field of `UNION` as 8 bytes (a float's bits, a count, a
+/// stage's index), which of them hold a value, and the variant. Made where the line is
+/// read, on any thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub event: i8,
+    pub present: u32,
+    pub values: [u64; UNION.len()],
+}
+
+impl Row {
+    fn of(line: &crate::MetricLine) -> Self {
+        let mut row = Self {
+            // at most 5 variants: the index fits
+            event: i8::try_from(line.variant()).unwrap_or(i8::MAX),
+            present: 0,
+            values: [0; UNION.len()],
+        };
+        let slots = crate::generated::SLOTS[line.variant()];
+        let mut at = 0;
+        line.for_each_value(|value| {
+            let bits = match value {
+                Value::F64(number) | Value::OptF64(Some(number)) => Some(number.to_bits()),
+                Value::U64(count) | Value::OptU64(Some(count)) => Some(count),
+                Value::Stage(stage) => Some(u64::from(stage_index(stage))),
+                Value::OptF64(None) | Value::OptU64(None) => None,
+            };
+            if let (Some(slot), Some(bits)) = (slots.get(at), bits) {
+                row.values[*slot] = bits;
+                row.present |= 1 << *slot;
+            }
+            at += 1;
+        });
+        row
+    }
+}
+
+fn stage_index(stage: JobStage) -> u8 {
+    let at = JobStage::ALL.iter().position(|each| *each == stage);
+    u8::try_from(at.unwrap_or(0)).unwrap_or(0)
+}
+
+/// The table of one file, filled as its lines come.
+#[derive(Debug, Clone)]
+pub struct Columns {
+    batch_lines: u64,
+    current: Batch,
+    /// The first line of the current batch.
+    start: u64,
+    /// Batches complete and not yet taken (`take`).
+    pub done: Vec<Batch>,
+    /// Lines left out, by `LEFT_OUT` category.
+    pub left_out: [u64; LEFT_OUT.len()],
+    /// The first line left out for one of those categories.
+    pub first_left_out: Option<u64>,
+    /// Whether the last line, without its newline, is not a metrics line: left out, and
+    /// counted apart (a run still writing, or killed).
+    pub cut: bool,
+}
+
+impl Columns {
+    /// A table cut into batches of `batch_lines` lines (at least 1).
+    #[must_use]
+    pub fn new(batch_lines: u64) -> Self {
+        Self {
+            batch_lines: batch_lines.max(1),
+            current: Batch::new(),
+            start: 1,
+            done: Vec::new(),
+            left_out: [0; LEFT_OUT.len()],
+            first_left_out: None,
+            cut: false,
+        }
+    }
+
+    /// The complete batches since the last call; with `all`, the batch under way too.
+    pub fn take(&mut self, all: bool) -> Vec<Batch> {
+        if all && self.current.rows > 0 {
+            let current = std::mem::replace(&mut self.current, Batch::new());
+            self.done.push(current);
+        }
+        std::mem::take(&mut self.done)
+    }
+
+    fn left_out(&mut self, line: u64, category: usize) {
+        self.left_out[category] += 1;
+        self.first_left_out.get_or_insert(line);
+    }
+}
+
+/// What a table keeps of a line's answer: its row, or why it is left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kept {
+    Row(Row),
+    /// A line the reference rejects: its error's category.
+    Bad(Category),
+    Over,
+}
+
+impl Consumer for Columns {
+    type Item = Kept;
+
+    fn keep(answer: Answer) -> Kept {
+        match answer {
+            Answer::Read(line) => Kept::Row(Row::of(&line)),
+            Answer::Bad(error) => Kept::Bad(error.category),
+            Answer::Over { .. } => Kept::Over,
+        }
+    }
+
+    fn line(&mut self, number: u64, kept: Kept, complete: bool) {
+        if number >= self.start + self.batch_lines {
+            let full = std::mem::replace(&mut self.current, Batch::new());
+            if full.rows > 0 {
+                self.done.push(full);
+            }
+            self.start = number;
+        }
+        match kept {
+            Kept::Row(row) => self.current.push(number, &row),
+            Kept::Bad(_) if !complete => self.cut = true,
+            Kept::Bad(category) => {
+                let category = match category {
+                    Category::Eof => 1,
+                    Category::Data => 2,
+                    Category::Syntax | Category::Io => 0,
+                };
+                self.left_out(number, category);
+            }
+            Kept::Over => self.left_out(number, 3),
+        }
+    }
+}

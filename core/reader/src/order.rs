@@ -1,0 +1,192 @@
+//! The facts `check` reports about a metrics file's lines, in the file's order: the lines
+//! the reader rejects, and the order the reader relies on — a log, an evaluation or an end
+//! before the first `begin`, a log or an evaluation after an `end` (until the next
+//! `begin`), a training step going back — with the counts of each variant.
+//!
+//! Only facts: what a fact means to a user (its severity, its words, the rule for the last
+//! line) is the caller's (`overbrainer_contract.check`).
+
+use crate::error::ParseError;
+use crate::generated::{MetricLine, TAGS};
+use crate::scan::{Answer, Consumer};
+
+/// Where a file's lines stand in a training.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// No `begin` yet.
+    Before,
+    Training,
+    /// After an `end`, until the next `begin`.
+    After,
+}
+
+/// One fact about one line (numbered from 1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fact {
+    /// A complete line the reference rejects.
+    Rejected { line: u64, error: ParseError },
+    /// A line over the user's bound: its bytes (its newline included when `complete`).
+    Over {
+        line: u64,
+        size: u64,
+        complete: bool,
+        limit: usize,
+    },
+    /// A line of variant `variant` (its index in `TAGS`) out of the training's order.
+    Order {
+        line: u64,
+        variant: usize,
+        phase: Phase,
+    },
+    /// A log's step going back.
+    Back { line: u64, step: u64, last: u64 },
+    /// The last line, without its newline: its error, or `None` when it is a metrics line
+    /// (its facts came before this one).
+    Last {
+        line: u64,
+        error: Option<ParseError>,
+    },
+}
+
+/// The order facts of one file, gathered as its lines come.
+#[derive(Debug, Clone)]
+pub struct Order {
+    pub phase: Phase,
+    /// The latest log's step.
+    pub last_step: Option<u64>,
+    /// Lines of each variant, by index in `TAGS`.
+    pub counts: [u64; TAGS.len()],
+    /// The facts not yet taken (`take`).
+    pub facts: Vec<Fact>,
+}
+
+impl Default for Order {
+    fn default() -> Self {
+        Self {
+            phase: Phase::Before,
+            last_step: None,
+            counts: [0; TAGS.len()],
+            facts: Vec::new(),
+        }
+    }
+}
+
+impl Order {
+    /// The facts found since the last call.
+    pub fn take(&mut self) -> Vec<Fact> {
+        std::mem::take(&mut self.facts)
+    }
+
+    fn out_of_order(&mut self, line: u64, variant: usize) {
+        if self.phase != Phase::Training {
+            self.facts.push(Fact::Order {
+                line,
+                variant,
+                phase: self.phase,
+            });
+        }
+    }
+}
+
+/// What the order keeps of a line's answer: a metrics line's variant (a log's step with
+/// it), the error, or the size of a line over the bound.
+#[derive(Debug)]
+pub enum Kept {
+    /// A log line, and its step.
+    Log(u64),
+    /// A metrics line of another variant: its index in `TAGS`, and what it does here.
+    Other(usize, Role),
+    Bad(Box<ParseError>),
+    Over { size: u64, limit: usize },
+}
+
+/// What a line other than a log does to the order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Begin,
+    Eval,
+    End,
+    Stage,
+}
+
+impl Consumer for Order {
+    type Item = Kept;
+
+    fn keep(answer: Answer) -> Kept {
+        match answer {
+            Answer::Read(MetricLine::Log(metric)) => Kept::Log(metric.step),
+            Answer::Read(read) => {
+                let role = match read {
+                    MetricLine::Begin { .. } => Role::Begin,
+                    MetricLine::Eval { .. } => Role::Eval,
+                    MetricLine::End { .. } => Role::End,
+                    MetricLine::Stage { .. } | MetricLine::Log(_) => Role::Stage,
+                };
+                Kept::Other(read.variant(), role)
+            }
+            Answer::Bad(error) => Kept::Bad(Box::new(error)),
+            Answer::Over { size, limit } => Kept::Over { size, limit },
+        }
+    }
+
+    fn line(&mut self, line: u64, kept: Kept, complete: bool) {
+        match kept {
+            Kept::Log(step) => {
+                let variant = LOG;
+                self.counts[variant] += 1;
+                self.out_of_order(line, variant);
+                if let Some(last) = self.last_step {
+                    if step < last {
+                        self.facts.push(Fact::Back { line, step, last });
+                    }
+                }
+                self.last_step = Some(step);
+            }
+            Kept::Other(variant, role) => {
+                self.counts[variant] += 1;
+                match role {
+                    Role::Eval => self.out_of_order(line, variant),
+                    Role::Begin => self.phase = Phase::Training,
+                    Role::End => {
+                        self.out_of_order(line, variant);
+                        self.phase = Phase::After;
+                    }
+                    Role::Stage => {}
+                }
+            }
+            Kept::Bad(error) => {
+                let error = *error;
+                self.facts.push(if complete {
+                    Fact::Rejected { line, error }
+                } else {
+                    Fact::Last {
+                        line,
+                        error: Some(error),
+                    }
+                });
+                return;
+            }
+            Kept::Over { size, limit } => {
+                self.facts.push(Fact::Over {
+                    line,
+                    size,
+                    complete,
+                    limit,
+                });
+                return;
+            }
+        }
+        if !complete {
+            self.facts.push(Fact::Last { line, error: None });
+        }
+    }
+}
+
+/// The index of the log variant in `TAGS`.
+const LOG: usize = {
+    let mut at = 0;
+    while !matches!(TAGS[at].as_bytes(), b"log") {
+        at += 1;
+    }
+    at
+};

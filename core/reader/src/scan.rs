@@ -1,0 +1,223 @@
+//! Every line of a stream answered, in order: what the commands that read whole files
+//! (`check`, `export`, `status`, `plot`, `watch`) stand on.
+//!
+//! [`Scan`] joins a [`Splitter`] to the core's reading: the pieces the splitter gives are
+//! answered line by line ([`answer`]) and handed, in order, to a consumer ([`Consumer`]:
+//! the order facts of `check` in [`crate::order`], the columns of a table in
+//! [`crate::columns`]). A caller with threads answers a run of lines in parts, each part
+//! by [`answer_all`], and hands the answers over in order with [`Scan::take`]: the
+//! answers, and so everything made of them, do not depend on how the input was cut.
+
+use crate::error::ParseError;
+use crate::generated::MetricLine;
+use crate::read_line;
+use crate::split::{Piece, Skipped, Splitter, Why};
+
+/// What the reader makes of one line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// A metrics line.
+    Read(MetricLine),
+    /// A line the reference rejects: its error.
+    Bad(ParseError),
+    /// A line over the user's bound (`max_line`, without its newline): its bytes, its
+    /// newline included.
+    Over { size: u64, limit: usize },
+}
+
+/// One line's answer and where it stands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    pub answer: Answer,
+    /// Whether the line ends in its newline (only the input's last line may not).
+    pub complete: bool,
+}
+
+/// How lines are answered.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// The user's bound on a line's length, without its newline.
+    pub max_line: Option<usize>,
+    /// Whether a rejected complete line is answered with its newline as part of it (what
+    /// `check` reports: the line as the file holds it) or without (the line as the golden
+    /// suite cuts a file: what `export` counts by category).
+    pub newline_in_errors: bool,
+}
+
+/// The answer to one complete line (`line` ends in its newline) or to the last line.
+#[must_use]
+pub fn answer(line: &[u8], options: Options) -> Answer {
+    let bare = line.strip_suffix(b"\n").unwrap_or(line);
+    if let Some(limit) = options.max_line {
+        if bare.len() > limit {
+            return Answer::Over {
+                size: line.len() as u64,
+                limit,
+            };
+        }
+    }
+    // A metrics line is one with or without its newline (white space after the value is
+    // the reference's too): the newline changes only where an error is placed.
+    let read = if options.newline_in_errors {
+        line
+    } else {
+        bare
+    };
+    match read_line(read) {
+        Ok(read) => Answer::Read(read),
+        Err(error) => Answer::Bad(error),
+    }
+}
+
+/// Every line of `lines` (complete lines, each ending in its newline) answered, in order,
+/// each as the consumer keeps it (`Consumer::keep`).
+#[must_use]
+pub fn answer_all<C: Consumer>(lines: &[u8], options: Options) -> Vec<C::Item> {
+    let mut answers = Vec::with_capacity(lines.len() / 160 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', lines) {
+        answers.push(C::keep(answer(&lines[start..=end], options)));
+        start = end + 1;
+    }
+    if start < lines.len() {
+        answers.push(C::keep(answer(&lines[start..], options)));
+    }
+    answers
+}
+
+/// The parts of `lines` (complete lines) for `parts` workers: about equal, each cut after
+/// a newline.
+#[must_use]
+pub fn parts(lines: &[u8], parts: usize) -> Vec<&[u8]> {
+    let mut found = Vec::with_capacity(parts);
+    let size = lines.len() / parts.max(1) + 1;
+    let mut start = 0;
+    while start < lines.len() {
+        let goal = (start + size).min(lines.len());
+        let end = if goal >= lines.len() {
+            lines.len()
+        } else {
+            memchr::memchr(b'\n', &lines[goal - 1..]).map_or(lines.len(), |at| goal + at)
+        };
+        found.push(&lines[start..end]);
+        start = end;
+    }
+    found
+}
+
+/// What a scan's answers go to, line by line, in order.
+pub trait Consumer {
+    /// What it keeps of an answer: made where the line is read (on any thread), so that
+    /// only that crosses to the consumer.
+    type Item: Send;
+
+    /// What is kept of `answer`.
+    fn keep(answer: Answer) -> Self::Item;
+
+    /// The next line (numbered from 1): what is kept of its answer, and whether it ends
+    /// in its newline (only the input's last line may not).
+    fn line(&mut self, number: u64, item: Self::Item, complete: bool);
+}
+
+/// What a `Scan`'s splitter gave, not yet answered: complete lines to answer (the caller
+/// may answer them in parts, in threads), or one line's answer already known.
+#[derive(Debug)]
+pub enum Work<'a> {
+    Lines(&'a [u8]),
+    Answered(Answered),
+}
+
+/// A stream of bytes fed in chunks, each line answered and handed to `consumer`.
+#[derive(Debug)]
+pub struct Scan<C> {
+    pub splitter: Splitter,
+    pub options: Options,
+    pub consumer: C,
+    /// Lines handed to the consumer so far.
+    pub lines: u64,
+}
+
+impl<C: Consumer> Scan<C> {
+    #[must_use]
+    pub const fn new(options: Options, consumer: C) -> Self {
+        Self {
+            splitter: Splitter::new(options.max_line),
+            options,
+            consumer,
+            lines: 0,
+        }
+    }
+
+    /// Feed `chunk`: `work` gets what it completes, in order, to answer and `take`.
+    pub fn split<F: FnMut(&mut Self, Work<'_>)>(&mut self, chunk: &[u8], mut work: F) {
+        let options = self.options;
+        let mut splitter = std::mem::replace(&mut self.splitter, Splitter::new(None));
+        splitter.feed(chunk, |piece| work(self, to_work(piece, options)));
+        self.splitter = splitter;
+    }
+
+    /// The end of the input: `work` gets the last line, if any.
+    pub fn split_end<F: FnMut(&mut Self, Work<'_>)>(&mut self, mut work: F) {
+        let options = self.options;
+        let mut splitter = std::mem::replace(&mut self.splitter, Splitter::new(None));
+        splitter.finish(|piece| work(self, to_work(piece, options)));
+        self.splitter = splitter;
+    }
+
+    /// Hand what is kept of the answers of complete lines to the consumer, in order.
+    pub fn take<I: IntoIterator<Item = C::Item>>(&mut self, items: I) {
+        for item in items {
+            self.lines += 1;
+            self.consumer.line(self.lines, item, true);
+        }
+    }
+
+    /// Hand one line's answer to the consumer.
+    pub fn give(&mut self, answered: Answered) {
+        self.lines += 1;
+        self.consumer
+            .line(self.lines, C::keep(answered.answer), answered.complete);
+    }
+
+    /// Feed `chunk`, answering it here, on this thread.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.split(chunk, |scan, work| scan.settle(work));
+    }
+
+    /// The end of the input, answered here.
+    pub fn finish(&mut self) {
+        self.split_end(|scan, work| scan.settle(work));
+    }
+
+    /// Answer `work` here and hand it over.
+    pub fn settle(&mut self, work: Work<'_>) {
+        match work {
+            Work::Lines(lines) => {
+                let items = answer_all::<C>(lines, self.options);
+                self.take(items);
+            }
+            Work::Answered(answered) => self.give(answered),
+        }
+    }
+}
+
+fn to_work(piece: Piece<'_>, options: Options) -> Work<'_> {
+    match piece {
+        Piece::Lines(lines) => Work::Lines(lines),
+        Piece::Last(line) => Work::Answered(Answered {
+            answer: answer(line, options),
+            complete: false,
+        }),
+        Piece::Skipped(Skipped {
+            size,
+            complete,
+            why,
+        }) => Work::Answered(Answered {
+            answer: match why {
+                Why::Over(limit) => Answer::Over { size, limit },
+                Why::Invalid(error) => Answer::Bad(error),
+            },
+            complete,
+        }),
+    }
+}
