@@ -86,7 +86,7 @@ fn stage_index(stage: JobStage) -> usize {
 /// The one place the binding builds objects itself (the hot path of every line): the
 /// argument tuple is filled in place (`PyTuple_SetItem` takes each new reference), with no
 /// vector of owned objects to drop after.
-fn model(py: Python<'_>, bound: &Bound, line: &MetricLine) -> PyResult<PyObject> {
+pub(crate) fn model(py: Python<'_>, bound: &Bound, line: &MetricLine) -> PyResult<PyObject> {
     let count = FIELDS[line.variant()].len();
     // SAFETY: FFI edge. Every pointer is checked for NULL (a raised error) before use; the
     // tuple is owned by `args` from its creation, so it is released on every path, and
@@ -596,6 +596,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_class::<Pace>()?;
     module.add_class::<scanner::CheckScan>()?;
     module.add_class::<scanner::TableScan>()?;
+    module.add_class::<scanner::StateScan>()?;
     module.add("FIELD_NAMES", PyTuple::new(_py, scanner::field_names()))?;
     module.add("LEFT_OUT", PyTuple::new(_py, scanner::left_out_names()))?;
     module.add("SKIP_LIMIT", overbrainer_core::split::SKIP_LIMIT)?;

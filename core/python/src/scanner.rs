@@ -3,14 +3,15 @@
 //! back: `check`'s facts (`CheckScan`), a table's columns (`TableScan`).
 
 use overbrainer_core::columns::{Batch, Columns, LEFT_OUT};
-use overbrainer_core::generated::{TAGS, UNION};
+use overbrainer_core::generated::{MetricLine, TAGS, UNION};
+use overbrainer_core::notable::{Notable, Notables};
 use overbrainer_core::order::{Fact, Order, Phase};
-use overbrainer_core::scan::{answer_all, parts, Consumer, Options, Scan, Work};
+use overbrainer_core::scan::{parts, Consumer, Options, Part, Scan, Work};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use rayon::prelude::*;
 
-use crate::{bound, error_object};
+use crate::{bound, error_object, model};
 
 /// Complete lines are answered in parts, in parallel, from this many bytes on: below it the
 /// threads' hand-over costs more than they save.
@@ -18,23 +19,26 @@ const PARALLEL_FROM: usize = 128 * 1024;
 
 /// The answers of `lines` (complete lines), in order: in parts on rayon's threads when
 /// there are enough of them.
-fn answers<C: Consumer>(lines: &[u8], options: Options) -> Vec<C::Item> {
+fn answers<C: Consumer>(lines: &[u8], options: Options) -> Vec<Part<C::Kept>> {
     let threads = rayon::current_num_threads();
     if lines.len() < PARALLEL_FROM || threads < 2 {
-        return answer_all::<C>(lines, options);
+        return vec![C::answer_part(lines, options)];
     }
-    let answered: Vec<Vec<C::Item>> = parts(lines, threads * 4)
+    parts(lines, threads * 4)
         .par_iter()
-        .map(|part| answer_all::<C>(part, options))
-        .collect();
-    answered.into_iter().flatten().collect()
+        .map(|part| C::answer_part(part, options))
+        .collect()
 }
 
 /// `chunk` through `scan` (the end of the input when `None`), every line answered.
 fn run<C: Consumer + Send>(scan: &mut Scan<C>, chunk: Option<&[u8]>) {
     let options = scan.options;
     let settle = |scan: &mut Scan<C>, work: Work<'_>| match work {
-        Work::Lines(lines) => scan.take(answers::<C>(lines, options)),
+        Work::Lines(lines) => {
+            for part in answers::<C>(lines, options) {
+                scan.take(part);
+            }
+        }
         Work::Answered(answered) => scan.give(answered),
     };
     match chunk {
@@ -145,6 +149,86 @@ impl CheckScan {
                     };
                     ("last", line, error).into_py(py)
                 }
+            };
+            list.append(item)?;
+        }
+        Ok(list.into())
+    }
+}
+
+/// The lines a run's state is made of (`status`, `watch`), read as they are fed: `feed(chunk)`
+/// and `finish()` give what they complete, in order, as tuples: `("logs", [Log, ...])` (of a
+/// run of consecutive logs, those the state depends on), `("line", line, model)` (any other
+/// line; of a run of evaluation lines, the first and the last), `("rejected", line,
+/// ParseError, complete)`, `("over", line, size, complete, limit)`.
+#[pyclass(module = "overbrainer_contract_core")]
+pub struct StateScan {
+    scan: Scan<Notables>,
+}
+
+#[pymethods]
+impl StateScan {
+    #[new]
+    #[args(max_line = "None")]
+    fn new(max_line: Option<usize>) -> Self {
+        Self {
+            scan: Scan::new(options(max_line, true), Notables::default()),
+        }
+    }
+
+    /// What the lines `chunk` completes keep.
+    fn feed(&mut self, py: Python<'_>, chunk: &PyBytes) -> PyResult<PyObject> {
+        let bytes = chunk.as_bytes();
+        let scan = &mut self.scan;
+        py.allow_threads(|| run(scan, Some(bytes)));
+        self.notables(py)
+    }
+
+    /// What the input's last line keeps, when it has no newline.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let scan = &mut self.scan;
+        py.allow_threads(|| run(scan, None));
+        self.notables(py)
+    }
+
+    /// Lines read so far.
+    #[getter]
+    fn lines(&self) -> u64 {
+        self.scan.lines
+    }
+
+    /// Whether the reading stopped within a line skipped for 4 GiB without a newline.
+    #[getter]
+    fn stopped(&self) -> bool {
+        self.scan.splitter.stopped()
+    }
+}
+
+impl StateScan {
+    fn notables(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let bound = bound(py)?;
+        let list = PyList::empty(py);
+        for notable in self.scan.consumer.take() {
+            let item: PyObject = match notable {
+                Notable::Logs(logs) => {
+                    let models = PyList::empty(py);
+                    for metric in logs {
+                        models.append(model(py, bound, &MetricLine::Log(metric))?)?;
+                    }
+                    ("logs", models).into_py(py)
+                }
+                Notable::Line { line, read } => ("line", line, model(py, bound, &read)?).into_py(py),
+                Notable::Rejected {
+                    line,
+                    error,
+                    complete,
+                } => ("rejected", line, error_object(py, bound, &error)?, complete).into_py(py),
+                Notable::Over {
+                    line,
+                    size,
+                    complete,
+                    limit,
+                } => ("over", line, size, complete, limit).into_py(py),
             };
             list.append(item)?;
         }

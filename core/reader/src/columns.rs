@@ -8,7 +8,7 @@
 
 use crate::error::Category;
 use crate::generated::{JobStage, UNION};
-use crate::scan::{Answer, Consumer};
+use crate::scan::{each_answer, Answer, Consumer, Options, Part};
 use crate::values::{Kind, Value};
 
 
@@ -180,8 +180,27 @@ pub enum Kept {
 }
 
 impl Consumer for Columns {
-    type Item = Kept;
+    type Kept = Vec<Kept>;
 
+    fn answer_part(lines: &[u8], options: Options) -> Part<Vec<Kept>> {
+        let mut kept = Vec::with_capacity(lines.len() / 160 + 1);
+        each_answer(lines, options, |answer| kept.push(Self::keep(answer)));
+        let lines = kept.len() as u64;
+        Part { kept, lines }
+    }
+
+    fn take_part(&mut self, before: u64, part: Part<Vec<Kept>>) {
+        for (line, kept) in (before + 1..).zip(part.kept) {
+            self.kept(line, kept, true);
+        }
+    }
+
+    fn line(&mut self, line: u64, answer: Answer, complete: bool) {
+        self.kept(line, Self::keep(answer), complete);
+    }
+}
+
+impl Columns {
     fn keep(answer: Answer) -> Kept {
         match answer {
             Answer::Read(line) => Kept::Row(Row::of(&line)),
@@ -190,7 +209,7 @@ impl Consumer for Columns {
         }
     }
 
-    fn line(&mut self, number: u64, kept: Kept, complete: bool) {
+    fn kept(&mut self, number: u64, kept: Kept, complete: bool) {
         if number >= self.start + self.batch_lines {
             let full = std::mem::replace(&mut self.current, Batch::new());
             if full.rows > 0 {

@@ -9,8 +9,9 @@
 //! and [`dump_line`] are the reference's, from its specification.
 //!
 //! Whole streams: [`split`] cuts bytes into lines of any length as they come, [`scan`]
-//! answers each, in order, for a consumer: [`order`] (the facts `check` reports) or
-//! [`columns`] (a table, in Arrow's layout).
+//! answers each, in order, for a consumer: [`order`] (the facts `check` reports),
+//! [`columns`] (a table, in Arrow's layout) or [`notable`] (the lines a run's state is
+//! made of: `status`, `watch`).
 
 #![forbid(unsafe_code)]
 
@@ -18,6 +19,7 @@ pub mod columns;
 pub mod error;
 mod fast;
 pub mod generated;
+pub mod notable;
 pub mod order;
 mod pace;
 pub mod scan;

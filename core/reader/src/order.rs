@@ -8,7 +8,7 @@
 
 use crate::error::ParseError;
 use crate::generated::{MetricLine, TAGS};
-use crate::scan::{Answer, Consumer};
+use crate::scan::{each_answer, Answer, Consumer, Options, Part};
 
 /// Where a file's lines stand in a training.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,8 +110,27 @@ pub enum Role {
 }
 
 impl Consumer for Order {
-    type Item = Kept;
+    type Kept = Vec<Kept>;
 
+    fn answer_part(lines: &[u8], options: Options) -> Part<Vec<Kept>> {
+        let mut kept = Vec::with_capacity(lines.len() / 160 + 1);
+        each_answer(lines, options, |answer| kept.push(Self::keep(answer)));
+        let lines = kept.len() as u64;
+        Part { kept, lines }
+    }
+
+    fn take_part(&mut self, before: u64, part: Part<Vec<Kept>>) {
+        for (line, kept) in (before + 1..).zip(part.kept) {
+            self.kept(line, kept, true);
+        }
+    }
+
+    fn line(&mut self, line: u64, answer: Answer, complete: bool) {
+        self.kept(line, Self::keep(answer), complete);
+    }
+}
+
+impl Order {
     fn keep(answer: Answer) -> Kept {
         match answer {
             Answer::Read(MetricLine::Log(metric)) => Kept::Log(metric.step),
@@ -129,7 +148,7 @@ impl Consumer for Order {
         }
     }
 
-    fn line(&mut self, line: u64, kept: Kept, complete: bool) {
+    fn kept(&mut self, line: u64, kept: Kept, complete: bool) {
         match kept {
             Kept::Log(step) => {
                 let variant = LOG;

@@ -5,7 +5,7 @@
 //! answered line by line ([`answer`]) and handed, in order, to a consumer ([`Consumer`]:
 //! the order facts of `check` in [`crate::order`], the columns of a table in
 //! [`crate::columns`]). A caller with threads answers a run of lines in parts, each part
-//! by [`answer_all`], and hands the answers over in order with [`Scan::take`]: the
+//! ([`Consumer::answer_part`]), and hands the parts over in order with [`Scan::take`]: the
 //! answers, and so everything made of them, do not depend on how the input was cut.
 
 use crate::error::ParseError;
@@ -69,20 +69,23 @@ pub fn answer(line: &[u8], options: Options) -> Answer {
     }
 }
 
-/// Every line of `lines` (complete lines, each ending in its newline) answered, in order,
-/// each as the consumer keeps it (`Consumer::keep`).
-#[must_use]
-pub fn answer_all<C: Consumer>(lines: &[u8], options: Options) -> Vec<C::Item> {
-    let mut answers = Vec::with_capacity(lines.len() / 160 + 1);
+/// Each complete line of `lines` (each ending in its newline) answered, in order.
+pub fn each_answer<F: FnMut(Answer)>(lines: &[u8], options: Options, mut each: F) {
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', lines) {
-        answers.push(C::keep(answer(&lines[start..=end], options)));
+        each(answer(&lines[start..=end], options));
         start = end + 1;
     }
     if start < lines.len() {
-        answers.push(C::keep(answer(&lines[start..], options)));
+        each(answer(&lines[start..], options));
     }
-    answers
+}
+
+/// A part of a run of complete lines, answered: what its consumer kept, and its lines.
+#[derive(Debug)]
+pub struct Part<T> {
+    pub kept: T,
+    pub lines: u64,
 }
 
 /// The parts of `lines` (complete lines) for `parts` workers: about equal, each cut after
@@ -105,18 +108,24 @@ pub fn parts(lines: &[u8], parts: usize) -> Vec<&[u8]> {
     found
 }
 
-/// What a scan's answers go to, line by line, in order.
+/// What a scan's answers go to, in order.
+///
+/// Complete lines come in parts (`answer_part`, on any thread: what it keeps is all that
+/// crosses to the consumer), handed over in order (`take_part`); a line that was not in a
+/// part (the last line, a line skipped) comes alone (`line`).
 pub trait Consumer {
-    /// What it keeps of an answer: made where the line is read (on any thread), so that
-    /// only that crosses to the consumer.
-    type Item: Send;
+    /// What a part's answers leave to the consumer.
+    type Kept: Send;
 
-    /// What is kept of `answer`.
-    fn keep(answer: Answer) -> Self::Item;
+    /// A part of complete lines (each ending in its newline), answered.
+    fn answer_part(lines: &[u8], options: Options) -> Part<Self::Kept>;
 
-    /// The next line (numbered from 1): what is kept of its answer, and whether it ends
-    /// in its newline (only the input's last line may not).
-    fn line(&mut self, number: u64, item: Self::Item, complete: bool);
+    /// The next part, after `before` lines.
+    fn take_part(&mut self, before: u64, part: Part<Self::Kept>);
+
+    /// The next line alone (numbered from 1): its answer, and whether it ends in its
+    /// newline (only the input's last line may not).
+    fn line(&mut self, number: u64, answer: Answer, complete: bool);
 }
 
 /// What a `Scan`'s splitter gave, not yet answered: complete lines to answer (the caller
@@ -164,19 +173,18 @@ impl<C: Consumer> Scan<C> {
         self.splitter = splitter;
     }
 
-    /// Hand what is kept of the answers of complete lines to the consumer, in order.
-    pub fn take<I: IntoIterator<Item = C::Item>>(&mut self, items: I) {
-        for item in items {
-            self.lines += 1;
-            self.consumer.line(self.lines, item, true);
-        }
+    /// Hand the next part of complete lines, answered, to the consumer.
+    pub fn take(&mut self, part: Part<C::Kept>) {
+        let lines = part.lines;
+        self.consumer.take_part(self.lines, part);
+        self.lines += lines;
     }
 
     /// Hand one line's answer to the consumer.
     pub fn give(&mut self, answered: Answered) {
         self.lines += 1;
         self.consumer
-            .line(self.lines, C::keep(answered.answer), answered.complete);
+            .line(self.lines, answered.answer, answered.complete);
     }
 
     /// Feed `chunk`, answering it here, on this thread.
@@ -193,8 +201,8 @@ impl<C: Consumer> Scan<C> {
     pub fn settle(&mut self, work: Work<'_>) {
         match work {
             Work::Lines(lines) => {
-                let items = answer_all::<C>(lines, self.options);
-                self.take(items);
+                let part = C::answer_part(lines, self.options);
+                self.take(part);
             }
             Work::Answered(answered) => self.give(answered),
         }

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..check.reporter import plural
-from ..contract.models import Log
-from ..reader import ParseError, parse_line
-from ..runs.lines import MAX_LINE, read_lines
+from ..reader import FIELD_NAMES, TAGS, TableScan
+from ..runs.chunks import read_chunks
 from ..runs.sidefile import SideFileError, open_metrics
 from ..runs.state import Run, RunError, resolve
 from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
+
+if TYPE_CHECKING:
+    from overbrainer_contract_core._core import TableBatch
+
+BATCH_LINES = 1 << 20
+"""Lines a batch of the core's columns holds, here."""
 
 DESCRIPTION = """\
 Plot one or more runs: training loss and eval loss against the step on the top panel,
@@ -46,54 +51,78 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
+Points = tuple[Any, Any]
+"""Steps and values, as two arrays of the same length (numpy)."""
+
+
 class Series:
-    """The values of one run: (step, value) lists."""
+    """The values of one run: steps and values, of the loss, the eval loss, the rate."""
 
     def __init__(self, label: str) -> None:
         self.label = label
-        self.loss: list[tuple[int, float]] = []
-        self.eval_loss: list[tuple[int, float]] = []
-        self.learning_rate: list[tuple[int, float]] = []
+        self.loss: Points = ((), ())
+        self.eval_loss: Points = ((), ())
+        self.learning_rate: Points = ((), ())
         self.invalid = 0
 
     def __bool__(self) -> bool:
-        return bool(self.loss or self.eval_loss or self.learning_rate)
+        return any(len(steps) for steps, _ in (self.loss, self.eval_loss, self.learning_rate))
 
 
-def read_series(target: Run, max_line: int = MAX_LINE) -> Series:
-    """The plotted values of a run, from its metrics file (a line over `max_line` bytes
-    skipped as invalid)."""
+PLOTTED = ("loss", "eval_loss", "learning_rate")
+"""The fields drawn, of the log lines."""
+
+
+def read_series(target: Run, max_line: int | None = None) -> Series:
+    """The plotted values of a run, from its metrics file: its chunks read by the core
+    (`reader.TableScan`), which gives the columns; the points are taken from them with
+    numpy (matplotlib's own), no Python object per value. A line the reference rejects (or
+    over the user's bound) is counted as invalid."""
     label = target.name.rstrip("/") or target.name
     series = Series(label)
     if target.metrics is None:
         import sys
 
-        return _fill(series, read_lines(sys.stdin.buffer, max_line))
+        return _fill(series, sys.stdin.buffer, max_line)
     try:
         with open_metrics(target.metrics) as handle:
-            return _fill(series, read_lines(handle, max_line))
+            return _fill(series, handle, max_line)
     except SideFileError as error:
         raise CliError(str(error)) from error
     except OSError as error:
         raise CliError(f"{target.name}: {error.strerror or error}") from error
 
 
-def _fill(series: Series, lines: Any) -> Series:
-    for raw in lines:
-        try:
-            line = parse_line(raw)
-        except ParseError:
-            series.invalid += 1
-            continue
-        if line.__class__ is not Log:
-            continue
-        assert isinstance(line, Log)
-        if isinstance(line.loss, float):
-            series.loss.append((line.step, line.loss))
-        if isinstance(line.eval_loss, float):
-            series.eval_loss.append((line.step, line.eval_loss))
-        if isinstance(line.learning_rate, float):
-            series.learning_rate.append((line.step, line.learning_rate))
+def _fill(series: Series, handle: IO[bytes], max_line: int | None) -> Series:
+    try:
+        import numpy
+    except ImportError as error:
+        raise CliError("plot needs matplotlib: pip install 'overbrainer-contract[cli]'") from error
+    scan = TableScan(BATCH_LINES, max_line)
+    batches: list[TableBatch] = []
+    for chunk in read_chunks(handle):
+        batches += scan.feed(chunk)
+        if scan.stopped:
+            break
+    batches += scan.finish()
+    series.invalid = sum(scan.left_out) + scan.cut
+    log = TAGS.index("log")
+    at = {name: FIELD_NAMES.index(name) for name in ("step", *PLOTTED)}
+    found: dict[str, tuple[list[Any], list[Any]]] = {name: ([], []) for name in PLOTTED}
+    for rows, _, events, fields in batches:
+        logs = numpy.frombuffer(events, numpy.int8) == log
+        steps = numpy.frombuffer(fields[at["step"]][0], numpy.uint64)
+        for name in PLOTTED:
+            values, validity, _ = fields[at[name]]
+            shown = logs
+            if validity is not None:
+                valid = numpy.unpackbits(numpy.frombuffer(validity, numpy.uint8), bitorder="little")
+                shown = logs & valid[:rows].astype(bool)
+            found[name][0].append(steps[shown])
+            found[name][1].append(numpy.frombuffer(values, numpy.float64)[shown])
+    for name, (steps_of, values_of) in found.items():
+        if steps_of:
+            setattr(series, name, (numpy.concatenate(steps_of), numpy.concatenate(values_of)))
     return series
 
 
@@ -136,11 +165,11 @@ def draw(runs: list[Series], output: Path, title: str | None, dpi: int) -> None:
     for index, series in enumerate(runs):
         colour = colours[index % len(colours)]
         prefix = f"{series.label}: " if several else ""
-        if series.loss:
-            steps, values = zip(*series.loss, strict=True)
+        if len(series.loss[0]):
+            steps, values = series.loss
             top.plot(steps, values, color=colour, linewidth=1.2, label=f"{prefix}loss")
-        if series.eval_loss:
-            steps, values = zip(*series.eval_loss, strict=True)
+        if len(series.eval_loss[0]):
+            steps, values = series.eval_loss
             top.plot(
                 steps,
                 values,
@@ -150,8 +179,8 @@ def draw(runs: list[Series], output: Path, title: str | None, dpi: int) -> None:
                 markersize=4,
                 label=f"{prefix}eval loss",
             )
-        if series.learning_rate:
-            steps, values = zip(*series.learning_rate, strict=True)
+        if len(series.learning_rate[0]):
+            steps, values = series.learning_rate
             bottom.plot(steps, values, color=colour, linewidth=1.2, label=series.label)
     top.set_ylabel("loss")
     top.grid(alpha=0.3)

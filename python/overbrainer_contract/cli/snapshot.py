@@ -15,7 +15,6 @@ import msgspec
 from ..contract.constants import SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Snapshot, Stage
 from ..plugin.source import JOB_STAGES
-from ..reader import ParseError, parse_line
 from ..runs import sidefile
 from ..runs.follower import Follower
 from ..runs.state import WORD, RunError, resolve
@@ -200,11 +199,10 @@ def _ended(follower: Follower, ended: str | None = None) -> str | None:
             lines = follower.poll()
         except sidefile.SideFileError as error:
             raise CliError(str(error)) from error
-        for raw in lines or ():
-            try:
-                line = parse_line(raw)
-            except ParseError:
+        for item in lines or ():
+            if item[0] != "line":  # logs change nothing here; a bad line says nothing
                 continue
+            line = item[2]
             if isinstance(line, End):
                 ended = f"an end line at step {line.step:,}"
             elif isinstance(line, Stage):

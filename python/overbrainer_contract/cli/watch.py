@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
 from ..plugin.source import JOB_STAGES
-from ..reader import EvalMark, ParseError, parse_block, parse_line
+from ..reader import EvalMark, ParseError
 from ..runs.follower import Follower
-from ..runs.lines import MAX_LINE, Overlong
+from ..runs.lines import overlong_reason
 from ..runs.sidefile import SideFileError
 from ..runs.state import RunError, RunState, resolve
 from ._common import (
@@ -28,6 +27,9 @@ from ._common import (
     format_duration,
     formatter,
 )
+
+if TYPE_CHECKING:
+    from overbrainer_contract_core._core import StateItem
 
 LAST_STAGE = JOB_STAGES[-1]
 
@@ -209,86 +211,55 @@ def follow(
     interval: float,
     grace: float,
     view: PlainView | RichView,
-    max_line: int = MAX_LINE,
+    max_line: int | None = None,
 ) -> int:
     """Follow `path` until the job is done; the exit status.
 
-    A backlog is read a block at a time (`Follower`), without waiting between blocks: the
-    memory stays flat. A block's run of complete lines is read whole where it can be
-    (`parse_block`: every line valid), its logs taken at once (`RunState.take_logs`); any
-    other run line by line, through `parse_line`, each log line straight to the state.
-    Either way the same events, in the same order.
+    A backlog is read a chunk at a time (`Follower`), without waiting between chunks: the
+    memory stays flat. The core reads the lines and keeps those the run's state is made of
+    (`reader.StateScan`): of a run of logs, the few the state depends on and every one with
+    an evaluation loss, taken at once (`RunState.take_logs`); every other line, one at a
+    time. The same events, in the same order, as taking each line in turn.
     """
     follower = Follower(path, max_line=max_line)
     state = RunState()
     waiting_said = False
     first = True
     quiet_since = time.monotonic()
-    number = 0
-    parse = parse_line
 
-    def other(line: MetricLine) -> bool:
-        """Take a line that is not a log and show its event; whether the job is done."""
-        was = state.evaluation
-        state.take(line)
-        text = describe(line, state, was)
-        if text is not None and not (first and isinstance(line, Eval)):
-            view.event(text)
-        return isinstance(line, Stage) and line.name.value == LAST_STAGE
-
-    def one_by_one(raws: Iterable[bytes], seen: int) -> tuple[int, bool]:
-        """Lines through `parse_line`; the last line's number, whether the job is done."""
-        take, number = state.take, seen
-        for number, raw in enumerate(raws, seen + 1):
-            try:
-                line = parse(raw)
-            except ParseError as error:
-                state.invalid += 1
-                view.event(_invalid(path, number, raw, error))
+    def taken(items: list[StateItem]) -> int | None:
+        """Take what the core kept of the new lines and show their events; the number of
+        the line after which the job is done, or None."""
+        for item in items:
+            what = item[0]
+            if what == "logs":
+                for shown in state.take_logs(item[1]):
+                    if not first:
+                        view.event(eval_loss_event(shown))
                 continue
-            if line.__class__ is Log:  # the most of them: nothing to show but eval losses
-                take(line)
-                if not first and line.eval_loss.__class__ is float:
-                    view.event(eval_loss_event(line))
+            line_number = item[1]
+            if what == "line":
+                line = item[2]
+                was = state.evaluation
+                state.take(line)
+                text = describe(line, state, was)
+                if text is not None and not (first and isinstance(line, Eval)):
+                    view.event(text)
+                if isinstance(line, Stage) and line.name.value == LAST_STAGE:
+                    return line_number
                 continue
-            if other(line):
-                return number, True
-        return number, False
-
-    def at_once(values: list[MetricLine], seen: int) -> tuple[int, bool]:
-        """A run's lines, read whole (`parse_block`): its logs between the other lines
-        taken at once; the same events as line by line."""
-        others = [i for i, value in enumerate(values) if value.__class__ is not Log]
-        last = len(values) - 1
-        start = 0
-        for index in others:
-            if (  # an evaluation's progress between two more: no event, and the next
-                # one's state replaces its own
-                values[index].__class__ is Eval
-                and 0 < index < last
-                and values[index + 1].__class__ is Eval
-                and values[index - 1].__class__ is Eval
-            ):
-                start = index + 1
-                continue
-            for shown in state.take_logs(values[start:index]):  # type: ignore[arg-type]
-                if not first:
-                    view.event(eval_loss_event(shown))
-            if other(values[index]):
-                return seen + index + 1, True
-            start = index + 1
-        for shown in state.take_logs(values[start:]):  # type: ignore[arg-type]
-            if not first:
-                view.event(eval_loss_event(shown))
-        return seen + len(values), False
+            state.invalid += 1
+            view.event(_invalid(path, line_number, item))
+        return None
 
     try:
         while True:
+            seen = follower.lines
             try:
-                piece = follower.poll_piece()
+                items = follower.poll()
             except SideFileError as error:
                 raise CliError(str(error)) from error
-            if piece is None:
+            if items is None:
                 if not waiting_said:
                     view.event(f"waiting for {path}")
                     waiting_said = True
@@ -297,24 +268,17 @@ def follow(
             if follower.restarted:
                 follower.restarted = False
                 view.event(f"{path} was truncated or replaced: reading it again")
-                state, number = RunState(), 0
-            seen = number
-            single, body = piece
-            number, done = one_by_one(single, number)
-            if body and not done:
-                values = parse_block(body)
-                if values is None:
-                    number, done = one_by_one(io.BytesIO(body), number)
-                else:
-                    number, done = at_once(values, number)
-            state.lines += number - seen
-            if done:
+                state, seen = RunState(), 0
+            done_at = taken(items)
+            if done_at is not None:
+                state.lines += done_at - seen
                 view.progress(state, force=True)
                 return INVALID if state.invalid else OK
-            if follower.behind:  # a backlog: on to its next block at once
+            state.lines += follower.lines - seen
+            if follower.behind:  # a backlog: on to its next chunk at once
                 continue
             now = time.monotonic()
-            if number > seen:
+            if follower.lines > seen:
                 quiet_since = now
                 view.progress(state, force=first)
             done = state.ended or (state.stage is not None and state.stage != "train")
@@ -336,7 +300,9 @@ def eval_loss_event(log: Log) -> str:
     return f"eval loss {log.eval_loss:.4g} at step {log.step:,}"
 
 
-def _invalid(path: Path, number: int, raw: bytes, error: ParseError) -> str:
-    if isinstance(raw, Overlong):
-        return f"{path}:{number} $: {raw.reason()}"
+def _invalid(path: Path, number: int, item: StateItem) -> str:
+    """The event of a line the reader rejects (`rejected`) or over the bound (`over`)."""
+    if item[0] == "over":
+        return f"{path}:{number} $: {overlong_reason(*item[2:])}"
+    error: ParseError = item[2]
     return f"{path}:{number} {error.path or '$'}: {error}"

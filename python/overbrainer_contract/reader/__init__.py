@@ -35,6 +35,7 @@ from overbrainer_contract_core._core import TAGS as TAGS  # noqa: E402
 from overbrainer_contract_core._core import (  # noqa: E402
     CheckScan,
     Pace,
+    StateScan,
     TableScan,
     dump_line,
     mark,
@@ -53,6 +54,7 @@ __all__ = [
     "Pace",
     "ParseError",
     "StageMark",
+    "StateScan",
     "TableScan",
     "dump_line",
     "mark",

@@ -1,57 +1,62 @@
 """Following a growing metrics file: the complete lines appended since the last look.
 
 Used by `watch` (the whole run, live) and `snapshot --wait` (the lines written after the
-request: did the run end without a proof?). Each look reads at most one block, so a
-backlog of millions of lines is taken a block at a time in flat memory.
+request: did the run end without a proof?). The bytes appended are fed to the core
+(`reader.StateScan`), which holds a line until its newline, whatever its length, and gives
+back only the lines a run's state is made of. Each look reads at most one chunk, so a
+backlog of millions of lines is taken a chunk at a time in flat memory.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-from .lines import BLOCK, MAX_LINE, LineSplitter, Piece
+from ..reader import StateScan
+from .chunks import CHUNK
 from .sidefile import open_metrics
+
+if TYPE_CHECKING:
+    from overbrainer_contract_core._core import StateItem
 
 
 class Follower:
-    """The complete lines appended to a file since the last look.
+    """The complete lines appended to a file since the last look, as the core keeps them.
 
     Keeps the file open and its offset: each look reads only new bytes, at most `block`
     of them (`behind` says whether more are there already). A partial last line waits for
-    its newline (a line over `max_line` bytes is skipped and stands as an `Overlong`). A
+    its newline (a line over the user's `max_line` bytes is skipped, and kept as `over`). A
     file that shrinks or is replaced is read again from its start (`restarted`). Only a
     regular file is followed: anything else is a `SideFileError`.
     """
 
     def __init__(
-        self, path: Path, offset: int = 0, block: int = BLOCK, max_line: int = MAX_LINE
+        self, path: Path, offset: int = 0, block: int = CHUNK, max_line: int | None = None
     ) -> None:
         self.path = path
         self.handle: BinaryIO | None = None
         self.offset = offset
         self.block = block
         self.max_line = max_line
-        self.splitter = LineSplitter(max_line)
+        self.scan = StateScan(max_line)
         self.restarted = False
         self.behind = False
         """Whether the last look left bytes unread (the next one needs no wait)."""
 
-    def poll(self) -> Iterable[bytes] | None:
-        """New complete lines (each with its newline); None while the file does not exist.
+    @property
+    def lines(self) -> int:
+        """Complete lines read so far (since the last restart)."""
+        return self.scan.lines
+
+    def poll(self) -> list[StateItem] | None:
+        """What the complete lines appended keep (`StateScan.feed`); None while the file
+        does not exist.
 
         Within a backlog (`behind`) the next block is read at once; between blocks, and
         only there, the file is looked at: shrunk or replaced, it is read again."""
         data = self._read()
-        return None if data is None else self.splitter.feed(data)
-
-    def poll_piece(self) -> Piece | None:
-        """The same as a `Piece` (`lines.read_pieces`): a run of complete lines that can be
-        decoded at once; None while the file does not exist."""
-        data = self._read()
-        return None if data is None else self.splitter.piece(data)
+        return None if data is None else self.scan.feed(data)
 
     def _read(self) -> bytes | None:
         """The next bytes appended (b"": none yet), at most a block; None while the file
@@ -87,7 +92,7 @@ class Follower:
         self.handle = None
         self.offset = 0
         self.behind = False
-        self.splitter = LineSplitter(self.max_line)
+        self.scan = StateScan(self.max_line)
         self.restarted = True
 
     def close(self) -> None:

@@ -11,17 +11,22 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 import msgspec
 
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
-from ..reader import EvalMark, Pace, ParseError, parse_line
+from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line
 from . import sidefile
-from .lines import MAX_LINE, Overlong, read_lines
+from .chunks import read_chunks
+from .lines import Overlong
+
+if TYPE_CHECKING:
+    from overbrainer_contract_core._core import StateItem
 
 STDIN = "-"
 
@@ -234,6 +239,20 @@ class RunState:
             self.end_step = line.step
             self.evaluation = None
 
+    def take_scanned(self, items: Iterable[StateItem]) -> None:
+        """Take what the core kept of a stream's lines (`reader.StateScan`) into account:
+        what `feed` on each of those lines does (`lines` aside: the scan counts them)."""
+        for item in items:
+            what = item[0]
+            if what == "logs":
+                self.take_logs(item[1])
+            elif what == "line":
+                self.take(item[2])
+            elif what == "rejected" and not item[3] and item[2].category == "eof":
+                self.partial = True  # the last line, cut: not an error, as in `check`
+            else:
+                self.invalid += 1
+
     def take_logs(self, logs: Sequence[Log]) -> list[Log]:
         """Take a run of log lines into account at once: what `take` on each in turn does
         (`watch` on a block read whole). The logs with an evaluation loss, in order."""
@@ -274,25 +293,33 @@ class RunState:
         return "waiting"
 
 
-def read_state(run: Run, state: RunState | None = None, max_line: int = MAX_LINE) -> RunState:
-    """The state of a run after all its lines (standard input read to its end), read in
-    bounded blocks (`lines.read_lines`, a line over `max_line` bytes an invalid one):
-    memory stays flat whatever the file."""
+def read_state(run: Run, state: RunState | None = None, max_line: int | None = None) -> RunState:
+    """The state of a run after all its lines (standard input read to its end): its chunks
+    read by the core (`reader.StateScan`, a line of any length; one over the user's bound,
+    `max_line`, an invalid one), which keeps only the lines the state is made of: memory
+    stays flat whatever the file."""
     import sys
 
     state = RunState() if state is None else state
     if run.metrics is None:
-        for raw in read_lines(sys.stdin.buffer, max_line):
-            state.feed(raw)
-        return state
+        return _scanned(state, sys.stdin.buffer, max_line)
     try:
         with sidefile.open_metrics(run.metrics) as handle:
-            for raw in read_lines(handle, max_line):
-                state.feed(raw)
+            return _scanned(state, handle, max_line)
     except sidefile.SideFileError as error:
         raise RunError(str(error)) from error
     except FileNotFoundError as error:
         raise RunError(f"{run.display(run.metrics)}: no such file") from error
     except OSError as error:
         raise RunError(f"{run.name}: {error.strerror or error}") from error
+
+
+def _scanned(state: RunState, handle: IO[bytes], max_line: int | None) -> RunState:
+    scan = StateScan(max_line)
+    for chunk in read_chunks(handle):
+        state.take_scanned(scan.feed(chunk))
+        if scan.stopped:
+            break
+    state.take_scanned(scan.finish())
+    state.lines += scan.lines
     return state

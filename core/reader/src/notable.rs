@@ -1,0 +1,214 @@
+//! The lines a run's state is made of: what `status` and `watch` take from a metrics file,
+//! with the logs that change nothing left out.
+//!
+//! A run's state (`overbrainer_contract.runs.state.RunState`) after a run of consecutive
+//! logs depends on only a few of them: the pace on the first with a loss of the whole
+//! stream, the last with a loss, the last with a step count and the last (the reference's
+//! `Pace`); the latest loss, learning
+//! rate and evaluation loss on the last with each; and `watch` shows every log with an
+//! evaluation loss. So of each run of logs only those are kept, in order. Of a run of
+//! evaluation lines (an evaluation's progress), the first and the last are kept: the ones
+//! between are each replaced by the next, and shown by none. Every other line, each
+//! rejected line and each line over the bound is kept.
+
+use crate::error::ParseError;
+use crate::generated::{MetricLine, TrainMetric};
+use crate::scan::{each_answer, Answer, Consumer, Options, Part};
+
+/// One kept line (numbered from 1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notable {
+    /// Logs of one run of consecutive logs, in order: those the state depends on.
+    Logs(Vec<TrainMetric>),
+    /// A line other than a log.
+    Line { line: u64, read: MetricLine },
+    /// A line the reference rejects; `complete`: it ends in its newline.
+    Rejected {
+        line: u64,
+        error: ParseError,
+        complete: bool,
+    },
+    /// A line over the user's bound.
+    Over {
+        line: u64,
+        size: u64,
+        complete: bool,
+        limit: usize,
+    },
+}
+
+impl Notable {
+    /// The same, its line numbered after `before` more lines.
+    #[must_use]
+    pub fn after(self, before: u64) -> Self {
+        match self {
+            Self::Logs(logs) => Self::Logs(logs),
+            Self::Line { line, read } => Self::Line {
+                line: line + before,
+                read,
+            },
+            Self::Rejected {
+                line,
+                error,
+                complete,
+            } => Self::Rejected {
+                line: line + before,
+                error,
+                complete,
+            },
+            Self::Over {
+                line,
+                size,
+                complete,
+                limit,
+            } => Self::Over {
+                line: line + before,
+                size,
+                complete,
+                limit,
+            },
+        }
+    }
+}
+
+/// Why a log of a run is kept (bits of `Notables::logs`' reasons).
+const FIRST_LOSS: u8 = 1;
+const LAST_LOSS: u8 = 2;
+const LAST_STEPS: u8 = 4;
+const LAST_RATE: u8 = 8;
+const EVAL_LOSS: u8 = 16;
+const LATEST: u8 = 32;
+/// The reasons a later log takes over.
+const PASSING: u8 = LAST_LOSS | LAST_STEPS | LAST_RATE | LATEST;
+
+/// The kept lines of a stream, gathered as its lines come.
+#[derive(Debug, Clone, Default)]
+pub struct Notables {
+    /// What is kept, not yet taken (`take`).
+    pub kept: Vec<Notable>,
+    /// The run of logs under way: the logs kept so far, each with why.
+    logs: Vec<(TrainMetric, u8)>,
+    /// Whether a log with a loss came yet: the pace's first training log is the stream's
+    /// first, so only that one is kept for being first.
+    seen_loss: bool,
+    /// The run of evaluation lines under way: its last line, when it is not its first.
+    last_eval: Option<(u64, MetricLine)>,
+    /// Whether the latest line kept was an evaluation line.
+    in_evals: bool,
+}
+
+impl Notables {
+    /// What is kept since the last call, the runs under way closed.
+    pub fn take(&mut self) -> Vec<Notable> {
+        self.close_logs();
+        self.close_evals();
+        std::mem::take(&mut self.kept)
+    }
+
+    fn close_logs(&mut self) {
+        if !self.logs.is_empty() {
+            let logs = self.logs.drain(..).map(|(metric, _)| metric).collect();
+            self.kept.push(Notable::Logs(logs));
+        }
+    }
+
+    fn close_evals(&mut self) {
+        if let Some((line, read)) = self.last_eval.take() {
+            self.kept.push(Notable::Line { line, read });
+        }
+        self.in_evals = false;
+    }
+
+    fn log(&mut self, metric: TrainMetric) {
+        self.close_evals();
+        let mut reasons = LATEST;
+        if metric.loss.is_some() {
+            reasons |= LAST_LOSS;
+            if !self.seen_loss {
+                reasons |= FIRST_LOSS;
+                self.seen_loss = true;
+            }
+        }
+        if metric.max_steps.is_some() {
+            reasons |= LAST_STEPS;
+        }
+        if metric.learning_rate.is_some() {
+            reasons |= LAST_RATE;
+        }
+        if metric.eval_loss.is_some() {
+            reasons |= EVAL_LOSS;
+        }
+        let passing = reasons & PASSING;
+        for (_, kept) in &mut self.logs {
+            *kept &= !passing;
+        }
+        self.logs.retain(|(_, kept)| *kept != 0);
+        self.logs.push((metric, reasons));
+    }
+
+    fn other(&mut self, line: u64, read: MetricLine) {
+        self.close_logs();
+        if matches!(read, MetricLine::Eval { .. }) {
+            if self.in_evals {
+                self.last_eval = Some((line, read));
+                return;
+            }
+            self.kept.push(Notable::Line { line, read });
+            self.in_evals = true;
+            return;
+        }
+        self.close_evals();
+        self.kept.push(Notable::Line { line, read });
+    }
+}
+
+impl Consumer for Notables {
+    type Kept = Vec<Notable>;
+
+    /// A part's own notables, its lines numbered from 1: a run of logs or of evaluation
+    /// lines cut by a part's end is kept as two runs, which keep what it keeps.
+    fn answer_part(lines: &[u8], options: Options) -> Part<Vec<Notable>> {
+        let mut notables = Self::default();
+        let mut count = 0;
+        each_answer(lines, options, |answer| {
+            count += 1;
+            notables.line(count, answer, true);
+        });
+        Part {
+            kept: notables.take(),
+            lines: count,
+        }
+    }
+
+    fn take_part(&mut self, before: u64, part: Part<Vec<Notable>>) {
+        self.close_logs();
+        self.close_evals();
+        self.kept.extend(part.kept.into_iter().map(|notable| notable.after(before)));
+    }
+
+    fn line(&mut self, line: u64, answer: Answer, complete: bool) {
+        match answer {
+            Answer::Read(MetricLine::Log(metric)) => self.log(metric),
+            Answer::Read(read) => self.other(line, read),
+            Answer::Bad(error) => {
+                self.close_logs();
+                self.close_evals();
+                self.kept.push(Notable::Rejected {
+                    line,
+                    error,
+                    complete,
+                });
+            }
+            Answer::Over { size, limit } => {
+                self.close_logs();
+                self.close_evals();
+                self.kept.push(Notable::Over {
+                    line,
+                    size,
+                    complete,
+                    limit,
+                });
+            }
+        }
+    }
+}
