@@ -28,7 +28,6 @@ from .reader import (
     StageMark,
     dump_line,
     mark,
-    parse_block,
     parse_line,
     parse_lines,
 )
@@ -89,7 +88,6 @@ __all__ = [
     "TrainMetric",
     "dump_line",
     "mark",
-    "parse_block",
     "parse_line",
     "parse_lines",
 ]

@@ -209,9 +209,6 @@ fn parse_line(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
 
 /// Bodies from this size on are read by a second thread while this one builds the models.
 const PIPELINE_FROM: usize = 256 * 1024;
-/// A summary (no models to build) is worth the threads from this size on: below it, the
-/// threads' start (about 50 µs each here) costs more than they save.
-const SUMMARY_THREADS_FROM: usize = 256 * 1024;
 /// Lines a batch of a thread's answers holds, at most: fewer in a smaller body, so that
 /// every thread has batches to read (about four each, guessing 200 bytes a line).
 const BATCH: usize = 1024;
@@ -282,61 +279,6 @@ where
         }
         Ok(())
     })
-}
-
-/// A block's summary: its lines' variants, the first and last log steps, the steps in order.
-type Summary = (PyObject, Option<u64>, Option<u64>, bool);
-
-/// What a count of `body`'s lines needs, with no model built: when every line (complete
-/// lines, each ending in a newline) is a metrics line, each line's variant (one byte a line,
-/// its index in `TAGS`), the first and the last `log` line's step, and whether the `log`
-/// lines' steps never go back; `None` when any line is not.
-#[pyfunction]
-fn summarize_block(py: Python<'_>, body: &PyBytes) -> PyResult<Option<Summary>> {
-    let data = body.as_bytes();
-    if data.last() != Some(&b'\n') {
-        return Ok(None);
-    }
-    let mut kinds: Vec<u8> = Vec::with_capacity(data.len() / 128);
-    let (mut first, mut last, mut ordered, mut whole) = (None, None, true, true);
-    each_answer_from(data, SUMMARY_THREADS_FROM, |answer| match answer {
-        Ok(line) => {
-            // at most 5 variants: the index fits a byte
-            kinds.push(u8::try_from(line.variant()).unwrap_or(u8::MAX));
-            if let MetricLine::Log(metric) = &line {
-                first = first.or(Some(metric.step));
-                ordered &= last.map_or(true, |previous| metric.step >= previous);
-                last = Some(metric.step);
-            }
-            Ok(true)
-        }
-        Err(_) => {
-            whole = false;
-            Ok(false)
-        }
-    })?;
-    Ok(whole.then(|| (PyBytes::new(py, &kinds).into(), first, last, ordered)))
-}
-
-/// Every line of `body` (complete lines, each ending in a newline) as its model, when every
-/// one is a metrics line; `None` when any is not.
-#[pyfunction]
-fn parse_block(py: Python<'_>, body: &PyBytes) -> PyResult<Option<PyObject>> {
-    let bound = bound(py)?;
-    let data = body.as_bytes();
-    if data.last() != Some(&b'\n') {
-        return Ok(None);
-    }
-    let list = PyList::empty(py);
-    let mut whole = true;
-    each_answer(data, |answer| match answer {
-        Ok(line) => list.append(model(py, bound, &line)?).map(|()| true),
-        Err(_) => {
-            whole = false;
-            Ok(false)
-        }
-    })?;
-    Ok(whole.then(|| list.into()))
 }
 
 /// Every line of `body` as its model or its `ParseError` (made, not raised), in order: a
@@ -588,9 +530,7 @@ fn float_repr(value: f64) -> String {
 fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(bind, module)?)?;
     module.add_function(wrap_pyfunction!(parse_line, module)?)?;
-    module.add_function(wrap_pyfunction!(parse_block, module)?)?;
     module.add_function(wrap_pyfunction!(parse_lines, module)?)?;
-    module.add_function(wrap_pyfunction!(summarize_block, module)?)?;
     module.add_function(wrap_pyfunction!(dump_line, module)?)?;
     module.add_function(wrap_pyfunction!(mark, module)?)?;
     module.add_class::<Pace>()?;

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import msgspec
 
 from ..reader import SKIP_LIMIT, TAGS, CheckScan, ParseError
-from ..runs.lines import overlong_reason, size_text
+from ..runs.sizes import overlong_reason, size_text
 from ..runs.sidefile import exists
 from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..check.reporter import plural
-from ..runs.lines import size_text
+from ..runs.sizes import size_text
 from ..runs.sidefile import SideFileError
 from ..runs.state import RunError
 from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
@@ -136,7 +136,7 @@ def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBat
     return batches()
 
 
-def _summary(counts: list[RunCounts], output: Path, max_line: int) -> int:
+def _summary(counts: list[RunCounts], output: Path, max_line: int | None) -> int:
     rows = sum(item.rows for item in counts)
     rejected = 0
     for item in counts:
@@ -147,7 +147,7 @@ def _summary(counts: list[RunCounts], output: Path, max_line: int) -> int:
                 f"{kind} {n}" for kind, n in item.rejected.items() if n and kind != "length"
             )
             why = [f"rejected by the reference ({kinds})"] if kinds else []
-            if item.rejected["length"]:
+            if item.rejected["length"] and max_line is not None:
                 why.append(
                     f"over --max-line {size_text(max_line)} (length {item.rejected['length']})"
                 )

@@ -13,7 +13,7 @@ from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
 from ..plugin.source import JOB_STAGES
 from ..reader import EvalMark, ParseError
 from ..runs.follower import Follower
-from ..runs.lines import overlong_reason
+from ..runs.sizes import overlong_reason
 from ..runs.sidefile import SideFileError
 from ..runs.state import RunError, RunState, resolve
 from ._common import (

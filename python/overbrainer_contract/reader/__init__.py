@@ -39,10 +39,8 @@ from overbrainer_contract_core._core import (  # noqa: E402
     TableScan,
     dump_line,
     mark,
-    parse_block,
     parse_line,
     parse_lines,
-    summarize_block,
 )
 
 __all__ = [
@@ -58,8 +56,6 @@ __all__ = [
     "TableScan",
     "dump_line",
     "mark",
-    "parse_block",
     "parse_line",
     "parse_lines",
-    "summarize_block",
 ]

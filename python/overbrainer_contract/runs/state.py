@@ -23,7 +23,6 @@ from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
 from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line
 from . import sidefile
 from .chunks import read_chunks
-from .lines import Overlong
 
 if TYPE_CHECKING:
     from overbrainer_contract_core._core import StateItem
@@ -199,7 +198,7 @@ class RunState:
         try:
             line = parse_line(raw)
         except ParseError as error:
-            if raw[-1:] in (b"\n", "\n") or raw.__class__ is Overlong or error.category != "eof":
+            if raw[-1:] in (b"\n", "\n") or error.category != "eof":
                 self.invalid += 1
             else:  # the last line, still being written (or cut): not an error, as in `check`
                 self.partial = True

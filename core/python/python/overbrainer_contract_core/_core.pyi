@@ -33,17 +33,6 @@ def parse_line(line: str | bytes | bytearray | memoryview) -> _Line:
     around the value (a trailing newline included) is accepted. Bytes must be UTF-8.
     """
 
-def parse_block(body: bytes) -> list[_Line] | None:
-    """What `parse_line` gives each line of `body` (complete lines, each ending in a
-    newline), when every line is a metrics line; None when any is not (then read each line
-    with `parse_line`, or all of them with `parse_lines`)."""
-
-def summarize_block(body: bytes) -> tuple[bytes, int | None, int | None, bool] | None:
-    """What a count of `body`'s lines needs, no model built: when every line (complete lines,
-    each ending in a newline) is a metrics line, each line's variant (one byte a line, its
-    index in `TAGS`), the first and the last `log` step, and whether the `log` steps never
-    go back; None when any line is not."""
-
 def parse_lines(body: bytes) -> list[Any]:
     """Each line of `body` (split on newlines; a last line without one included) as its model
     or as its `ParseError`, made and not raised: one call for a whole block."""

@@ -1,0 +1,43 @@
+"""Sizes as the command line writes them (`--max-line 64M`), and the words for a line over
+the user's bound.
+
+The core reads a line of any length (`reader.CheckScan` and the other scans); a bound on a
+line's length is the user's own guard (`--max-line`), none by default.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_SIZE = re.compile(r"\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*\Z", re.IGNORECASE)
+
+
+def overlong_reason(size: int, complete: bool, limit: int) -> str:
+    """What is wrong with a line of `size` bytes (its newline included when `complete`) over
+    the user's bound of `limit` bytes, naming the option that sets it (check, watch)."""
+    shown = f"{size:,} bytes" + ("" if complete else ", without its newline")
+    return (
+        f"a line of {shown}: over the {limit:,} bytes a line is read to"
+        f" (--max-line {size_text(limit)}; a larger --max-line reads it)"
+    )
+
+
+def parse_size(text: str) -> int:
+    """A size in bytes from `1048576`, `512K`, `64M`, `1GiB` (binary units); ValueError
+    for anything else, zero included."""
+    match = _SIZE.match(text)
+    if not match:
+        raise ValueError(f"not a size: {text!r} (a number of bytes, or with K, M, G: 64M)")
+    size = int(match.group(1)) * _UNITS[match.group(2).upper()]
+    if size < 1:
+        raise ValueError(f"a size of at least one byte, not {text!r}")
+    return size
+
+
+def size_text(size: int) -> str:
+    """A size as `parse_size` reads it, shortest first: `1M`, `64M`, `1536K`, `1000`."""
+    for unit in ("T", "G", "M", "K"):
+        if size >= _UNITS[unit] and size % _UNITS[unit] == 0:
+            return f"{size // _UNITS[unit]}{unit}"
+    return str(size)
