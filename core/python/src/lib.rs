@@ -129,7 +129,11 @@ pub(crate) fn model(py: Python<'_>, bound: &Bound, line: &MetricLine) -> PyResul
 }
 
 /// `ParseError(category, message, path, column)`, as the package defines it.
-pub(crate) fn error_object(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyResult<PyObject> {
+pub(crate) fn error_object(
+    py: Python<'_>,
+    bound: &Bound,
+    error: &ParseError,
+) -> PyResult<PyObject> {
     let path = error.path.as_ref().map(|path| {
         path.render(|key| {
             PyString::new(py, key)

@@ -217,7 +217,9 @@ impl StateScan {
                     }
                     ("logs", models).into_py(py)
                 }
-                Notable::Line { line, read } => ("line", line, model(py, bound, &read)?).into_py(py),
+                Notable::Line { line, read } => {
+                    ("line", line, model(py, bound, &read)?).into_py(py)
+                }
                 Notable::Rejected {
                     line,
                     error,
@@ -317,7 +319,11 @@ fn batch_objects(py: Python<'_>, batches: &[Batch]) -> PyResult<PyObject> {
     let list = PyList::empty(py);
     for batch in batches {
         let line = le_bytes(py, &batch.line, u64::to_le_bytes);
-        let event: Vec<u8> = batch.event.iter().map(|each| each.to_le_bytes()[0]).collect();
+        let event: Vec<u8> = batch
+            .event
+            .iter()
+            .map(|each| each.to_le_bytes()[0])
+            .collect();
         let fields = PyList::empty(py);
         for column in &batch.fields {
             let validity: PyObject = if column.nulls == 0 {

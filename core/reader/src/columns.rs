@@ -11,7 +11,6 @@ use crate::generated::{JobStage, UNION};
 use crate::scan::{each_answer, Answer, Consumer, Options, Part};
 use crate::values::{Kind, Value};
 
-
 /// The categories of the lines left out, in this order: the reference's (`syntax`, `eof`,
 /// `data`) and `length` (over the user's bound).
 pub const LEFT_OUT: [&str; 4] = ["syntax", "eof", "data", "length"];

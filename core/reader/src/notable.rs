@@ -183,7 +183,8 @@ impl Consumer for Notables {
     fn take_part(&mut self, before: u64, part: Part<Vec<Notable>>) {
         self.close_logs();
         self.close_evals();
-        self.kept.extend(part.kept.into_iter().map(|notable| notable.after(before)));
+        self.kept
+            .extend(part.kept.into_iter().map(|notable| notable.after(before)));
     }
 
     fn line(&mut self, line: u64, answer: Answer, complete: bool) {

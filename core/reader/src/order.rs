@@ -97,7 +97,10 @@ pub enum Kept {
     /// A metrics line of another variant: its index in `TAGS`, and what it does here.
     Other(usize, Role),
     Bad(Box<ParseError>),
-    Over { size: u64, limit: usize },
+    Over {
+        size: u64,
+        limit: usize,
+    },
 }
 
 /// What a line other than a log does to the order.

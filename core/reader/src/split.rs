@@ -244,7 +244,7 @@ pub fn decided(start: &[u8]) -> Option<ParseError> {
     }
     let error = read_str(text).err()?;
     let decides = error.category != Category::Eof && error.column.map_or(false, before_end);
-    decides.then(|| error)
+    decides.then_some(error)
 }
 
 #[cfg(test)]
@@ -302,7 +302,10 @@ mod tests {
 
     #[test]
     fn a_long_line_is_held_whole_without_a_bound() {
-        let line = format!("{{\"event\":\"begin\",\"time\":1,\"x\":\"{}\"}}\n", "y".repeat(3 << 20));
+        let line = format!(
+            "{{\"event\":\"begin\",\"time\":1,\"x\":\"{}\"}}\n",
+            "y".repeat(3 << 20)
+        );
         let bytes = line.as_bytes();
         let chunks: Vec<&[u8]> = bytes.chunks(1 << 16).collect();
         let (got, _) = split(&chunks, None);

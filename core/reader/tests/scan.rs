@@ -1,0 +1,229 @@
+//! The scans do not depend on how their input is cut: into chunks (the reads of a file, a
+//! pipe's, a growing file's) or into parts (the threads' share of a run of lines). Each
+//! consumer (`Order`, `Columns`, `Notables`) fed a stream in random chunks and random parts
+//! holds what it holds when fed each line alone, in order, from the lines as the input's
+//! newlines cut it; and a long line is held whole, junk decided from its start.
+
+use overbrainer_core::columns::Columns;
+use overbrainer_core::notable::Notables;
+use overbrainer_core::order::{Fact, Order};
+use overbrainer_core::scan::{answer, parts, Consumer, Options, Scan, Work};
+use overbrainer_core::split::FIRST_LOOK;
+
+/// A small deterministic generator (xorshift): the cases are the same on every run.
+struct Draw(u64);
+
+impl Draw {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        usize::try_from(self.next() % bound.max(1) as u64).unwrap_or(0)
+    }
+}
+
+const LINES: [&str; 14] = [
+    r#"{"event":"stage","name":"train","time":1764467476}"#,
+    r#"{"event":"begin","time":1764467476.0,"max_steps":40}"#,
+    r#"{"event":"log","time":1764467476.35,"step":1,"epoch":0.1,"max_steps":40,"loss":3.2,"eval_loss":null,"learning_rate":2e-05,"grad_norm":0.14}"#,
+    r#"{"step":2,"event":"log","time":1764467477,"loss":3.1,"tokens":5}"#,
+    r#"{"event":"log","time":1764467478.5,"step":3,"eval_loss":2.5}"#,
+    r#"{"event":"eval","time":1764467479.0,"step":1,"total":3}"#,
+    r#"{"event":"eval","time":1764467479.5,"step":2,"total":3}"#,
+    r#"{"event":"end","time":1764467480.0,"step":3}"#,
+    r#"{"event":"log","time":1.0,"step":0,"learning_rate":0.5}"#,
+    r#"{"event":"log","time":1.0,"st"#,
+    r#"{"event":"party","time":1.0}"#,
+    "not json",
+    "",
+    "{\"event\":\"log\",\"time\":1.0,\"step\":1}\u{7f}\u{0}",
+];
+
+/// A file of `count` lines drawn from `LINES`, with a junk byte now and then, ending in a
+/// newline or not.
+fn file(draw: &mut Draw, count: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for _ in 0..count {
+        out.extend_from_slice(LINES[draw.below(LINES.len())].as_bytes());
+        if draw.below(40) == 0 {
+            out.push(0xff);
+        }
+        out.push(b'\n');
+    }
+    if draw.below(2) == 0 {
+        out.extend_from_slice(LINES[draw.below(LINES.len())].as_bytes());
+    }
+    out
+}
+
+/// What `consumer` holds after each line of `data` alone, in order.
+fn line_by_line<C: Consumer>(data: &[u8], options: Options, mut consumer: C) -> (C, u64) {
+    let mut number = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', data) {
+        number += 1;
+        consumer.line(number, answer(&data[start..=end], options), true);
+        start = end + 1;
+    }
+    if start < data.len() {
+        number += 1;
+        consumer.line(number, answer(&data[start..], options), false);
+    }
+    (consumer, number)
+}
+
+/// What `consumer` holds after `data` fed in random chunks, each run of lines answered in
+/// random parts.
+fn scanned<C: Consumer>(data: &[u8], options: Options, consumer: C, draw: &mut Draw) -> (C, u64) {
+    let mut scan = Scan::new(options, consumer);
+    let mut cuts = Draw(draw.next() | 1);
+    let mut settle = |scan: &mut Scan<C>, work: Work<'_>| match work {
+        Work::Lines(lines) => {
+            let count = 1 + cuts.below(5);
+            for part in parts(lines, count) {
+                let answered = C::answer_part(part, options);
+                scan.take(answered);
+            }
+        }
+        Work::Answered(answered) => scan.give(answered),
+    };
+    let mut at = 0;
+    while at < data.len() {
+        let most = if draw.below(3) == 0 { 8 } else { 400 };
+        let size = 1 + draw.below(most);
+        let end = (at + size).min(data.len());
+        scan.split(&data[at..end], &mut settle);
+        at = end;
+    }
+    scan.split_end(&mut settle);
+    let lines = scan.lines;
+    (scan.consumer, lines)
+}
+
+fn options(draw: &mut Draw) -> Options {
+    Options {
+        max_line: (draw.below(4) == 0).then(|| draw.below(120)),
+        newline_in_errors: draw.below(2) == 0,
+    }
+}
+
+#[test]
+fn check_facts_do_not_depend_on_the_cuts() {
+    let mut draw = Draw(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..300 {
+        let count = draw.below(60);
+        let data = file(&mut draw, count);
+        let options = options(&mut draw);
+        let (mut want, lines) = line_by_line(&data, options, Order::default());
+        let (mut got, got_lines) = scanned(&data, options, Order::default(), &mut draw);
+        assert_eq!(got_lines, lines);
+        assert_eq!(got.counts, want.counts);
+        assert_eq!(
+            got.take(),
+            want.take(),
+            "{}",
+            String::from_utf8_lossy(&data)
+        );
+    }
+}
+
+#[test]
+fn columns_do_not_depend_on_the_cuts() {
+    let mut draw = Draw(0x2545_f491_4f6c_dd1d);
+    for _ in 0..300 {
+        let count = draw.below(60);
+        let data = file(&mut draw, count);
+        let options = options(&mut draw);
+        let batch = 1 + draw.below(12) as u64;
+        let (mut want, lines) = line_by_line(&data, options, Columns::new(batch));
+        let (mut got, got_lines) = scanned(&data, options, Columns::new(batch), &mut draw);
+        assert_eq!(got_lines, lines);
+        assert_eq!(got.take(true), want.take(true));
+        assert_eq!(
+            (got.left_out, got.first_left_out, got.cut),
+            (want.left_out, want.first_left_out, want.cut)
+        );
+    }
+}
+
+/// The notables, with the runs of logs joined where only a cut split them: a run of logs
+/// or of evaluation lines may be kept as two runs (each keeping what it keeps), so what
+/// is compared is what a run's state takes from them, here: every kept line in order, the
+/// logs of each run with the ones that decide nothing dropped.
+#[test]
+fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
+    let mut draw = Draw(0x1234_5678_9abc_def1);
+    for _ in 0..300 {
+        let count = draw.below(60);
+        let data = file(&mut draw, count);
+        let options = options(&mut draw);
+        let (mut want, lines) = line_by_line(&data, options, Notables::default());
+        let (mut got, got_lines) = scanned(&data, options, Notables::default(), &mut draw);
+        assert_eq!(got_lines, lines);
+        let (want, got) = (want.take(), got.take());
+        // Every line that is not a log or an evaluation is kept, the same, in order.
+        let others = |kept: &[overbrainer_core::notable::Notable]| {
+            kept.iter()
+                .filter(|notable| match notable {
+                    overbrainer_core::notable::Notable::Logs(_) => false,
+                    overbrainer_core::notable::Notable::Line { read, .. } => {
+                        !matches!(read, overbrainer_core::MetricLine::Eval { .. })
+                    }
+                    _ => true,
+                })
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(others(&got), others(&want));
+        // Every log with an evaluation loss is kept, and the last log of all.
+        let logs = |kept: &[overbrainer_core::notable::Notable]| {
+            kept.iter()
+                .filter_map(|notable| match notable {
+                    overbrainer_core::notable::Notable::Logs(logs) => Some(logs.clone()),
+                    _ => None,
+                })
+                .flatten()
+                .collect::<Vec<_>>()
+        };
+        let with_eval = |logs: Vec<overbrainer_core::TrainMetric>| {
+            logs.into_iter()
+                .filter(|log| log.eval_loss.is_some())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(with_eval(logs(&got)), with_eval(logs(&want)));
+        assert_eq!(logs(&got).last(), logs(&want).last());
+    }
+}
+
+#[test]
+fn a_long_valid_line_is_held_whole_and_junk_is_decided_by_its_start() {
+    let padding = "7,".repeat(3 * FIRST_LOOK / 2) + "7";
+    let long = format!(
+        "{{\"event\":\"log\",\"time\":1.5,\"step\":4,\"samples\":[{padding}],\"loss\":0.25}}\n"
+    );
+    let mut data = long.clone().into_bytes();
+    data.extend(std::iter::repeat(0_u8).take(5 * FIRST_LOOK));
+    data.extend_from_slice(b"\n{\"event\":\"end\",\"time\":2,\"step\":4}\n");
+    let options = Options::default();
+    let (mut want, _) = line_by_line(&data, options, Order::default());
+    let mut scan = Scan::new(options, Order::default());
+    for chunk in data.chunks(1 << 16) {
+        scan.feed(chunk);
+    }
+    scan.finish();
+    let facts = scan.consumer.take();
+    assert_eq!(facts, want.take());
+    assert_eq!(scan.consumer.counts, [0, 1, 0, 0, 1]);
+    match &facts[..] {
+        [Fact::Order { line: 1, .. }, Fact::Rejected { line: 2, error }, Fact::Order { line: 3, .. }] =>
+        {
+            assert_eq!(error.message, "expected value");
+            assert_eq!(error.column, Some(1));
+        }
+        other => panic!("{other:?}"),
+    }
+}
