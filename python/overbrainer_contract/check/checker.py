@@ -18,8 +18,8 @@ from typing import Any, Literal
 import msgspec
 
 from ..reader import SKIP_LIMIT, TAGS, CheckScan, ParseError
-from ..runs.sizes import overlong_reason, size_text
 from ..runs.sidefile import exists
+from ..runs.sizes import overlong_reason, size_text
 from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
 
 Severity = Literal["error", "warning"]
@@ -83,6 +83,7 @@ def check_stream(
     """
     scan = CheckScan(max_line)
     errors = warnings = 0
+
     def facts() -> Iterator[list[tuple[Any, ...]]]:
         for chunk in chunks:
             yield scan.feed(chunk)

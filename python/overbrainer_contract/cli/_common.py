@@ -7,7 +7,7 @@ import os
 import sys
 from typing import NoReturn, TextIO
 
-from ..runs.sizes import parse_size, size_text
+from ..runs.sizes import parse_size
 
 PROG = "overbrainer-contract"
 

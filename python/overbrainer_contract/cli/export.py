@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..check.reporter import plural
-from ..runs.sizes import size_text
 from ..runs.sidefile import SideFileError
+from ..runs.sizes import size_text
 from ..runs.state import RunError
 from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
 

@@ -13,8 +13,8 @@ from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
 from ..plugin.source import JOB_STAGES
 from ..reader import EvalMark, ParseError
 from ..runs.follower import Follower
-from ..runs.sizes import overlong_reason
 from ..runs.sidefile import SideFileError
+from ..runs.sizes import overlong_reason
 from ..runs.state import RunError, RunState, resolve
 from ._common import (
     EXIT_CODES,
@@ -237,7 +237,7 @@ def follow(
                     if not first:
                         view.event(eval_loss_event(shown))
                 continue
-            line_number = item[1]
+            line_number: int = item[1]
             if what == "line":
                 line = item[2]
                 was = state.evaluation

@@ -26,7 +26,7 @@ from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
 from ..runs.chunks import read_chunks
 from ..runs.sidefile import open_metrics
 from ..runs.state import Run, resolve
-from .schema import DICTIONARIES, SCHEMA, VARIANT_FIELDS
+from .schema import DICTIONARIES, SCHEMA
 
 if TYPE_CHECKING:
     from overbrainer_contract_core._core import TableBatch
@@ -236,9 +236,7 @@ def iter_batches(
     return RunReader(runs, batch_lines=batch_lines, max_line=max_line).batches()
 
 
-def read_runs(
-    runs: Iterable[str | os.PathLike[str]], *, max_line: int | None = None
-) -> pa.Table:
+def read_runs(runs: Iterable[str | os.PathLike[str]], *, max_line: int | None = None) -> pa.Table:
     """One table of the rows of every run (see `SCHEMA`).
 
     The lines left out are counted per run in the schema's metadata under
