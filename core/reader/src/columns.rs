@@ -26,6 +26,24 @@ pub struct Column {
 }
 
 impl Column {
+    /// Rows `from..to` of `other` (of the same field, `width` bytes a value) after this
+    /// column's `rows` rows.
+    fn extend(&mut self, rows: usize, other: &Self, from: usize, to: usize, width: usize) {
+        self.values
+            .extend_from_slice(&other.values[from * width..to * width]);
+        for (row, at) in (rows..).zip(from..to) {
+            if row % 8 == 0 {
+                self.validity.push(0);
+            }
+            let valid = other.validity[at / 8] >> (at % 8) & 1;
+            if valid == 0 {
+                self.nulls += 1;
+            } else if let Some(last) = self.validity.last_mut() {
+                *last |= 1 << (row % 8);
+            }
+        }
+    }
+
     fn push(&mut self, row: usize, bytes: Option<&[u8]>, width: usize) {
         if row % 8 == 0 {
             self.validity.push(0);
@@ -63,6 +81,20 @@ impl Batch {
             fields: vec![Column::default(); UNION.len()],
             ..Self::default()
         }
+    }
+
+    /// Rows `from..to` of `other`, their line numbers after `before` more lines.
+    fn extend(&mut self, before: u64, other: &Self, from: usize, to: usize) {
+        for (column, (other_column, (_, kind))) in
+            self.fields.iter_mut().zip(other.fields.iter().zip(UNION))
+        {
+            let width = if kind == Kind::Stage { 1 } else { 8 };
+            column.extend(self.rows, other_column, from, to, width);
+        }
+        self.line
+            .extend(other.line[from..to].iter().map(|line| line + before));
+        self.event.extend_from_slice(&other.event[from..to]);
+        self.rows += to - from;
     }
 
     fn push(&mut self, number: u64, row: &Row) {
@@ -178,24 +210,66 @@ pub enum Kept {
     Over,
 }
 
-impl Consumer for Columns {
-    type Kept = Vec<Kept>;
+/// A part's own table: its rows (numbered from the part's first line) and the lines it
+/// leaves out (a part holds complete lines only: no cut last line).
+#[derive(Debug, Clone, Default)]
+pub struct PartTable {
+    rows: Batch,
+    left_out: Vec<(u64, usize)>,
+}
 
-    fn answer_part(lines: &[u8], options: Options) -> Part<Vec<Kept>> {
-        let mut kept = Vec::with_capacity(lines.len() / 160 + 1);
-        each_answer(lines, options, |answer| kept.push(Self::keep(answer)));
-        let lines = kept.len() as u64;
-        Part { kept, lines }
+impl Consumer for Columns {
+    type Kept = PartTable;
+
+    /// The part's rows, built where it is read (on any thread).
+    fn answer_part(lines: &[u8], options: Options) -> Part<PartTable> {
+        let mut table = PartTable {
+            rows: Batch::new(),
+            left_out: Vec::new(),
+        };
+        let mut count = 0;
+        each_answer(lines, options, |answer| {
+            count += 1;
+            match Self::keep(answer) {
+                Kept::Row(row) => table.rows.push(count, &row),
+                Kept::Bad(category) => table.left_out.push((count, category_index(category))),
+                Kept::Over => table.left_out.push((count, 3)),
+            }
+        });
+        Part {
+            kept: table,
+            lines: count,
+        }
     }
 
-    fn take_part(&mut self, before: u64, part: Part<Vec<Kept>>) {
-        for (line, kept) in (before + 1..).zip(part.kept) {
-            self.kept(line, kept, true);
+    fn take_part(&mut self, before: u64, part: Part<PartTable>) {
+        let PartTable { rows, left_out } = part.kept;
+        let mut from = 0;
+        while from < rows.rows {
+            self.advance(before + rows.line[from]);
+            let end = self.start + self.batch_lines - 1;
+            let to = from + rows.line[from..].partition_point(|line| before + line <= end);
+            self.current.extend(before, &rows, from, to);
+            from = to;
+        }
+        for (line, category) in left_out {
+            self.left_out(before + line, category);
+        }
+        if part.lines > 0 {
+            self.advance(before + part.lines);
         }
     }
 
     fn line(&mut self, line: u64, answer: Answer, complete: bool) {
         self.kept(line, Self::keep(answer), complete);
+    }
+}
+
+fn category_index(category: Category) -> usize {
+    match category {
+        Category::Eof => 1,
+        Category::Data => 2,
+        Category::Syntax | Category::Io => 0,
     }
 }
 
@@ -208,25 +282,23 @@ impl Columns {
         }
     }
 
-    fn kept(&mut self, number: u64, kept: Kept, complete: bool) {
-        if number >= self.start + self.batch_lines {
+    /// The batch of line `number` is the current one: those before it are done.
+    fn advance(&mut self, number: u64) {
+        while number >= self.start + self.batch_lines {
             let full = std::mem::replace(&mut self.current, Batch::new());
             if full.rows > 0 {
                 self.done.push(full);
             }
-            self.start = number;
+            self.start += self.batch_lines;
         }
+    }
+
+    fn kept(&mut self, number: u64, kept: Kept, complete: bool) {
+        self.advance(number);
         match kept {
             Kept::Row(row) => self.current.push(number, &row),
             Kept::Bad(_) if !complete => self.cut = true,
-            Kept::Bad(category) => {
-                let category = match category {
-                    Category::Eof => 1,
-                    Category::Data => 2,
-                    Category::Syntax | Category::Io => 0,
-                };
-                self.left_out(number, category);
-            }
+            Kept::Bad(category) => self.left_out(number, category_index(category)),
             Kept::Over => self.left_out(number, 3),
         }
     }
