@@ -1,10 +1,11 @@
 """Benchmark of `export` beside `check` on the same file, and export's peak memory.
 
 Writes the realistic `metrics.jsonl` of `benchmarks/parse.py` (default 1M lines) and
-times, interleaved and best of several rounds, the checker's block loop (what
-`overbrainer-contract check` runs) and the export of the same file to Parquet (what
-`overbrainer-contract export -o runs.parquet` runs: `RunReader` batches into
-`ParquetWriter`). Goal: export at least half of check's lines per second.
+times, interleaved and best of several rounds, the checker (what `overbrainer-contract
+check` runs: `check_stream`, the core reading the file) and the export of the same file to
+Parquet (what `overbrainer-contract export -o runs.parquet` runs: the core's columns in
+`RunReader`'s batches into `ParquetWriter`). Goal: export at least half of check's lines
+per second.
 
 Then the peak memory (resident set, Arrow's buffers included) of the real command,
 `overbrainer-contract export FILE -o runs.parquet` in a process of its own, on a file of
@@ -29,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside this file
 
-from overbrainer_contract.check.checker import Finding, check_pieces
-from overbrainer_contract.runs.lines import read_pieces
+from overbrainer_contract.check.checker import Finding, check_stream
+from overbrainer_contract.runs.chunks import read_chunks
 from overbrainer_contract.table import RunReader, write_batches
 from workloads import write_realistic_file
 
@@ -43,7 +44,7 @@ GOAL_FLAT = 1.25
 def check(path: Path, _: Path) -> None:
     findings: list[Finding] = []
     with path.open("rb") as handle:
-        result = check_pieces(read_pieces(handle), str(path), findings.append)
+        result = check_stream(read_chunks(handle), str(path), findings.append)
     if not result.valid or findings:
         raise SystemExit(f"the bench file has problems: {findings[:3]}")
 

@@ -1,86 +1,115 @@
-"""Benchmark of the bounded line reader (`overbrainer_contract.runs.lines`): what it adds to
-iterating a file on ordinary lines, and what holding a long line costs.
+"""Benchmark of long lines through `check`: a valid line of any length is read, and junk
+without a newline ends at once.
 
-Ordinary lines: `read_lines` over the realistic `metrics.jsonl` of `benchmarks/parse.py`
-beside a bare `for line in file`, interleaved, best of several rounds. A long line: one
-line of 1 to 64 MiB fed to a `LineSplitter` in 64 KiB blocks (as `check --max-line` reads
-it), beside the floor, one join of the same blocks. Held as pieces joined once at the
-newline, its cost grows with its length: the ratio to the floor stays flat (a line held by
-concatenating each block would cost its length times its blocks: 19 s for 64 MiB).
+- A valid 40 MB line (an unknown field holding a 5M-number array: the reference reads it,
+  serde_json skipping the field), then a 400 MB one: `overbrainer-contract check` on a file
+  holding it, as a whole process, exit 0, beside `json.loads` of the same line in a fresh
+  process; the time and the peak resident memory (VmHWM) of each, and of `check` on a tiny
+  file (its start-up). Goals, on the 40 MB line: check at most 2x json.loads's time, and
+  at most twice the line's size in memory above its start-up.
+- A gigabyte of zeros without a newline (a sparse file): `check` ends with the reference's
+  error, reading the rest unheld; its time and peak.
 
     nox -s bench
-    python benchmarks/lines.py --lines 200000
+    python benchmarks/lines.py --numbers 1000000
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
+import random
+import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside this file
+GOAL_TIME = 2.0
+"""check on the 40 MB line, at most this many times json.loads's time on it."""
+GOAL_MEMORY = 2.0
+"""check's peak above its start-up, at most this many times the line's size."""
 
-from overbrainer_contract.runs.lines import BLOCK, LineSplitter, read_lines
-from workloads import write_realistic_file
+# A child measuring itself: the peak is its own VmHWM (the line read in included).
+MEASURED = """
+import sys, time
+start = time.perf_counter()
+code = 0
+if sys.argv[1] == "json.loads":
+    import json
+    json.loads(open(sys.argv[2], "rb").read())
+else:
+    from overbrainer_contract.cli import main
+    code = main(["check", sys.argv[2]])
+seconds = time.perf_counter() - start
+peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) * 1024
+print(seconds, peak, code, file=sys.stderr)
+"""
 
 
-def seconds(run: Callable[[], object]) -> float:
-    gc.collect()
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
+def measured(what: str, path: Path) -> tuple[float, int, int]:
+    """(seconds, peak bytes, exit status) of `what` (`json.loads` or `check`) on `path`, in a
+    fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURED, what, str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    seconds, peak, code = done.stderr.split()[-3:]
+    return float(seconds), int(peak), int(code)
 
 
-def iterate(path: Path) -> int:
-    with path.open("rb") as handle:
-        return sum(1 for _ in handle)
-
-
-def bounded(path: Path) -> int:
-    with path.open("rb") as handle:
-        return sum(1 for _ in read_lines(handle))
-
-
-def held(blocks: list[bytes], size: int) -> None:
-    splitter = LineSplitter(size)
-    lines = [line for block in blocks for line in splitter.feed(block)]
-    assert [len(line) for line in lines] == [size + 1]
+def huge_line(path: Path, numbers: int) -> int:
+    """Write a valid line holding an unknown field of `numbers` numbers; its size."""
+    rng = random.Random(3)
+    with path.open("w") as handle:
+        handle.write('{"event":"log","time":1764467476.5,"step":12,"loss":0.25,"samples":[')
+        for start in range(0, numbers, 100_000):
+            count = min(100_000, numbers - start)
+            handle.write(",".join(f"{rng.random():.5f}" for _ in range(count)))
+            handle.write("," if start + count < numbers else "")
+        handle.write("]}\n")
+    return path.stat().st_size
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", type=int, default=1_000_000)
-    parser.add_argument("--rounds", type=int, default=5)
-    args, _ = parser.parse_known_args()  # nox -s bench passes the other scripts' options too
+    parser.add_argument("--numbers", type=int, default=5_000_000, help="of the 40 MB line")
+    args, _ = parser.parse_known_args()  # nox -s bench passes parse.py's options too
+    met = True
     with tempfile.TemporaryDirectory() as tmp:
-        path = write_realistic_file(Path(tmp) / "metrics.jsonl", args.lines)
-        size = path.stat().st_size
-        times = {"for line in file": float("inf"), "read_lines": float("inf")}
-        for _ in range(args.rounds):
-            times["for line in file"] = min(
-                times["for line in file"], seconds(lambda: iterate(path))
+        tiny = Path(tmp) / "tiny.jsonl"
+        tiny.write_text('{"event":"begin","time":1}\n')
+        start_s, start_peak, _ = measured("check", tiny)
+        print(f"check start-up: {start_s:.3f} s, peak {start_peak / 2**20:.1f} MiB")
+        for scale in (1, 10):
+            path = Path(tmp) / f"huge{scale}.jsonl"
+            size = huge_line(path, args.numbers * scale)
+            json_s, json_peak, _ = measured("json.loads", path)
+            ours_s, ours_peak, code = measured("check", path)
+            above = (ours_peak - start_peak) / size
+            print(f"\none valid {size / 1e6:.0f} MB line ({args.numbers * scale:,} numbers):")
+            print(f"  json.loads  {json_s:>7.3f} s  peak {json_peak / 2**20:>8.1f} MiB")
+            peak = f"peak {ours_peak / 2**20:>8.1f} MiB"
+            print(f"  check       {ours_s:>7.3f} s  {peak}  exit {code}")
+            print(
+                f"  check / json.loads = {ours_s / json_s:.2f}x the time (goal <= {GOAL_TIME}x);"
+                f" memory above start-up = {above:.2f}x the line (goal <= {GOAL_MEMORY}x)"
             )
-            times["read_lines"] = min(times["read_lines"], seconds(lambda: bounded(path)))
-    print(f"{args.lines:,} ordinary lines, {size / 2**20:.1f} MiB")
-    print(f"\n{'reader':<20}{'lines/s':>14}{'ns/line':>10}")
-    for name, spent in times.items():
-        print(f"{name:<20}{args.lines / spent:>14,.0f}{spent / args.lines * 1e9:>10.0f}")
-    print(f"read_lines / for line in file = {times['read_lines'] / times['for line in file']:.2f}x")
-
-    print(f"\n{'one long line':<16}{'blocks':>8}{'held (s)':>10}{'floor (s)':>11}{'ratio':>7}")
-    for mib in (1, 4, 16, 64):
-        line = b"7" * (mib << 20) + b"\n"
-        blocks = [line[start : start + BLOCK] for start in range(0, len(line), BLOCK)]
-        cost = min(seconds(lambda b=blocks, n=mib << 20: held(b, n)) for _ in range(3))
-        floor = min(seconds(lambda b=blocks: b"".join(b)) for _ in range(3))
+            if scale == 1:
+                met &= code == 0 and ours_s <= GOAL_TIME * json_s and above <= GOAL_MEMORY
+            path.unlink()
+        junk = Path(tmp) / "junk.jsonl"
+        with junk.open("wb") as handle:
+            handle.truncate(2**30)
+        junk_s, junk_peak, code = measured("check", junk)
         print(
-            f"{mib:>4} MiB{'':<8}{len(blocks):>8,}{cost:>10.4f}{floor:>11.4f}{cost / floor:>6.1f}x"
+            f"\na gigabyte of zeros, no newline: check {junk_s:.3f} s,"
+            f" peak {junk_peak / 2**20:.1f} MiB, exit {code} (the reference's error)"
         )
-    return 0
+    if not met:
+        print("a goal on the 40 MB line is not met", file=sys.stderr)
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
