@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use rayon::prelude::*;
 
-use crate::{bound, error_object, model};
+use crate::{bound, error_object, model, rendered_path};
 
 /// Complete lines are answered in parts, in parallel, from this many bytes on: below it the
 /// threads' hand-over costs more than they save.
@@ -56,7 +56,8 @@ fn options(max_line: Option<usize>, newline_in_errors: bool) -> Options {
 
 /// The facts `check` reports on a metrics file, read as it is fed: `feed(chunk)` and
 /// `finish()` give the facts of the lines they complete, in order, as tuples:
-/// `("rejected", line, ParseError)`, `("over", line, size, complete, limit)`,
+/// `("rejected", line, path, category, text, column)` (a rejected line's error as the
+/// finding shows it: `str` of its `ParseError`), `("over", line, size, complete, limit)`,
 /// `("order", line, tag, "before" | "after")`, `("back", line, step, last_step)`,
 /// `("last", line, ParseError | None)` (the last line, without its newline).
 #[pyclass(module = "overbrainer_contract_core")]
@@ -120,9 +121,15 @@ impl CheckScan {
         let list = PyList::empty(py);
         for fact in self.scan.consumer.take() {
             let item: PyObject = match fact {
-                Fact::Rejected { line, error } => {
-                    ("rejected", line, error_object(py, bound, &error)?).into_py(py)
-                }
+                Fact::Rejected { line, error } => (
+                    "rejected",
+                    line,
+                    rendered_path(py, &error),
+                    error.category.name(),
+                    error.to_string(),
+                    error.column,
+                )
+                    .into_py(py),
                 Fact::Over {
                     line,
                     size,

@@ -93,6 +93,11 @@ def check_stream(
 
     for found in facts():
         for fact in found:
+            if fact[0] == "rejected":  # most facts of a bad file: made here, at once
+                _, number, path, category, text, column = fact
+                errors += 1
+                emit(Finding(name, number, path or "$", "error", category, text, column))
+                continue
             finding = _finding(name, fact, scan.stopped)
             if finding.severity == "error":
                 errors += 1
@@ -113,11 +118,9 @@ def check_stream(
 def _finding(name: str, fact: tuple[Any, ...], stopped: bool) -> Finding:
     """What one of the core's facts (`CheckScan`) means."""
     what, number = fact[0], fact[1]
-    if what == "rejected":
-        error: ParseError = fact[2]
-        return Finding(
-            name, number, error.path or "$", "error", error.category, str(error), error.column
-        )
+    if what == "rejected":  # the core's words for the error, as `str(ParseError)`
+        _, _, path, category, text, column = fact
+        return Finding(name, number, path or "$", "error", category, text, column)
     if what == "order":
         return _order(name, number, 0 if fact[3] == "before" else 2, fact[2])
     if what == "back":

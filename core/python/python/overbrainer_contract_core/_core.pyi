@@ -82,7 +82,8 @@ SKIP_LIMIT: int
 stops within it."""
 
 CheckFact = tuple[Any, ...]
-"""`("rejected", line, ParseError)`, `("over", line, size, complete, limit)`, `("order", line,
+"""`("rejected", line, path | None, category, text, column | None)` (`text`: what `str` of the
+line's `ParseError` gives), `("over", line, size, complete, limit)`, `("order", line,
 tag, "before" | "after")`, `("back", line, step, last_step)`, `("last", line, ParseError |
 None)`."""
 
