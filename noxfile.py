@@ -86,7 +86,8 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=False)
 def core(session: nox.Session) -> None:
     """The reader core (core/, Rust): cargo fmt and clippy clean, its tests (the golden suite
-    through the core, the serde_json features) under rustup's Rust and under Debian's 1.63.
+    through the core, the serde_json features, the scans however their input is cut) under
+    rustup's Rust and under Debian's 1.63, which also builds the reader for WebAssembly.
 
     Cargo reads the crates' source from the machine's configuration ($CARGO_HOME): Debian's
     packaged crates where `.ci/run` (or core/debian-crates.sh) set it up.
@@ -111,6 +112,18 @@ def core(session: nox.Session) -> None:
                 "-p",
                 "overbrainer-core",
                 "--release",
+                env=env,
+                external=True,
+            )
+            # the reader (the scans included) for WebAssembly: no thread, no I/O in it
+            session.run(
+                str(debian / "cargo"),
+                "build",
+                "-p",
+                "overbrainer-core",
+                "--release",
+                "--target",
+                "wasm32-unknown-unknown",
                 env=env,
                 external=True,
             )
