@@ -1,24 +1,20 @@
-"""`parse_block` and `parse_lines`, a block of lines in one call, against `parse_line` on
-each line; `lines.BlockStream`, the back-off over `parse_block` that `check` and
-`export` use.
+"""`parse_lines`, a block of lines in one call, against `parse_line` on each line.
 
-A block is either every line's own value or None (`parse_block`); `parse_lines` answers
-every line, as its model or its `ParseError`. A block's line is what comes before its
-newline, as the golden suite splits a file.
+`parse_lines` answers every line, as its model or its `ParseError`, made and not raised.
+A block's line is what comes before its newline, as the golden suite splits a file.
+(Whole files are read by the core's scans: `tests/table/test_golden_rows.py` and the
+differential fuzz hold them to `parse_line` and to the reference.)
 """
 
 from __future__ import annotations
 
 import math
-from itertools import pairwise
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from overbrainer_contract import ParseError, parse_block, parse_line, parse_lines
-from overbrainer_contract.reader import summarize_block
-from overbrainer_contract.runs.lines import MAX_BACKOFF, BlockStream
+from overbrainer_contract import ParseError, parse_line, parse_lines
 
 CASES = Path(__file__).parent / "conformance" / "cases"
 
@@ -87,12 +83,10 @@ def test_the_golden_suite_has_lines_of_both_kinds() -> None:
 
 @pytest.mark.parametrize("lines", [PLUGIN * 3, OTHER, PLUGIN + OTHER])
 def test_a_block_of_valid_lines_is_every_lines_value(lines: list[str]) -> None:
-    values = parse_block(block(lines))
-    assert values is not None
+    values = parse_lines(block(lines))
     assert [answer(v) for v in values] == [alone(text) for text in lines]
-    assert [answer(v) for v in parse_lines(block(lines))] == [alone(text) for text in lines]
-    crlf = parse_block(block(lines, "\r\n"))
-    assert crlf is not None
+    assert not any(isinstance(v, ParseError) for v in values)
+    crlf = parse_lines(block(lines, "\r\n"))
     assert [answer(v) for v in crlf] == [answer(v) for v in values]
 
 
@@ -111,16 +105,10 @@ def test_a_block_of_valid_lines_is_every_lines_value(lines: list[str]) -> None:
         [*PLUGIN, "not json"],  # the last line
     ],
 )
-def test_a_block_with_any_invalid_line_is_none(lines: list[str]) -> None:
-    assert parse_block(block(lines)) is None
+def test_a_block_with_invalid_lines_answers_each_as_alone(lines: list[str]) -> None:
     answers = [answer(v) for v in parse_lines(block(lines))]
     assert answers == [alone(text) for text in lines]
     assert any(kind == "error" for kind, _ in answers)
-
-
-def test_a_block_must_end_with_a_newline() -> None:
-    assert parse_block(block(PLUGIN)[:-1]) is None
-    assert parse_block(b"") is None
 
 
 def test_parse_lines_answers_a_last_line_without_its_newline_and_raises_nothing() -> None:
@@ -149,32 +137,15 @@ def test_a_blocks_line_is_what_comes_before_its_newline() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(PLUGIN + OTHER + GOLDEN), min_size=1, max_size=12))
-def test_a_block_is_its_lines_values_or_none(lines: list[str]) -> None:
+def test_a_block_is_its_lines_answers(lines: list[str]) -> None:
     lines = [text for text in lines if "\n" not in text]
     if not lines:
         return
     body = block(lines)
     singly = [alone(text.encode("utf-8", "surrogateescape")) for text in lines]
     assert [answer(v) for v in parse_lines(body)] == singly
-    values = parse_block(body)
-    if values is None:
-        assert any(kind == "error" for kind, _ in singly), lines
-        return
-    assert [answer(v) for v in values] == singly
-
-
-def test_a_stream_backs_off_after_a_bad_block_and_ends_it_at_a_good_one() -> None:
-    stream = BlockStream()
-    good, bad = block(PLUGIN), block([*PLUGIN, "not json"])
-    tried = [stream.parse(bad) is None for _ in range(200)]
-    assert all(tried)
-    assert stream.backoff == MAX_BACKOFF
-    # 1 + 2 + 4 + ... + 64 skipped, then one try in 65: the tries so far
-    while stream.skip:
-        assert stream.parse(good) is None  # skipped unread
-    assert stream.parse(good) is not None
-    assert stream.backoff == 1
-    assert stream.parse(good) is not None
+    if lines[-1]:  # without its newline, an empty last line is no line
+        assert [answer(v) for v in parse_lines(body[:-1])] == singly
 
 
 # A body from 256 KiB on is read by the core's own threads, batch by batch (1,024 lines),
@@ -203,45 +174,4 @@ def large_body(bad_at: tuple[int, ...]) -> tuple[bytes, list[tuple[str, object]]
 def test_a_large_body_is_answered_in_order_by_the_core_threads(bad_at: tuple[int, ...]) -> None:
     body, singly = large_body(bad_at)
     assert [answer(v) for v in parse_lines(body)] == singly
-    values = parse_block(body)
-    if bad_at:
-        assert values is None
-    else:
-        assert values is not None
-        assert [answer(v) for v in values] == singly
     assert [answer(v) for v in parse_lines(body[:-1])] == singly  # no final newline
-
-
-def summary_of(values: list[object]) -> tuple[bytes, int | None, int | None, bool]:
-    """What `summarize_block` must say of a block whose lines read as `values`."""
-    models = {name: index for index, name in enumerate(("Begin", "Log", "Stage", "Eval", "End"))}
-    kinds = bytes(models[type(value).__name__] for value in values)
-    steps = [value.step for value in values if type(value).__name__ == "Log"]  # type: ignore[attr-defined]
-    ordered = all(a <= b for a, b in pairwise(steps))
-    return kinds, steps[0] if steps else None, steps[-1] if steps else None, ordered
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(PLUGIN + OTHER + GOLDEN), min_size=1, max_size=40))
-def test_a_blocks_summary_is_what_its_lines_say(lines: list[str]) -> None:
-    lines = [text for text in lines if "\n" not in text]
-    if not lines:
-        return
-    body = block(lines)
-    values = parse_block(body)
-    summary = summarize_block(body)
-    if values is None:
-        assert summary is None
-    else:
-        assert summary == summary_of(values)
-
-
-@pytest.mark.parametrize("bad_at", [(), (0,), (5000,), (LARGE_LINES - 1,)])
-def test_a_large_bodys_summary_is_read_by_the_core_threads(bad_at: tuple[int, ...]) -> None:
-    body, _ = large_body(bad_at)
-    values = parse_block(body)
-    summary = summarize_block(body)
-    assert (summary is None) == bool(bad_at) == (values is None)
-    if values is not None:
-        assert summary == summary_of(values)
-    assert summarize_block(body[:-1]) is None  # a last line without its newline

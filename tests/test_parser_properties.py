@@ -2,8 +2,8 @@
 
 - nothing but ParseError ever escapes it, on arbitrary bytes, text and mutated lines;
 - a line gives one answer however it is given: str, bytes, bytearray, memoryview, with
-  its newline or not, alone or in a block (`parse_lines`, `parse_block`), after any
-  other lines;
+  its newline or not, alone or in a block (`parse_lines`), in a file read by the core's
+  scans (`StateScan`, `TableScan`), after any other lines;
 - an accepted line, dumped and parsed again, gives the same line.
 
 (That the answers are the reference's own is `nox -s fuzz`'s: the reference itself.)
@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from line_kinds import FIELDS as KINDS
 from line_kinds import OPT_U64, STAGE, U64, U64_MAX, VARIANTS
 from line_kinds import STAGES as SERDE_STAGES
-from overbrainer_contract import ParseError, dump_line, parse_block, parse_line, parse_lines
+from overbrainer_contract import ParseError, dump_line, parse_line, parse_lines
+from overbrainer_contract.reader import LEFT_OUT, StateScan, TableScan
 from repeated_keys import repeated_key_lines
 
 # The variants, their fields and kinds, as the generated models give them (one source).
@@ -62,9 +63,46 @@ def parsed(line: str | bytes | bytearray | memoryview) -> tuple[str, object]:
         return answer(error)
 
 
+def scanned(data: bytes) -> tuple[str, object]:
+    """The answer `StateScan` gives the one line `data` of a file (the line as the file
+    holds it: its newline, if any, part of it)."""
+    scan = StateScan()
+    items = scan.feed(data) + scan.finish()
+    assert scan.lines == 1
+    ((what, *rest),) = items
+    if what == "logs":
+        ((value,),) = rest
+        return answer(value)
+    assert what in ("line", "rejected"), items
+    assert rest[0] == 1
+    if what == "rejected":
+        assert rest[2] is data.endswith(b"\n")
+    return answer(rest[1])
+
+
+def tabled(data: bytes) -> str | None:
+    """The verdict `TableScan` gives the one line `data` of a file: None for a row, else
+    the category it is left out under (a line cut, without its newline: `cut`)."""
+    scan = TableScan(1)
+    batches = scan.feed(data) + scan.finish()
+    assert scan.lines == 1
+    if batches:
+        assert [batch[0] for batch in batches] == [1]
+        assert sum(scan.left_out) == 0
+        assert not scan.cut
+        return None
+    if scan.cut:
+        assert sum(scan.left_out) == 0
+        return "cut"
+    assert sum(scan.left_out) == 1
+    assert scan.first_left_out == 1
+    return LEFT_OUT[[count > 0 for count in scan.left_out].index(True)]
+
+
 def one_answer(data: bytes) -> tuple[str, object]:
     """The answer of the line `data` (no newline in it), checked to be the same given
-    every other way: bytearray, memoryview, with a newline, in a block of lines."""
+    every other way: bytearray, memoryview, with a newline, in a block of lines, as the one
+    line of a file read by the core's scans."""
     alone = parsed(data)
     assert parsed(bytearray(data)) == alone
     assert parsed(memoryview(data)) == alone
@@ -76,12 +114,13 @@ def one_answer(data: bytes) -> tuple[str, object]:
         # a block's line is what comes before its newline: the line's own answer
         assert [answer(value) for value in parse_lines(data)] == [alone]
         assert [answer(value) for value in parse_lines(data + b"\n")] == [alone]
-        block = parse_block(data + b"\n")
-        if alone[0] == "ok":
-            assert block is not None
-            assert [answer(value) for value in block] == [alone]
-        else:
-            assert block is None
+        # a file's line: as `parse_line` reads it, its newline part of it (`StateScan`);
+        # its row or its category, the line without its newline (`TableScan`)
+        assert scanned(data + b"\n") == with_newline
+        assert scanned(data) == alone
+        category = None if alone[0] == "ok" else alone[1][0]  # type: ignore[index]
+        assert tabled(data + b"\n") == category
+        assert tabled(data) == (None if category is None else "cut")
     return alone
 
 

@@ -9,10 +9,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_samples import VALID, python_env
-from overbrainer_contract.cli.watch import Follower
+from overbrainer_contract.contract.models import Log
+from overbrainer_contract.reader import ParseError, dump_line, parse_line
+from overbrainer_contract.runs.follower import Follower
+from overbrainer_contract.runs.state import RunState
 
 BOUND = 30.0  # seconds: every watch here must be done well before
 
@@ -153,28 +157,62 @@ def test_watch_refuses_standard_input() -> None:
     assert result.stderr.count("\n") == 1
 
 
+def items_of(items: list[Any] | None) -> list[tuple[Any, ...]]:
+    """`StateScan` items made comparable: a model as its dump, an error as all it says."""
+    assert items is not None
+    out: list[tuple[Any, ...]] = []
+    for what, *rest in items:
+        if what == "logs":
+            out.append(("logs", *[dump_line(log) for log in rest[0]]))
+        elif what == "line":
+            out.append(("line", rest[0], dump_line(rest[1])))
+        elif what == "rejected":
+            error = rest[1]
+            out.append(("rejected", rest[0], error.category, str(error), error.column, rest[2]))
+        else:
+            out.append((what, *rest))
+    return out
+
+
+def read_alone(number: int, raw: bytes) -> tuple[Any, ...]:
+    """What a line read alone by `parse_line` is worth as a `StateScan` item (a log's run
+    of one: itself)."""
+    try:
+        parsed = parse_line(raw)
+    except ParseError as error:
+        return ("rejected", number, error.category, str(error), error.column, True)
+    if isinstance(parsed, Log):
+        return ("logs", dump_line(parsed))
+    return ("line", number, dump_line(parsed))
+
+
+BEGIN = b'{"event":"begin","time":1}\n'
+STAGE = b'{"event":"stage","name":"train","time":2}\n'
+LOG = b'{"event":"log","time":3,"step":4,"loss":0.5}\n'
+
+
 def test_the_follower_reads_only_appended_bytes_and_holds_a_partial_line(tmp_path: Path) -> None:
     path = tmp_path / "metrics.jsonl"
     follower = Follower(path)
     assert follower.poll() is None
 
-    def poll() -> list[bytes]:
-        lines = follower.poll()
-        assert lines is not None
-        return list(lines)
+    def poll() -> list[tuple[Any, ...]]:
+        return items_of(follower.poll())
 
     path.write_bytes(b"")
     assert poll() == []
     with path.open("ab", buffering=0) as handle:
-        handle.write(b'{"a":1}\n{"b"')
-        assert poll() == [b'{"a":1}\n']
-        assert follower.offset == 12
+        handle.write(BEGIN + STAGE[:9])
+        assert poll() == [read_alone(1, BEGIN)]
+        assert follower.offset == len(BEGIN) + 9
+        assert follower.lines == 1
         assert poll() == []
-        handle.write(b":2}")
+        handle.write(STAGE[9:-1])
         assert poll() == []
         handle.write(b"\n\n")
-        assert poll() == [b'{"b":2}\n', b"\n"]
-        assert (follower.splitter.pieces, follower.splitter.held) == ([], 0)
+        assert poll() == [read_alone(2, STAGE), read_alone(3, b"\n")]
+        assert follower.lines == 3
+        assert follower.scan.lines == 3
         read: list[int] = []
         assert follower.handle is not None
         real_read = follower.handle.read
@@ -185,32 +223,73 @@ def test_the_follower_reads_only_appended_bytes_and_holds_a_partial_line(tmp_pat
             return data
 
         follower.handle.read = counting  # type: ignore[method-assign]
-        handle.write(b"x" * 10 + b"\n")
-        assert poll() == [b"x" * 10 + b"\n"]
-        assert read == [11]  # the new bytes only, not the file
-    path.write_bytes(b'{"c":3}\n')  # truncated and rewritten: read again from the start
-    assert poll() == [b'{"c":3}\n']
+        handle.write(LOG)
+        assert poll() == [read_alone(4, LOG)]
+        assert read == [len(LOG)]  # the new bytes only, not the file
+    path.write_bytes(BEGIN)  # truncated and rewritten: read again from the start
+    assert poll() == [read_alone(1, BEGIN)]
     assert follower.restarted
+    assert follower.lines == 1
     follower.close()
 
 
 def test_the_follower_reads_a_backlog_a_block_at_a_time(tmp_path: Path) -> None:
+    """A backlog of lines that are each kept (numbers: rejected lines, and stage lines),
+    a block at a time: every line, in order, as `parse_line` reads it alone."""
     path = tmp_path / "metrics.jsonl"
-    path.write_bytes(b"".join(b"%d\n" % n for n in range(1000)))  # 3,890 bytes
+    raws = [b"%d\n" % n if n % 3 else STAGE for n in range(1000)]
+    path.write_bytes(b"".join(raws))
     follower = Follower(path, block=1000)
-    seen: list[bytes] = []
+    seen: list[tuple[Any, ...]] = []
     looks = 0
     while True:
-        lines = follower.poll()
-        assert lines is not None
-        seen += lines
+        seen += items_of(follower.poll())
         looks += 1
         assert follower.offset <= 1000 * looks  # never more than a block a look
         if not follower.behind:
             break
-    assert looks == 4
-    assert seen == [b"%d\n" % n for n in range(1000)]
+    assert looks == -(-len(b"".join(raws)) // 1000)
+    assert seen == [read_alone(number, raw) for number, raw in enumerate(raws, 1)]
+    assert follower.lines == len(raws)
     follower.close()
+
+
+def test_the_follower_keeps_of_a_run_of_logs_what_the_state_needs(tmp_path: Path) -> None:
+    """A backlog of logs: taken into a state at once, the same state as every line fed
+    one at a time (`RunState.feed`)."""
+    path = tmp_path / "metrics.jsonl"
+    raws = [BEGIN] + [
+        json.dumps(
+            {"event": "log", "time": 10 + n, "step": n, "loss": 1 / (n + 1) if n % 4 else None}
+            | ({"eval_loss": 0.25} if n % 50 == 7 else {})
+            | ({"learning_rate": n * 1e-6} if n % 5 == 1 else {})
+        ).encode()
+        + b"\n"
+        for n in range(1, 400)
+    ]
+    path.write_bytes(b"".join(raws))
+    follower = Follower(path, block=4096)
+    state = RunState()
+    kept = 0
+    while True:
+        items = follower.poll()
+        assert items is not None
+        kept += sum(len(item[1]) for item in items if item[0] == "logs")
+        state.take_scanned(items)
+        if not follower.behind:
+            break
+    follower.close()
+    state.lines = follower.lines
+    by_lines = RunState()
+    for raw in raws:
+        by_lines.feed(raw)
+    assert kept < len(raws) // 4  # only the few the state is made of
+    assert repr(state) == repr(by_lines)
+    assert (state.pace.step, state.pace.max_steps, state.pace.eta_duration()) == (
+        by_lines.pace.step,
+        by_lines.pace.max_steps,
+        by_lines.pace.eta_duration(),
+    )
 
 
 @pytest.mark.parametrize("grace", ["0", "0.1"])

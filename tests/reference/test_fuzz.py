@@ -7,7 +7,11 @@ verdict; for a refused line the error's category and message, its position inclu
 (`ParseError.column` written back as serde_json's " at line L column C"); for an
 accepted line the canonical dump, every field's value (floats to the bit, against the
 reference's dump read back: ryu's shortest form reads back to the same float), the mark,
-and the pace of a fresh `Pace` fed the line. No difference is allowed.
+and the pace of a fresh `Pace` fed the line. No difference is allowed. Whole files go the
+same way: the lines joined into one file, fed in chunks cut anywhere to the core's scans,
+`TableScan`'s rows are the reference's values of the lines it accepts and its left-out
+lines the ones it rejects, by category; `CheckScan`'s rejected lines are the ones it
+rejects, with its category and message, position included.
 
 The lines aim where a reader can go wrong: every variant with optional keys absent, null
 or present, zeros and `-0`, integers where floats go, huge integers, the spellings at the
@@ -27,11 +31,14 @@ import math
 import os
 import struct
 import sys
+from collections import Counter
 from decimal import Decimal
+from itertools import pairwise
 from typing import Any
 
 import msgspec
 import overbrainer_contract_models.metrics_line_schema as models
+import pytest
 from contract_fields import OPT_U64, STAGE, STAGES, U64, U64_MAX, VARIANTS
 from golden_values import mark_json
 from hypothesis import HealthCheck, example, given, settings
@@ -42,9 +49,9 @@ from overbrainer_contract import (
     Pace,
     ParseError,
     dump_line,
-    parse_block,
     parse_line,
 )
+from overbrainer_contract.reader import FIELD_NAMES, LEFT_OUT, TAGS, CheckScan, TableScan
 from reference_runner import Answerer
 from repeated_keys import repeated_key_lines
 
@@ -535,29 +542,254 @@ def test_repeated_unknown_keys_and_their_breaks_agree_with_the_reference(
         check(line, reference)
 
 
-@given(
-    st.lists(
-        st.one_of(plugin_lines(), plugin_lines(), writer_lines(), array_lines()),
-        min_size=1,
-        max_size=6,
+# -- whole files through the core's scans ----------------------------------------------
+
+
+class _Drawing:
+    """A composite's `draw` as the `st.DataObject` that `mutate` takes."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+
+
+@st.composite
+def mutated_lines(draw: st.DrawFn) -> str:
+    """A line as another writer writes it, cut or mutated (see `mutate`)."""
+    line = draw(st.one_of(writer_lines(), array_lines()))
+    return mutate(line, _Drawing(draw))  # type: ignore[arg-type]
+
+
+@st.composite
+def metrics_files(draw: st.DrawFn) -> tuple[list[bytes], bool, list[bytes]]:
+    """A file of lines as above (a newline in one becomes a space: it would be two), its
+    last line with its newline or not, and the chunks it is fed in, cut anywhere."""
+    texts = st.one_of(
+        plugin_lines(), plugin_lines(), writer_lines(), array_lines(), mutated_lines()
+    )
+    drawn = [text.encode("utf-8") for text in draw(st.lists(texts, min_size=1, max_size=8))]
+    drawn += draw(st.lists(spliced_bytes(), max_size=1))
+    lines = [line.replace(b"\n", b" ") for line in draw(st.permutations(drawn))]
+    ended = draw(st.booleans())
+    if not ended and not lines[-1]:  # an empty last line without its newline is no line
+        lines.pop()
+        lines, ended = lines or [b""], True
+    data = b"".join(line + b"\n" for line in lines)
+    data = data if ended else data[:-1]
+    cuts = sorted({cut % (len(data) + 1) for cut in draw(st.lists(st.integers(0), max_size=8))})
+    bounds = [0, *cuts, len(data)]
+    chunks = [data[a:b] for a, b in pairwise(bounds) if b > a]
+    return lines, ended, chunks
+
+
+def table_category(answer: dict[str, Any]) -> str:
+    """The category a table counts a line the reference rejects under: bytes that are not
+    UTF-8 (no `&str` the reference could be given) are a syntax error, as `parse_line`'s."""
+    return "syntax" if answer["category"] == "utf8" else answer["category"]
+
+
+def row_problem(row: dict[str, Any], dump: str) -> str | None:
+    """How a row of the table (each field as 8 little-endian bytes, or a stage's name; None
+    for null) differs from the reference's `dump` of its line: floats to the bit, counts
+    exactly, the stage by name, null for every field the variant lacks or holds null."""
+    theirs = json.loads(dump)
+    tag = theirs["event"]
+    if row["event"] != tag:
+        return f"variant: table {row['event']}, reference {dump}"
+    kinds = dict(VARIANTS[tag])
+    for name in FIELD_NAMES:
+        mine = row[name]
+        want = theirs.get(name) if name in kinds else None
+        if want is None:
+            same = mine is None
+        elif kinds[name] == STAGE:
+            same = mine == want
+        elif kinds[name] in (U64, OPT_U64):
+            same = type(want) is int and mine == want.to_bytes(8, "little")
+        else:
+            same = type(want) is float and mine == bits(want)
+        if not same:
+            return f"value of {name}: table {mine!r}, reference {want!r} ({dump})"
+    return None
+
+
+def table_rows(batches: list[Any]) -> list[dict[str, Any]]:
+    """The rows of `TableScan`'s batches, read from Arrow's layout by hand: each line
+    number, the variant's tag, each field's 8 bytes (a stage: its name), None for null."""
+    rows = []
+    for count, lines, events, fields in batches:
+        assert len(lines) == 8 * count
+        assert len(events) == count
+        for at in range(count):
+            row: dict[str, Any] = {
+                "line": int.from_bytes(lines[8 * at : 8 * at + 8], "little"),
+                "event": TAGS[events[at]],
+            }
+            for name, (values, validity, nulls) in zip(FIELD_NAMES, fields, strict=True):
+                assert (validity is None) == (nulls == 0)
+                if validity is not None and not validity[at // 8] >> (at % 8) & 1:
+                    row[name] = None
+                elif name == "name":
+                    row[name] = STAGES[values[at]]
+                else:
+                    row[name] = values[8 * at : 8 * at + 8]
+            rows.append(row)
+    return rows
+
+
+@given(metrics_files(), st.integers(1, 4))
+@example(
+    (
+        [b'{"event":"end","time":1,"step":1}', b'{"event":"end","time":1,"step":-0}'],
+        True,
+        [b'{"event":"end","time":1,"step":1}\n{"event":"end","time":1,"step":-0}\n'],
+    ),
+    1,
+)
+@example(
+    (
+        [b'{"event":"begin","time":1700000000.3745239}'],
+        False,
+        [b'{"event":"begin","ti', b'me":1700000000.3745239}'],
+    ),
+    2,
+)
+@example(
+    (
+        [b'{"event":"end","time":1,"step":1,"step":1}', b'["end",2.0,7]'],
+        True,
+        [b'{"event":"end","time":1,"step":1,"step":1}\n["end",2.0,7]\n'],
+    ),
+    1,
+)
+def test_a_files_table_is_what_the_reference_reads(
+    reference: Answerer, drawn: tuple[list[bytes], bool, list[bytes]], batch_lines: int
+) -> None:
+    """`TableScan` fed the file's chunks: a row for each line the reference accepts, in
+    order, its values the reference's to the bit; each line it rejects left out and
+    counted under its category (a last line without its newline that it rejects: `cut`,
+    counted apart). A line is what comes before its newline, as the golden suite cuts a
+    file. Each batch holds the rows of `batch_lines` lines."""
+    lines, ended, chunks = drawn
+    answers = [reference(line) for line in lines]
+    scan = TableScan(batch_lines)
+    batches = []
+    for chunk in chunks:
+        batches += scan.feed(chunk)
+    batches += scan.finish()
+    rows = table_rows(batches)
+    where = f"{lines!r} (ended: {ended}, chunks: {chunks!r})"
+    accepted = [(number, a) for number, a in enumerate(answers, 1) if a["ok"]]
+    assert [row["line"] for row in rows] == [number for number, _ in accepted], where
+    for row, (number, answer) in zip(rows, accepted, strict=True):
+        problem = row_problem(row, answer["dump"])
+        assert problem is None, f"line {number} of {where}: {problem}"
+    groups = [row["line"] for row in rows]
+    assert [[row["line"] for row in table_rows([batch])] for batch in batches] == [
+        [line for line in groups if (line - 1) // batch_lines == index]
+        for index in sorted({(line - 1) // batch_lines for line in groups})
+    ], where
+    rejected = [(number, a) for number, a in enumerate(answers, 1) if not a["ok"]]
+    last_cut = not ended and not answers[-1]["ok"]
+    counted = rejected[:-1] if last_cut else rejected
+    want = dict.fromkeys(LEFT_OUT, 0)
+    for _, answer in counted:
+        want[table_category(answer)] += 1
+    assert dict(zip(LEFT_OUT, scan.left_out, strict=True)) == want, where
+    assert scan.first_left_out == (counted[0][0] if counted else None), where
+    assert scan.cut is last_cut, where
+    assert scan.lines == len(lines), where
+
+
+def check_answer(data: bytes, category: str, message: str, column: int | None) -> dict[str, Any]:
+    """A `CheckScan` fact's error on the line `data` (as the file holds it), in the
+    runner's form."""
+    return {
+        "ok": False,
+        "category": category,
+        "bare": message,
+        "message": message + position(data, column),
+    }
+
+
+def rejected_answer(data: bytes, fact: tuple[Any, ...]) -> dict[str, Any]:
+    """A `rejected` fact (`("rejected", line, path, category, text, column)`) in the
+    runner's form; its text and path checked to be what `parse_line` says of the line (the
+    text: `str` of its `ParseError`, the message and " at column C")."""
+    _, _, path, category, text, column = fact
+    with pytest.raises(ParseError) as caught:
+        parse_line(data)
+    assert (path, category, text, column) == (
+        caught.value.path,
+        caught.value.category,
+        str(caught.value),
+        caught.value.column,
+    ), data
+    suffix = "" if column is None else f" at column {column}"
+    assert text.endswith(suffix)
+    return check_answer(data, category, text.removesuffix(suffix) if suffix else text, column)
+
+
+@given(metrics_files())
+@example(
+    (
+        [b'{"event":"log","time":1,"step":2,"note":"ab', b'{"event":"end","time":1,"step":1}'],
+        True,
+        [b'{"event":"log","time":1,"step":2,"note":"ab\n{"event":"end","time":1,"step":1}\n'],
     )
 )
-@example(['{"event":"end","time":1,"step":1}', '{"event":"end","time":1,"step":-0}'])
-@example(['{"event":"end","time":1,"step":1,"step":1}'])
-@example(['{"event":"begin","time":1700000000.3745239}', '["end",2.0,7]'])
-def test_parse_block_is_what_the_reference_reads(reference: Answerer, lines: list[str]) -> None:
-    """`parse_block` gives every line's value when the reference accepts every line, and
-    then the reference's values, to the bit; None when it refuses any."""
-    lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
-    answers = [reference(line.encode("utf-8")) for line in lines]
-    values = parse_block("".join(line + "\n" for line in lines).encode("utf-8"))
-    if values is None:
-        assert not all(answer["ok"] for answer in answers), f"{lines!r}: None, yet all read"
-        return
-    assert len(values) == len(lines)
-    for line, value, answer in zip(lines, values, answers, strict=True):
-        problem = compare(accepted(value), answer, text=False)
-        assert problem is None, f"{line!r} in a block: {problem}"
+@example(
+    (
+        [b'{"event":"log","time":1,"step":2,"note":"ab'],
+        False,
+        [b'{"event":"log","time":1', b',"step":2,"note":"ab'],
+    )
+)
+def test_a_files_check_is_what_the_reference_reads(
+    reference: Answerer, drawn: tuple[list[bytes], bool, list[bytes]]
+) -> None:
+    """`CheckScan` fed the file's chunks: a `rejected` fact for each complete line the
+    reference rejects, as the file holds it (its newline part of it), with the reference's
+    category and message, position included, and none for a line it accepts; the last
+    line without its newline gets its `last` fact, with the reference's error on it or
+    None; the lines of each variant counted as the reference reads them."""
+    lines, ended, chunks = drawn
+    held = [line + b"\n" for line in lines]
+    if not ended:
+        held[-1] = lines[-1]
+    answers = [reference(line) for line in held]
+    scan = CheckScan()
+    facts = []
+    for chunk in chunks:
+        facts += scan.feed(chunk)
+    facts += scan.finish()
+    where = f"{lines!r} (ended: {ended}, chunks: {chunks!r})"
+    rejected = [fact for fact in facts if fact[0] == "rejected"]
+    complete = range(1, len(lines) + (1 if ended else 0))
+    assert [fact[1] for fact in rejected] == [
+        number for number in complete if not answers[number - 1]["ok"]
+    ], where
+    for fact in rejected:
+        number = fact[1]
+        mine = rejected_answer(held[number - 1], fact)
+        problem = compare(mine, answers[number - 1], text=False)
+        assert problem is None, f"line {number} of {where}: {problem}"
+    last = [fact for fact in facts if fact[0] == "last"]
+    if ended:
+        assert last == [], where
+    else:
+        ((_, number, error),) = last
+        assert number == len(lines), where
+        if answers[-1]["ok"]:
+            assert error is None, where
+        else:
+            assert error is not None, where
+            mine = check_answer(held[-1], error.category, error.message, error.column)
+            problem = compare(mine, answers[-1], text=False)
+            assert problem is None, f"the last line of {where}: {problem}"
+    assert all(fact[0] in ("rejected", "last", "order", "back") for fact in facts), facts
+    counts = Counter(json.loads(a["dump"])["event"] for a in answers if a["ok"])
+    assert scan.counts == tuple(counts[tag] for tag in TAGS), where
+    assert scan.lines == len(lines), where
 
 
 def test_the_comparison_sees_a_difference(reference: Answerer) -> None:
