@@ -386,13 +386,6 @@ def test_a_grown_file_shows_the_eval_losses_after_the_backlog(tmp_path: Path) ->
 BIG = 2 << 20
 """Past the length from which the core looks at the start of a line under way (1 MiB)."""
 
-LATE_UTF8 = (
-    "the core decides a long line under way by its start (`split::decided`: a control "
-    "character at column 30) while `parse_line` of the whole line first finds its bytes not "
-    "UTF-8 further on ('invalid UTF-8' at column 2097183, path None): watch shows another "
-    "error than line by line, and another one again when the line comes in one look"
-)
-
 
 @pytest.mark.parametrize(
     "long",
@@ -400,10 +393,7 @@ LATE_UTF8 = (
         b'{"event":"log","time":1,"step":2,"loss":0.5,"note":"' + b"y" * BIG + b'"}',
         b"\0" * BIG,
         b'{"event":"log","time":1,"x":"\x01' + b"z" * BIG + b'"}',
-        pytest.param(
-            b'{"event":"log","time":1,"x":"\x01' + b"z" * BIG + b'\xff"}',
-            marks=pytest.mark.xfail(strict=True, reason=LATE_UTF8),
-        ),
+        b'{"event":"log","time":1,"x":"\x01' + b"z" * BIG + b'\xff"}',
     ],
     ids=["valid", "zeros", "control", "control-then-not-utf8"],
 )

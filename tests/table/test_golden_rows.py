@@ -293,16 +293,6 @@ def test_batches_stream_while_the_run_is_still_being_written(tmp_path: Path) -> 
     assert first.column("run").to_pylist()[0] == tmp_path.name  # the folder's name
 
 
-LAST_LINE_HELD = (
-    "the core closes a batch only when the line after it comes (`columns.rs`, `Columns::kept`: "
-    "a batch is pushed when a line numbered `start + batch_lines` arrives) or at the end of "
-    "the input: over a FIFO whose writer wrote lines 1-4 and waits, `iter_batches(...,"
-    " batch_lines=4)` gives nothing until line 5 or the end, where the reader as it was "
-    "(`git show 017c58e:python/overbrainer_contract/table/reader.py`) gave lines 1-4 at once"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=LAST_LINE_HELD)
 def test_a_batch_streams_once_its_last_line_is_in(tmp_path: Path) -> None:
     """`iter_batches` over a FIFO: the batch of lines 1-4 comes as soon as line 4 is in,
     while the writer waits before writing line 5 (as the reader did before the core)."""

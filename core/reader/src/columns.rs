@@ -255,9 +255,8 @@ impl Consumer for Columns {
         for (line, category) in left_out {
             self.left_out(before + line, category);
         }
-        if part.lines > 0 {
-            self.advance(before + part.lines);
-        }
+        // the batch of the part's last line is done when that line is its last
+        self.advance(before + part.lines + 1);
     }
 
     fn line(&mut self, line: u64, answer: Answer, complete: bool) {
@@ -282,7 +281,8 @@ impl Columns {
         }
     }
 
-    /// The batch of line `number` is the current one: those before it are done.
+    /// The batch of line `number` is the current one: those before it are done (the lines
+    /// come in order).
     fn advance(&mut self, number: u64) {
         while number >= self.start + self.batch_lines {
             let full = std::mem::replace(&mut self.current, Batch::new());
@@ -301,5 +301,7 @@ impl Columns {
             Kept::Bad(category) => self.left_out(number, category_index(category)),
             Kept::Over => self.left_out(number, 3),
         }
+        // a batch is done as soon as its last line is in (a stream need not wait for more)
+        self.advance(number + 1);
     }
 }

@@ -66,8 +66,8 @@ pub struct Splitter {
     held: Vec<u8>,
     /// The length of the held line at which it is next looked at.
     look_at: usize,
-    /// The line under way, skipped: its bytes so far and why.
-    skipping: Option<(u64, Why)>,
+    /// The line under way, skipped.
+    skipping: Option<Skip>,
     stopped: bool,
 }
 
@@ -96,7 +96,7 @@ impl Splitter {
     pub fn pending(&self) -> u64 {
         self.skipping
             .as_ref()
-            .map_or(self.held.len() as u64, |(size, _)| *size)
+            .map_or(self.held.len() as u64, |skip| skip.size)
     }
 
     /// Feed the next `chunk`; `out` gets what it completes, in order.
@@ -105,28 +105,21 @@ impl Splitter {
             return;
         }
         let mut rest = chunk;
-        if let Some((size, why)) = self.skipping.take() {
+        if let Some(mut skip) = self.skipping.take() {
             match memchr::memchr(b'\n', rest) {
                 None => {
-                    let size = size + rest.len() as u64;
-                    if size >= SKIP_LIMIT {
+                    skip.pass(rest);
+                    if skip.size >= SKIP_LIMIT {
                         self.stopped = true;
-                        out(Piece::Skipped(Skipped {
-                            size,
-                            complete: false,
-                            why,
-                        }));
+                        out(Piece::Skipped(skip.done(false)));
                     } else {
-                        self.skipping = Some((size, why));
+                        self.skipping = Some(skip);
                     }
                     return;
                 }
                 Some(at) => {
-                    out(Piece::Skipped(Skipped {
-                        size: size + at as u64 + 1,
-                        complete: true,
-                        why,
-                    }));
+                    skip.pass(&rest[..=at]);
+                    out(Piece::Skipped(skip.done(true)));
                     rest = &rest[at + 1..];
                 }
             }
@@ -168,12 +161,8 @@ impl Splitter {
         if self.stopped {
             return;
         }
-        if let Some((size, why)) = self.skipping.take() {
-            out(Piece::Skipped(Skipped {
-                size,
-                complete: false,
-                why,
-            }));
+        if let Some(skip) = self.skipping.take() {
+            out(Piece::Skipped(skip.done(false)));
         } else if !self.held.is_empty() {
             out(Piece::Last(&self.held));
         }
@@ -198,7 +187,11 @@ impl Splitter {
         let length = self.held.len() + piece.len();
         if let Some(limit) = self.max_line {
             if length > limit {
-                self.skipping = Some((length as u64, Why::Over(limit)));
+                self.skipping = Some(Skip {
+                    size: length as u64,
+                    why: Why::Over(limit),
+                    utf8: None,
+                });
                 self.release();
                 return;
             }
@@ -206,12 +199,116 @@ impl Splitter {
         self.held.extend_from_slice(piece);
         if length >= self.look_at {
             if let Some(error) = decided(&self.held) {
-                self.skipping = Some((length as u64, Why::Invalid(error)));
+                self.skipping = Some(Skip {
+                    size: length as u64,
+                    why: Why::Invalid(error),
+                    utf8: Some(Utf8Watch::starting(&self.held)),
+                });
                 self.release();
             } else {
                 self.look_at = length.saturating_mul(2);
             }
         }
+    }
+}
+
+/// A line skipped unheld.
+#[derive(Debug)]
+struct Skip {
+    /// Its bytes so far.
+    size: u64,
+    why: Why,
+    /// For a line known invalid: where its first byte that is not UTF-8 is, if any (the
+    /// reader's answer to a line that is not UTF-8, wherever that byte lies).
+    utf8: Option<Utf8Watch>,
+}
+
+impl Skip {
+    /// More of the line, unheld.
+    fn pass(&mut self, bytes: &[u8]) {
+        self.size += bytes.len() as u64;
+        if let Some(watch) = &mut self.utf8 {
+            watch.feed(bytes);
+        }
+    }
+
+    /// The line, ended (`complete`: by its newline).
+    fn done(self, complete: bool) -> Skipped {
+        let why = match (self.why, self.utf8.and_then(Utf8Watch::end)) {
+            (Why::Invalid(_), Some(bad)) => {
+                Why::Invalid(ParseError::utf8(usize::try_from(bad).unwrap_or(usize::MAX)))
+            }
+            (why, _) => why,
+        };
+        Skipped {
+            size: self.size,
+            complete,
+            why,
+        }
+    }
+}
+
+/// The first byte that is not UTF-8 in bytes seen a piece at a time, unheld: a character
+/// cut between two pieces is carried (at most 3 bytes).
+#[derive(Debug, Default)]
+struct Utf8Watch {
+    /// Bytes seen before `carry`.
+    seen: u64,
+    carry: Vec<u8>,
+    /// Where the first byte that is not UTF-8 lies, once found.
+    bad: Option<u64>,
+}
+
+impl Utf8Watch {
+    /// The watch after `start` (the held start of a line).
+    fn starting(start: &[u8]) -> Self {
+        let mut watch = Self::default();
+        watch.feed(start);
+        watch
+    }
+
+    fn feed(&mut self, mut bytes: &[u8]) {
+        if self.bad.is_some() {
+            return;
+        }
+        while !self.carry.is_empty() {
+            let (first, more) = match bytes.split_first() {
+                Some(split) => split,
+                None => return,
+            };
+            self.carry.push(*first);
+            bytes = more;
+            match std::str::from_utf8(&self.carry) {
+                Ok(_) => {
+                    self.seen += self.carry.len() as u64;
+                    self.carry.clear();
+                }
+                Err(error) if error.error_len().is_some() => {
+                    self.bad = Some(self.seen);
+                    return;
+                }
+                Err(_) => {}
+            }
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(_) => self.seen += bytes.len() as u64,
+            Err(error) => {
+                let valid = error.valid_up_to();
+                if error.error_len().is_some() {
+                    self.bad = Some(self.seen + valid as u64);
+                } else {
+                    self.seen += valid as u64;
+                    self.carry = bytes[valid..].to_vec();
+                }
+            }
+        }
+    }
+
+    /// Where the first byte that is not UTF-8 lies, the line ended (a character still cut
+    /// at its end is not UTF-8).
+    fn end(self) -> Option<u64> {
+        self.bad
+            .or_else(|| (!self.carry.is_empty()).then_some(self.seen))
     }
 }
 
@@ -324,6 +421,38 @@ mod tests {
         assert!(got[0].starts_with("skipped 2621441 true Invalid("));
         assert!(got[0].contains("expected value"));
         assert_eq!(got[1], "lines {}\n");
+    }
+
+    #[test]
+    fn a_skipped_line_that_is_not_utf8_is_that_error_however_it_is_cut() {
+        // a syntax error at its start, then a byte that is not UTF-8 far after it: the
+        // reader's answer to the whole line is the UTF-8 error (it checks UTF-8 first)
+        let mut line = b"{\"event\":\"log\",\"time\":1,\"x\":\"\x01".to_vec();
+        line.extend(std::iter::repeat(b'z').take(2 << 20));
+        let bad = line.len();
+        line.extend_from_slice(b"\xc3\xa9\xff\"}\n");
+        let want = crate::read_line(&line).expect_err("not UTF-8");
+        assert_eq!(want, ParseError::utf8(bad + 2));
+        for size in [1 << 16, 3, 1 << 20, line.len()] {
+            let chunks: Vec<&[u8]> = line.chunks(size).collect();
+            let (got, _) = split(&chunks, None);
+            let shown = if size == line.len() {
+                format!("lines {}", String::from_utf8_lossy(&line))
+            } else {
+                format!(
+                    "skipped {} true {:?}",
+                    line.len(),
+                    Why::Invalid(want.clone())
+                )
+            };
+            assert_eq!(got, [shown], "chunks of {size}");
+        }
+        // a character cut at the line's end is not UTF-8 either; a whole one is
+        for (tail, bad) in [(&b"\xc3"[..], Some(0)), (b"\xc3\xa9", None)] {
+            let mut watch = Utf8Watch::starting(b"ab");
+            watch.feed(tail);
+            assert_eq!(watch.end(), bad.map(|at| at + 2));
+        }
     }
 
     #[test]
