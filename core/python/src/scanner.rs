@@ -166,7 +166,7 @@ impl CheckScan {
 /// The lines a run's state is made of (`status`, `watch`), read as they are fed: `feed(chunk)`
 /// and `finish()` give what they complete, in order, as tuples: `("logs", [Log, ...])` (of a
 /// run of consecutive logs, those the state depends on), `("line", line, model)` (any other
-/// line; of a run of evaluation lines, the first and the last), `("rejected", line,
+/// line; of a run of evaluation lines, the last), `("rejected", line,
 /// ParseError, complete)`, `("over", line, size, complete, limit)`.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct StateScan {

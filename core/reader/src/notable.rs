@@ -4,12 +4,13 @@
 //! A run's state (`overbrainer_contract.runs.state.RunState`) after a run of consecutive
 //! logs depends on only a few of them: the pace on the first with a loss of the whole
 //! stream, the last with a loss, the last with a step count and the last (the reference's
-//! `Pace`); the latest loss, learning
-//! rate and evaluation loss on the last with each; and `watch` shows every log with an
-//! evaluation loss. So of each run of logs only those are kept, in order. Of a run of
-//! evaluation lines (an evaluation's progress), the first and the last are kept: the ones
-//! between are each replaced by the next, and shown by none. Every other line, each
-//! rejected line and each line over the bound is kept.
+//! `Pace`); the latest loss, learning rate and evaluation loss on the last with each; and
+//! `watch` shows every log with an evaluation loss. So of each run of logs only those are
+//! kept, in order. Of a run of evaluation lines (an evaluation's progress) the last is kept:
+//! each replaces the one before in the state, and `watch` shows a run's start by the state
+//! before it (no evaluation under way) and the training step, which the run does not move,
+//! so the last shows what the first did. Every other line, each rejected line and each line
+//! over the bound is kept.
 
 use crate::error::ParseError;
 use crate::generated::{MetricLine, TrainMetric};
@@ -91,10 +92,8 @@ pub struct Notables {
     /// Whether a log with a loss came yet: the pace's first training log is the stream's
     /// first, so only that one is kept for being first.
     seen_loss: bool,
-    /// The run of evaluation lines under way: its last line, when it is not its first.
+    /// The run of evaluation lines under way: its latest line.
     last_eval: Option<(u64, MetricLine)>,
-    /// Whether the latest line kept was an evaluation line.
-    in_evals: bool,
 }
 
 impl Notables {
@@ -116,7 +115,6 @@ impl Notables {
         if let Some((line, read)) = self.last_eval.take() {
             self.kept.push(Notable::Line { line, read });
         }
-        self.in_evals = false;
     }
 
     fn log(&mut self, metric: TrainMetric) {
@@ -149,12 +147,7 @@ impl Notables {
     fn other(&mut self, line: u64, read: MetricLine) {
         self.close_logs();
         if matches!(read, MetricLine::Eval { .. }) {
-            if self.in_evals {
-                self.last_eval = Some((line, read));
-                return;
-            }
-            self.kept.push(Notable::Line { line, read });
-            self.in_evals = true;
+            self.last_eval = Some((line, read));
             return;
         }
         self.close_evals();

@@ -134,8 +134,8 @@ StateItem = tuple[Any, ...]
 
 class StateScan:
     """The lines a run's state is made of (`status`, `watch`), read as they are fed: of a
-    run of logs, those the state depends on; of a run of evaluation lines, the first and the
-    last; every other line."""
+    run of logs, those the state depends on; of a run of evaluation lines, the last; every
+    other line."""
 
     def __init__(self, max_line: int | None = None) -> None: ...
     def feed(self, chunk: bytes) -> list[StateItem]: ...
