@@ -2,21 +2,48 @@
 process that cannot hide an unbounded read: shared by the plugin's, the command line's and
 export's tests. A case runs the CLI in a child under a
 time limit and a cap on its address space (`RLIMIT_AS`): a hang fails it by the timeout,
-a line or a backlog held whole by running out of memory."""
+a line or a backlog held whole by running out of memory.
+
+A cap counts address space, not memory used, so what the child reserves without using
+counts too; `CAPPED_ENV` keeps that small and the same on any machine (see there), and
+each test file derives its caps, measured, in their docstrings."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import resource
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 GIGABYTE = 2**30
+
+THREADS = 4
+"""The core's threads in a capped child (rayon's pool, `RAYON_NUM_THREADS`): several, so
+that the lines are answered in parts on threads as on any machine, but the same count
+everywhere, so that a cap does not depend on the machine's cores (each thread reserves
+its 2 MiB stack: 8 MiB here, 128 MiB on a 64-core machine)."""
+
+CAPPED_ENV = {
+    # glibc gives each thread that allocates an arena of its own, reserving 64 MiB of
+    # address space each (on a 64-bit machine, up to eight per core): with the core's
+    # threads that is hundreds of MiB that nothing uses, which RLIMIT_AS counts all the
+    # same (`memory allocation of 2883584 bytes failed` with 2 MiB used). One arena, the
+    # main one, for every thread: what a child reserves is then what it holds.
+    "MALLOC_ARENA_MAX": "1",
+    "RAYON_NUM_THREADS": str(THREADS),
+    # An allocation refused by the cap aborts at once with its one line
+    # (`memory allocation of N bytes failed`): a backtrace's symbols are read into memory
+    # that the cap refuses too, and the child can hang there, failing by the timeout.
+    "RUST_BACKTRACE": "0",
+}
+"""What a capped child's environment gets on top of the one it is given."""
 
 
 def sparse(path: Path, size: int = GIGABYTE, tail: bytes = b"") -> Path:
@@ -35,20 +62,26 @@ def capped_cli(
     memory: int,
     timeout: float,
     env: Mapping[str, str] | None = None,
-    stdin: bytes | None = None,
+    stdin: bytes | IO[bytes] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`overbrainer-contract ARGS` in a child, under `timeout` seconds and `memory` bytes of
-    address space; its output as latin-1 text (any bytes survive)."""
+    address space, its environment `env` (this one's by default) with `CAPPED_ENV`; its
+    output as latin-1 text (any bytes survive). `stdin`: bytes written to it, or a file
+    (a pipe's end) it reads; none by default."""
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
+    if isinstance(stdin, bytes):
+        written, handle = stdin.decode("latin-1"), None
+    else:
+        written, handle = None, subprocess.DEVNULL if stdin is None else stdin
     return subprocess.run(
         [sys.executable, "-m", "overbrainer_contract", *args],
         cwd=cwd,
-        env=None if env is None else dict(env),
-        input=None if stdin is None else stdin.decode("latin-1"),
-        stdin=subprocess.DEVNULL if stdin is None else None,
+        env={**(os.environ if env is None else env), **CAPPED_ENV},
+        input=written,
+        stdin=handle,
         capture_output=True,
         text=True,
         encoding="latin-1",

@@ -1,9 +1,17 @@
 """`export` under hostile input, read as `check` reads it: each metrics file opened by
 `sidefile.open_metrics` (a FIFO is a stream, a device or a folder refused) and read in
-bounded blocks by `lines.read_lines` (a line over `--max-line` left out and counted under
-`length`). Every case runs the CLI in a child process with a time limit and a cap on its
-address space (`RLIMIT_AS`): a hang fails by the timeout, a line held whole by running out
-of memory."""
+chunks by the core (`TableScan`): a line of any length read, junk without a newline
+decided by its start and skipped unheld, a line over the user's `--max-line` left out and
+counted under `length`. Every case runs the CLI in a child process with a time limit and a
+cap on its address space (`RLIMIT_AS`), with `hostile.CAPPED_ENV` (one malloc arena, four
+core threads): a hang fails by the timeout, a line held whole by running out of memory.
+
+What export says of a line is the old reader's rule, line by line: a complete line the
+reference rejects is left out under the category of its error on the line without its
+newline (as the golden suite cuts a file), a last line without its newline that does not
+parse is cut short (left out with a warning, not counted as rejected), and only a line
+over the user's bound is `length`. A NUL byte where a JSON value must start is serde_json's
+`expected value`, a `syntax` error, whatever follows it."""
 
 from __future__ import annotations
 
@@ -27,8 +35,15 @@ TIMEOUT = 60.0
 """Seconds any one export may take here: each needs a fraction of it."""
 
 MEMORY = 512 * 2**20
-"""The child's address space: pyarrow and numpy take about 400 MiB to start and write a
-small table (one BLAS thread); a gigabyte line held whole breaks it."""
+"""The child's address space. Measured (the least cap each case passes under): about 240
+MiB to start pyarrow and numpy and write a small table (one BLAS thread), a gigabyte of
+junk included (skipped unheld). 512 MiB leaves 270 MiB to spare; a gigabyte line held
+whole breaks it."""
+
+HUGE_MEMORY = MEMORY + 128 * 2**20
+"""The cap of a valid 40 MB line read into the table: 460 MiB measured (the line held
+whole, its buffer doubled to 64 MiB, the columns of its chunk, Arrow's copy of them);
+640 MiB leaves 180 MiB to spare, and is less than a gigabyte line held."""
 
 PREFIX = "overbrainer-contract: "
 TOO_LONG = "over --max-line 1M (length 1)"
@@ -45,19 +60,28 @@ def test_the_memory_cap_is_real(tmp_path: Path) -> None:
     assert the_cap_kills(GIGABYTE, MEMORY, tmp_path, TIMEOUT)
 
 
-def test_a_gigabyte_line_is_left_out_as_length_and_the_rest_exported(tmp_path: Path) -> None:
-    """A gigabyte of zeros, its newline, then a real run: one line left out, unread."""
+@pytest.mark.parametrize("max_line", [None, "1M"])
+def test_a_gigabyte_line_is_left_out_and_the_rest_exported(
+    tmp_path: Path, max_line: str | None
+) -> None:
+    """A gigabyte of zeros, its newline, then a real run: one line left out, unheld. By
+    default it is rejected by the reference (`syntax`, see the module: its start decides
+    it); with `--max-line 1M` it is over the bound, `length`, as before."""
     sparse(tmp_path / "run" / "metrics.jsonl", tail=b"\n" + TINY)
-    result = export("run", "-o", "t.parquet", cwd=tmp_path)
+    option = [] if max_line is None else ["--max-line", max_line]
+    result = export("run", "-o", "t.parquet", *option, cwd=tmp_path)
     assert result.returncode == 1, result.stderr
+    why = "rejected by the reference (syntax 1)" if max_line is None else TOO_LONG
     assert result.stderr.splitlines() == [
-        f"{PREFIX}run: 1 line left out, {TOO_LONG}; the first at line 1",
+        f"{PREFIX}run: 1 line left out, {why}; the first at line 1",
         f"{PREFIX}exported {TINY_LINES} rows of 1 run to t.parquet; 1 line left out",
     ]
     table = pq.read_table(tmp_path / "t.parquet")
     assert table.column("line").to_pylist() == list(range(2, TINY_LINES + 2))
-    counts = json.loads(read_runs([tmp_path / "run"]).schema.metadata[COUNTS_KEY])
-    assert counts[0]["rejected"] == {"syntax": 0, "eof": 0, "data": 0, "length": 1}
+    bound = None if max_line is None else 2**20
+    counts = json.loads(read_runs([tmp_path / "run"], max_line=bound).schema.metadata[COUNTS_KEY])
+    category = "syntax" if max_line is None else "length"
+    assert counts[0]["rejected"] == {"syntax": 0, "eof": 0, "data": 0, "length": 0} | {category: 1}
     assert (counts[0]["lines"], counts[0]["rows"], counts[0]["cut"]) == (
         TINY_LINES + 1,
         TINY_LINES,
@@ -65,14 +89,21 @@ def test_a_gigabyte_line_is_left_out_as_length_and_the_rest_exported(tmp_path: P
     )
 
 
-def test_a_gigabyte_without_a_newline_is_a_length_line_not_a_cut_one(tmp_path: Path) -> None:
-    """Junk without a newline at the end: over the bound, it is `length` (an error, as in
-    `check`), not a last line cut short (a warning)."""
+def test_a_gigabyte_without_a_newline_is_a_cut_line_or_over_max_line(tmp_path: Path) -> None:
+    """Junk without a newline at the end: by default the last line without its newline
+    that does not parse, cut short (a warning, left out: export's rule, see the module),
+    in flat memory; over the user's bound it is `length` (an error), not a cut line."""
     path = tmp_path / "junk.jsonl"
     path.write_bytes(TINY)
     with path.open("ab") as handle:
         handle.truncate(len(TINY) + GIGABYTE)
     result = export("junk.jsonl", "-o", "t.csv", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{PREFIX}junk.jsonl: warning: the last line is cut short (no newline): left out",
+        f"{PREFIX}exported {TINY_LINES} rows of 1 run to t.csv",
+    ]
+    result = export("junk.jsonl", "-o", "t.csv", "--max-line", "1M", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert result.stderr.splitlines() == [
         f"{PREFIX}junk.jsonl: 1 line left out, {TOO_LONG}; the first at line {TINY_LINES + 1}",
@@ -149,20 +180,24 @@ def _huge_run(folder: Path) -> int:
     return log + 1
 
 
-def test_a_valid_40_mb_line_is_length_by_default_and_a_row_with_max_line(tmp_path: Path) -> None:
+def test_a_valid_40_mb_line_is_a_row_by_default_and_length_with_max_line_1m(
+    tmp_path: Path,
+) -> None:
+    """No bound by default: the line is read as the reference reads it, a row like the
+    others (under `HUGE_MEMORY`); with `--max-line 1M` it is left out as `length`, as it
+    always was, under the usual cap."""
     number = _huge_run(tmp_path / "huge")
-    result = export("huge", "-o", "t.parquet", cwd=tmp_path)
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.splitlines()[0] == (
-        f"{PREFIX}huge: 1 line left out, {TOO_LONG}; the first at line {number}"
-    )
-    result = export(
-        "huge", "--max-line", "64M", "-o", "t.parquet", cwd=tmp_path, memory=MEMORY + 400 * 2**20
-    )
+    result = export("huge", "-o", "t.parquet", cwd=tmp_path, memory=HUGE_MEMORY)
     assert result.returncode == 0, result.stderr
     assert result.stderr == f"{PREFIX}exported {TINY_LINES} rows of 1 run to t.parquet\n"
     lines = pq.read_table(tmp_path / "t.parquet").column("line").to_pylist()
     assert lines == list(range(1, TINY_LINES + 1))
+    result = export("huge", "--max-line", "1M", "-o", "t.parquet", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{PREFIX}huge: 1 line left out, {TOO_LONG}; the first at line {number}",
+        f"{PREFIX}exported {TINY_LINES - 1} rows of 1 run to t.parquet; 1 line left out",
+    ]
 
 
 def test_read_runs_takes_the_bound_and_counts_length(tmp_path: Path) -> None:
