@@ -183,33 +183,6 @@ def _last_line(name: str, number: int, raw: bytes) -> Finding | None:
         )
 
 
-def _last_line(name: str, number: int, raw: bytes) -> Finding | None:
-    """The finding for a last line without its newline (None: not one, it parsed in the
-    loop). A warning when the reference reads it as a line cut short, else an error."""
-    try:
-        parse_line(raw)
-        return Finding(
-            name, number, "$", "warning", "truncated", "truncated last line: no newline at its end"
-        )
-    except ParseError as error:
-        if error.category == "eof":
-            return Finding(
-                name,
-                number,
-                error.path or "$",
-                "warning",
-                "truncated",
-                f"truncated last line: {error}",
-                error.column,
-            )
-        message = f"{error} (the last line, without its newline)"
-        return Finding(
-            name, number, error.path or "$", "error", error.category, message, error.column
-        )
-
-
-
-
 def _overlong(name: str, number: int, size: int, complete: bool, limit: int) -> Finding:
     return Finding(name, number, "$", "error", "length", overlong_reason(size, complete, limit))
 
@@ -217,5 +190,3 @@ def _overlong(name: str, number: int, size: int, complete: bool, limit: int) -> 
 def _order(name: str, number: int, phase: int, event: str) -> Finding:
     where = "before the first begin line" if phase == 0 else "after the end line"
     return Finding(name, number, "$.event", "warning", "order", f"{event} line {where}")
-
-

@@ -427,12 +427,6 @@ def test_junk_over_a_mebibyte_is_the_references_error_on_it(
     same(data, JUNK_CUTTINGS[cutting])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="junk that the splitter decides invalid from its start (at 1 MiB) is skipped as"
-    " that error even when longer than max_line: `length` only when one chunk crosses the"
-    " bound, so the finding depends on how the input is cut",
-)
 @pytest.mark.parametrize("cutting", ["64K", "odd"])
 def test_junk_over_a_bound_of_a_mebibyte_or_more_is_a_length_error(cutting: str) -> None:
     """The user's bound comes first, line by line (the checker always did so): junk longer

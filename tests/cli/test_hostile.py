@@ -317,13 +317,6 @@ def _oracle_text(data: bytes, name: str, max_line: int | None = None) -> str:
     return out.getvalue()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a line that the splitter decides invalid from its start (at 1 MiB) is skipped"
-    " as that error even when it is longer than --max-line: the bound's length error is"
-    " given only when one read crosses the bound, so the finding depends on how the input"
-    " was cut (a file's 4 MiB reads: length; a pipe's 64 KiB reads: syntax)",
-)
 def test_junk_over_a_bound_of_a_mebibyte_or_more_is_a_length_error(tmp_path: Path) -> None:
     """A line of 3 MiB of zeros and its newline with `--max-line 2M`, through a pipe (its
     reads of 64 KiB at most): the line-by-line oracle (the user's bound first, as the

@@ -191,6 +191,7 @@ impl Splitter {
                     size: length as u64,
                     why: Why::Over(limit),
                     utf8: None,
+                    max_line: self.max_line,
                 });
                 self.release();
                 return;
@@ -203,6 +204,7 @@ impl Splitter {
                     size: length as u64,
                     why: Why::Invalid(error),
                     utf8: Some(Utf8Watch::starting(&self.held)),
+                    max_line: self.max_line,
                 });
                 self.release();
             } else {
@@ -221,6 +223,9 @@ struct Skip {
     /// For a line known invalid: where its first byte that is not UTF-8 is, if any (the
     /// reader's answer to a line that is not UTF-8, wherever that byte lies).
     utf8: Option<Utf8Watch>,
+    /// The user's bound: a line known invalid that turns out longer is over it all the same
+    /// (the bound comes first, as for any line).
+    max_line: Option<usize>,
 }
 
 impl Skip {
@@ -234,7 +239,10 @@ impl Skip {
 
     /// The line, ended (`complete`: by its newline).
     fn done(self, complete: bool) -> Skipped {
+        let length = self.size - u64::from(complete);
+        let over = self.max_line.filter(|limit| length > *limit as u64);
         let why = match (self.why, self.utf8.and_then(Utf8Watch::end)) {
+            (Why::Invalid(_), _) if over.is_some() => Why::Over(over.unwrap_or(0)),
             (Why::Invalid(_), Some(bad)) => {
                 Why::Invalid(ParseError::utf8(usize::try_from(bad).unwrap_or(usize::MAX)))
             }
@@ -453,6 +461,27 @@ mod tests {
             watch.feed(tail);
             assert_eq!(watch.end(), bad.map(|at| at + 2));
         }
+    }
+
+    #[test]
+    fn junk_longer_than_the_users_bound_is_over_it_however_it_is_cut() {
+        let mut line = vec![0_u8; 3 << 20];
+        line.push(b'\n');
+        // (in one chunk it is a run of lines, which `scan::answer` holds to the bound)
+        for size in [1 << 16, 999] {
+            let chunks: Vec<&[u8]> = line.chunks(size).collect();
+            let (got, _) = split(&chunks, Some(2 << 20));
+            assert_eq!(
+                got,
+                [format!("skipped {} true Over({})", line.len(), 2 << 20)]
+            );
+        }
+        let chunks: Vec<&[u8]> = line.chunks(1 << 16).collect();
+        let (got, _) = split(&chunks, Some(4 << 20));
+        assert!(
+            got[0].starts_with("skipped 3145729 true Invalid("),
+            "{got:?}"
+        );
     }
 
     #[test]

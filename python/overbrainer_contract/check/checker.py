@@ -134,7 +134,10 @@ def _finding(name: str, fact: tuple[Any, ...], stopped: bool) -> Finding:
             f"step {step} goes back (after step {last})",
         )
     if what == "over":
-        return Finding(name, number, "$", "error", "length", overlong_reason(*fact[2:]))
+        reason = overlong_reason(*fact[2:])
+        if stopped and not fact[3]:
+            reason += f" ({_STOPPED})"
+        return Finding(name, number, "$", "error", "length", reason)
     return _last_line(name, number, fact[2], stopped)
 
 
@@ -156,15 +159,14 @@ def _last_line(name: str, number: int, error: ParseError | None, stopped: bool) 
             f"truncated last line: {error}",
             error.column,
         )
-    if stopped:
-        where = (
-            f"the last line read: no newline in its first {size_text(SKIP_LIMIT)},"
-            " the reading stopped there"
-        )
-    else:
-        where = "the last line, without its newline"
+    where = _STOPPED if stopped else "the last line, without its newline"
     message = f"{error} ({where})"
     return Finding(name, number, error.path or "$", "error", error.category, message, error.column)
+
+
+_SKIPPED_MOST = size_text(SKIP_LIMIT)
+_STOPPED = f"the last line read: no newline in its first {_SKIPPED_MOST}, the reading stopped there"
+"""Said of a line skipped for `SKIP_LIMIT` bytes without a newline, where the reading ends."""
 
 
 def _order(name: str, number: int, phase: int, event: str) -> Finding:
