@@ -107,12 +107,6 @@ impl CheckScan {
     fn stopped(&self) -> bool {
         self.scan.splitter.stopped()
     }
-
-    /// Bytes of the line under way, not yet complete.
-    #[getter]
-    fn pending(&self) -> u64 {
-        self.scan.splitter.pending()
-    }
 }
 
 impl CheckScan {

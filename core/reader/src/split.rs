@@ -91,14 +91,6 @@ impl Splitter {
         self.stopped
     }
 
-    /// The bytes of the line under way (held or skipped).
-    #[must_use]
-    pub fn pending(&self) -> u64 {
-        self.skipping
-            .as_ref()
-            .map_or(self.held.len() as u64, |skip| skip.size)
-    }
-
     /// Feed the next `chunk`; `out` gets what it completes, in order.
     pub fn feed<F: FnMut(Piece<'_>)>(&mut self, chunk: &[u8], mut out: F) {
         if self.stopped || chunk.is_empty() {

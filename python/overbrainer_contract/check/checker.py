@@ -116,11 +116,9 @@ def check_stream(
 
 
 def _finding(name: str, fact: tuple[Any, ...], stopped: bool) -> Finding:
-    """What one of the core's facts (`CheckScan`) means."""
+    """What one of the core's facts (`CheckScan`) other than a rejected line means (those,
+    most facts of a bad file, `check_stream` makes at once)."""
     what, number = fact[0], fact[1]
-    if what == "rejected":  # the core's words for the error, as `str(ParseError)`
-        _, _, path, category, text, column = fact
-        return Finding(name, number, path or "$", "error", category, text, column)
     if what == "order":
         return _order(name, number, 0 if fact[3] == "before" else 2, fact[2])
     if what == "back":

@@ -103,8 +103,6 @@ class CheckScan:
         """Lines of each variant, in the order of `TAGS`."""
     @property
     def stopped(self) -> bool: ...
-    @property
-    def pending(self) -> int: ...
 
 Column = tuple[bytes, bytes | None, int]
 """A column's values, its validity bitmap (None: no null) and its count of nulls."""
