@@ -163,6 +163,11 @@ _AHEAD = 2
 _DONE = object()
 
 
+_JOIN = 5.0
+"""Seconds an interrupted export waits for its reading thread to stop (it does within one
+chunk's reading; only one blocked on an idle pipe takes them all)."""
+
+
 def _read_ahead(source: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """The batches of `source`, read in a thread of their own while the caller writes the
     previous ones: Arrow's writers release the GIL, so on two cores the parsing and the
@@ -206,3 +211,8 @@ def _read_ahead(source: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             yield item
     finally:
         stop.set()
+        # Wait for the reading thread to leave the core: a daemon thread still inside the
+        # core's reading (the GIL released) when the interpreter exits is ended by Python
+        # as it comes back, and that ending cannot pass through Rust's frames (the process
+        # aborts). It stops at its next hand-over; one blocked on a read of a pipe is left.
+        thread.join(timeout=_JOIN)
