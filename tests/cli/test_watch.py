@@ -4,6 +4,7 @@ file that does not exist yet, the end of the job, Ctrl-C; each with a bound on t
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -91,7 +92,13 @@ def test_watch_follows_a_writer_in_another_process(tmp_path: Path) -> None:
         "training ended at step 4",
         "stage merge",
     ]
-    assert out.splitlines()[-1] == "step 4/4, loss 1, eval loss 2.5"
+    # the writer's lines are dated up to 7 s ahead: its clock, not this one, says when
+    last = r"last line (\d+ s ago|\d+ s ahead of this clock)"
+    # begin to end: 5 s, 4 steps: 0.8 a second, as tqdm writes it
+    assert re.fullmatch(
+        rf"step 4/4, loss 1, eval loss 2\.5, {last} \[00:05<00:00, 1\.25s/it\]",
+        out.splitlines()[-1],
+    )
 
 
 def test_watch_leaves_when_the_last_stage_starts(tmp_path: Path) -> None:
@@ -114,13 +121,17 @@ def test_watch_of_a_finished_run_returns_at_once(tmp_path: Path) -> None:
     out, err = watcher.communicate(timeout=BOUND)
     assert watcher.returncode == 0, err
     assert time.monotonic() - start < 15
-    assert out.splitlines() == [
+    assert out.splitlines()[:-1] == [
         "stage train",
         "training began: 4 steps",
         "training ended at step 4",
         "stage merge",
-        "step 4/4, loss 2.25, eval loss 2.5",
     ]
+    # begin to end: 8 s for 4 steps; the last line, from T (2025), is days old
+    assert re.fullmatch(
+        r"step 4/4, loss 2\.25, eval loss 2\.5, last line \d+ days ago \[00:08<00:00, 2\.00s/it\]",
+        out.splitlines()[-1],
+    )
 
 
 def test_watch_reports_invalid_lines_and_exits_1(tmp_path: Path) -> None:

@@ -246,6 +246,10 @@ class Recording(PlainView):
     def progress(self, state: RunState, force: bool = False) -> None:
         self.events.append(f"progress{' (forced)' if force else ''}: {shown(state)}")
 
+    def idle(self, state: RunState) -> None:
+        """Nothing new (the oracle has no such look: the stale ETA is said by the view,
+        from the clock, not from the lines)."""
+
 
 def shown(state: RunState) -> str:
     """Every field of the state (the logs by their dumps, floats to the bit), the pace's

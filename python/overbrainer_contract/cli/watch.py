@@ -6,14 +6,16 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
 from ..plugin.source import JOB_STAGES
 from ..reader import EvalMark, ParseError
+from ..runs import clock
 from ..runs.follower import Follower
-from ..runs.sidefile import SideFileError
+from ..runs.sidefile import GZIP_MAGIC, SideFileError, open_metrics
 from ..runs.sizes import overlong_reason
 from ..runs.state import RunError, RunState, resolve
 from ._common import (
@@ -39,7 +41,16 @@ last line until its newline, wait for a file that does not exist yet. Shows the 
 a progress bar with the time left (from the pace of the training logs), the evaluations
 and their progress. Leaves by itself when the job's last stage (`{LAST_STAGE}`) starts,
 or when --grace seconds pass after the `end` line (or a stage line after it) with
-nothing new; Ctrl-C leaves at once (exit 130). Exit 1 when an invalid line was seen."""
+nothing new; Ctrl-C leaves at once (exit 130). Exit 1 when an invalid line was seen.
+
+The progress says when the last line came (`last line 25 s ago`, from the lines' `time`)
+and, as tqdm does, `[elapsed<remaining, rate]`: elapsed since the latest `begin` (to the
+`end` line once there is one), the time left counted down, the pace's steps per second
+(once ended, the training's average: its steps over its elapsed time).
+The ETA is shown as `eta stale`, not counted down, once the run has been silent for
+longer than 50 steps take at its pace (never under 2 minutes): said once as an event.
+A folder that does not exist ends the watch at once (exit 2), as does a gzip-compressed
+file (it cannot grow line by line: `check`, `status` and `plot` read it)."""
 
 EPILOG = f"""\
 examples:
@@ -77,6 +88,41 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
+@dataclass
+class Span:
+    """When the training being watched began and ended, from its lines' `time`."""
+
+    began: float | None = None
+    """The latest `begin` line's time (the first line's, before any `begin`)."""
+    began_step: int = 0
+    """The step the training stood at then (a resumed run's begins later)."""
+    ended: float | None = None
+    """The `end` line's time after it, once there is one."""
+
+    def take(self, line: MetricLine, step: int) -> None:
+        """Take a line into account, `step` the run's step before it."""
+        if line.__class__ is Begin:
+            self.began, self.began_step, self.ended = line.time, step, None
+        elif line.__class__ is End:
+            self.ended = line.time
+        elif self.began is None:
+            self.began, self.began_step = line.time, step
+
+    def rate(self, step: int) -> float | None:
+        """Steps per second from the start to the end (tqdm's average: steps over elapsed
+        time), once ended; None before."""
+        if self.began is None or self.ended is None or self.ended <= self.began:
+            return None
+        done = step - self.began_step
+        return done / (self.ended - self.began) if done > 0 else None
+
+    def elapsed(self, at: float) -> float | None:
+        """Seconds from the start to the end, or to `at` while the training runs."""
+        if self.began is None:
+            return None
+        return max((at if self.ended is None else self.ended) - self.began, 0.0)
+
+
 class PlainView:
     """One line per event, progress at most every few seconds: for logs and pipes."""
 
@@ -86,6 +132,8 @@ class PlainView:
         self.write = write
         self.shown = -1.0
         self.last = ""
+        self.span = Span()
+        self.stale_said = False
 
     def event(self, text: str) -> None:
         self.write(text + "\n")
@@ -95,26 +143,50 @@ class PlainView:
         if not force and now - self.shown < self.every:
             return
         text = progress_text(state)
-        if text == self.last:  # nothing new since the last one
+        if text == self.last:  # nothing new since the last one (the time aside)
             return
         self.shown, self.last = now, text
-        self.write(text + "\n")
+        self.stale_said = False
+        self.write(progress_text(state, self.span, time.time()) + "\n")
+
+    def idle(self, state: RunState) -> None:
+        """Nothing new since the last look: say once that the ETA went stale."""
+        if self.stale_said or state.ended:
+            return
+        estimate = clock.estimate_run(state, time.time())
+        if estimate.stale:
+            self.stale_said = True
+            self.event(f"eta stale: {clock.last_line_text(state.last_time)}")
 
     def close(self) -> None:
         pass
 
 
-def progress_text(state: RunState) -> str:
+def progress_text(state: RunState, span: Span | None = None, at: float | None = None) -> str:
+    """`step 2/4, loss 2, eval loss 2.5, eta 0:00:02`; with `span`, the time shown too:
+    `…, eta 0:00:02, last line 1 s ago [00:02<00:02, 1.00it/s]` (the ETA counted down to
+    `at`, or `eta stale`; `runs.clock`)."""
     total = state.total_steps
     parts = [f"step {state.step:,}" + (f"/{total:,}" if total is not None else "")]
     if state.loss is not None:
         parts.append(f"loss {state.loss.value:.4g}")
     if state.eval_loss is not None:
         parts.append(f"eval loss {state.eval_loss.value:.4g}")
-    eta = state.pace.eta_seconds()
-    if not state.ended:
-        parts.append(f"eta {'?' if eta is None else format_duration(eta)}")
-    return ", ".join(parts)
+    if span is None:
+        eta = state.pace.eta_seconds()
+        if not state.ended:
+            parts.append(f"eta {'?' if eta is None else format_duration(eta)}")
+        return ", ".join(parts)
+    at = clock.now() if at is None else at
+    estimate = clock.estimate_run(state, at)
+    if state.ended:  # nothing left; the rate: the training's average
+        rate = span.rate(state.step)
+        step_seconds = None if rate is None else 1.0 / rate
+        estimate = clock.Estimate(0.0, False, estimate.silence, step_seconds)
+    else:
+        parts.append(estimate.text())
+    parts.append(clock.last_line_text(state.last_time, at))
+    return ", ".join(parts) + " " + clock.tqdm_text(span.elapsed(at), estimate)
 
 
 class RichView:
@@ -135,13 +207,14 @@ class RichView:
         self.bar.start()
         self.train = self.bar.add_task("waiting", total=None, info="")
         self.evaluation: Any = None
+        self.span = Span()
 
     def event(self, text: str) -> None:
         self.bar.console.print(text, markup=False)
 
     def progress(self, state: RunState, force: bool = False) -> None:  # noqa: ARG002
         label = state.stage or ("training" if state.began else "waiting")
-        info = progress_text(state).partition(", ")[2]
+        info = progress_text(state, self.span).partition(", ")[2]
         self.bar.update(
             self.train, description=label, completed=state.step, total=state.total_steps, info=info
         )
@@ -154,6 +227,10 @@ class RichView:
         if self.evaluation is None:
             self.evaluation = self.bar.add_task("evaluation", total=mark.total, info="")
         self.bar.update(self.evaluation, completed=mark.step, total=mark.total)
+
+    def idle(self, state: RunState) -> None:
+        """Nothing new since the last look: the time shown moves on."""
+        self.progress(state)
 
     def close(self) -> None:
         self.bar.stop()
@@ -186,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
     except RunError as error:  # pragma: no cover - resolve does not fail without must_exist
         raise CliError(str(error)) from error
     assert target.metrics is not None
+    _refuse_unfollowable(args.run_name, target.metrics)
     plain = args.plain or not sys.stdout.isatty()
     view: PlainView | RichView
     if not plain:
@@ -199,6 +277,29 @@ def run(args: argparse.Namespace) -> int:
         return follow(target.metrics, args.interval, args.grace, view, args.max_line)
     finally:
         view.close()
+
+
+def _refuse_unfollowable(name: str, metrics: Path) -> None:
+    """A metrics file whose folder does not exist (nothing will write into it), or one
+    compressed with gzip (it cannot grow line by line): exit 2 at once."""
+    folder = metrics.parent
+    if not folder.is_dir():
+        where = name if metrics.name != Path(name).name else str(folder)
+        raise CliError(f"{where}: no such folder")
+    gzipped = metrics.with_name(metrics.name + ".gz")
+    if metrics.name.endswith(".gz") or (not metrics.exists() and gzipped.exists()):
+        shown = metrics if metrics.name.endswith(".gz") else gzipped
+        raise CliError(f"{shown}: compressed with gzip: watch cannot follow one ({_READERS})")
+    try:
+        with open_metrics(metrics, pipe=False) as handle:
+            start = handle.read(len(GZIP_MAGIC))
+    except OSError:  # absent (watch waits for it), or what the follower will say
+        return
+    if start == GZIP_MAGIC:
+        raise CliError(f"{metrics}: compressed with gzip: watch cannot follow one ({_READERS})")
+
+
+_READERS = "check, status and plot read it"
 
 
 def _write(text: str) -> None:
@@ -233,6 +334,8 @@ def follow(
         for item in items:
             what = item[0]
             if what == "logs":
+                if view.span.began is None:
+                    view.span.take(item[1][0], state.step)
                 for shown in state.take_logs(item[1]):
                     if not first:
                         view.event(eval_loss_event(shown))
@@ -241,6 +344,7 @@ def follow(
             if what == "line":
                 line = item[2]
                 was = state.evaluation
+                view.span.take(line, state.step)
                 state.take(line)
                 text = describe(line, state, was)
                 if text is not None and not (first and isinstance(line, Eval)):
@@ -269,6 +373,7 @@ def follow(
                 follower.restarted = False
                 view.event(f"{path} was truncated or replaced: reading it again")
                 state, seen = RunState(), 0
+                view.span = Span()
             done_at = taken(items)
             if done_at is not None:
                 state.lines += done_at - seen
@@ -281,6 +386,8 @@ def follow(
             if follower.lines > seen:
                 quiet_since = now
                 view.progress(state, force=first)
+            else:
+                view.idle(state)
             done = state.ended or (state.stage is not None and state.stage != "train")
             if done:
                 caught_up_old = (
