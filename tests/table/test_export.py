@@ -208,7 +208,7 @@ def test_a_cut_last_line_alone_is_a_warning(
     [
         (["examples/tiny-run", "-o", "t.txt"], "unknown output format"),
         (["nowhere", "-o", "t.parquet"], "nowhere: no such file or folder"),
-        (["examples/tiny-run", "examples/tiny-run/metrics.jsonl", "-o", "t.csv"], "two runs"),
+        (["examples/tiny-run", "examples/make_example.py", "-o", "t.csv"], "not a run folder"),
         (["examples/tiny-run", "-o", "missing/t.parquet"], "missing"),
         (["examples/tiny-run", "--partition-by", "event", "-o", "t.parquet"], "invalid choice"),
     ],

@@ -13,8 +13,8 @@ from typing import IO, Any
 from ..check.checker import FileResult, check_request, check_snapshot, check_stream, run_files
 from ..check.reporter import JsonReporter, TextReporter
 from ..runs.chunks import read_chunks
+from ..runs.discover import discover
 from ..runs.sidefile import SideFileError, open_metrics
-from ..runs.state import RunError, resolve
 from ._common import (
     EXIT_CODES,
     INVALID,
@@ -55,6 +55,7 @@ EPILOG = f"""\
 examples:
   {PROG} check runs/7                       # metrics.jsonl and the snapshot files
   {PROG} check a.jsonl b.jsonl -o json
+  {PROG} check sweep/                       # every run below: sweep/exp1/seed1, ...
   ssh gpu cat runs/7/metrics.jsonl | {PROG} check -
   {PROG} check big.jsonl --max-line 64M   # refuse lines over 64 MiB
 
@@ -110,12 +111,10 @@ def run(args: argparse.Namespace) -> int:
         say(f"error: {name}: {message}")
         reporter.unreadable_path(name, message)
 
-    for name in args.paths:
-        try:
-            target = resolve(name)
-        except RunError as error:
-            fail(name, str(error).removeprefix(f"{name}: "))
-            continue
+    found = discover(args.paths)
+    for name, why in found.refused:
+        fail(name, why)
+    for target in found.runs:
         if target.metrics is None:  # standard input
             chunks = read_chunks(sys.stdin.buffer)
             result = check_stream(chunks, "-", reporter.finding, args.max_line)

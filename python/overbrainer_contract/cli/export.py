@@ -21,7 +21,11 @@ if TYPE_CHECKING:
 
 DESCRIPTION = """\
 Export runs as one table: a row per line, read by parse_line as overbrainer reads it,
-with the run's name (its folder's name) and the line's number; one column per field of
+with the run's name and the line's number; a RUN is a run folder, a metrics file, or
+a folder of runs at any depth, and a run's name is its path below the folder the runs
+have in common (`export sweep` names sweep/exp1/seed1 `exp1/seed1`; `export runs/*`
+names runs/7 `7`). A file of another name than *.jsonl or *.jsonl.gz among several
+paths is refused (exit 2): `runs/*/` names only the folders; one column per field of
 any metrics line (schema: `python -c "from overbrainer_contract.table import SCHEMA;
 print(SCHEMA)"`). The format follows the output's suffix: .parquet, .arrow (Arrow IPC
 file) or .csv. Lines the reference rejects are left out and counted (exit 1), and so

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 STDIN = "-"
 
+METRICS_GZ = METRICS_FILE + ".gz"
+"""A run folder's metrics file, gzip-compressed (read when there is no `metrics.jsonl`)."""
+
 REQUEST_PATTERN = re.compile(r"[ \t\r\n]*([A-Za-z0-9_-]{1,64})?[ \t\r\n]*\Z")
 """The text of `snapshot.request` (its schema's pattern): one word, or nothing."""
 
@@ -51,6 +54,9 @@ class Run:
     """The run folder (the metrics file's folder when a file was named); None for stdin."""
     is_folder: bool = False
     """Whether the user named a folder (then its snapshot files are part of the run)."""
+    label: str = ""
+    """The run's name among the runs given (`runs.discover`: `exp1/seed1`); its folder's
+    name (or a metrics file's own name) when resolved alone."""
 
     @property
     def is_stdin(self) -> bool:
@@ -78,7 +84,7 @@ def resolve(name: str, *, must_exist: bool = True) -> Run:
     file that will appear), is a symlink loop, or is a folder without a metrics file.
     """
     if name == STDIN:
-        return Run(name, None, None)
+        return Run(name, None, None, label=STDIN)
     path = Path(name)
     try:
         mode: int | None = os.stat(path).st_mode
@@ -88,16 +94,24 @@ def resolve(name: str, *, must_exist: bool = True) -> Run:
         raise RunError(str(sidefile.SideFileError(name, _what(error)))) from error
     if mode is not None and stat.S_ISDIR(mode):
         metrics = path / METRICS_FILE
+        if not sidefile.exists(metrics) and sidefile.exists(path / METRICS_GZ):
+            metrics = path / METRICS_GZ
         if must_exist and not sidefile.exists(metrics):
-            if path.name == METRICS_FILE:
+            if path.name in (METRICS_FILE, METRICS_GZ):
                 raise RunError(f"{name}: a folder, not a file")
             raise RunError(f"{name}: no {METRICS_FILE} in this folder")
-        return Run(name, metrics, path, is_folder=True)
+        return Run(name, metrics, path, is_folder=True, label=_label(path))
     if mode is not None or not must_exist:
         if mode is None and not path.suffix:  # a run folder still to come
-            return Run(name, path / METRICS_FILE, path, is_folder=True)
-        return Run(name, path, path.parent)
+            return Run(name, path / METRICS_FILE, path, is_folder=True, label=_label(path))
+        own = path.name not in (METRICS_FILE, METRICS_GZ)
+        return Run(name, path, path.parent, label=path.name if own else _label(path.parent))
     raise RunError(f"{name}: no such file or folder")
+
+
+def _label(folder: Path) -> str:
+    """A run folder's name (the working folder's for `.`), as the user wrote its path."""
+    return Path(os.path.abspath(folder)).name
 
 
 def _what(error: OSError) -> str:

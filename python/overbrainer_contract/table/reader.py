@@ -24,8 +24,9 @@ from ..contract.constants import METRICS_FILE
 from ..contract.models import JobStage
 from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
 from ..runs.chunks import read_chunks
+from ..runs.discover import find_runs
 from ..runs.sidefile import open_metrics
-from ..runs.state import Run, resolve
+from ..runs.state import Run
 from .schema import DICTIONARIES, SCHEMA
 
 if TYPE_CHECKING:
@@ -75,8 +76,12 @@ class RunCounts:
 
 
 def run_name(run: Run) -> str:
-    """The `run` value of a run: its folder's name, or a metrics file's name when it is
-    not `metrics.jsonl` (which stands for its folder); `-` for standard input."""
+    """The `run` value of a run: its name among the runs read (`runs.discover`: its path
+    below the folder the runs have in common, `exp1/seed1`); alone, its folder's name, or a
+    metrics file's name when it is not `metrics.jsonl` (which stands for its folder); `-`
+    for standard input."""
+    if run.label:
+        return run.label
     if run.metrics is None:
         return run.name
     if run.is_folder or run.metrics.name == METRICS_FILE:
@@ -88,9 +93,11 @@ def run_name(run: Run) -> str:
 class RunReader:
     """Reads runs into record batches of the table's schema, one run after another.
 
-    `runs` are run folders, metrics files or `-` (standard input), as on the command line.
-    Raises `RunError` for a run that does not exist, `ValueError` for two runs of the
-    same name (they would mix in the table). `counts` fills as the batches are read;
+    `runs` are run folders, folders of runs, metrics files or `-` (standard input), as on
+    the command line (one path or many: `runs.discover`, which names each run by its path
+    below the folder they have in common, `exp1/seed1`, unique by construction). Raises
+    `RunError` for a path that names no run (missing, a folder without runs, a file of
+    another name among several paths). `counts` fills as the batches are read;
     `bytes_read` / `bytes_total` tell the progress over the files.
 
     Each metrics file is opened as `check` opens it (`sidefile.open_metrics`: a FIFO
@@ -102,7 +109,7 @@ class RunReader:
 
     def __init__(
         self,
-        runs: Iterable[str | os.PathLike[str]],
+        runs: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
         *,
         batch_lines: int = BATCH_LINES,
         stdin: IO[bytes] | None = None,
@@ -113,7 +120,8 @@ class RunReader:
         if max_line is not None and max_line < 1:
             raise ValueError("max_line must be at least 1")
         self.max_line = max_line
-        self.runs = [resolve(os.fspath(run)) for run in runs]
+        given = [runs] if isinstance(runs, str | os.PathLike) else list(runs)
+        self.runs = find_runs([os.fspath(run) for run in given])
         names = [run_name(run) for run in self.runs]
         seen: dict[str, str] = {}
         for run, name in zip(self.runs, names, strict=True):
@@ -226,7 +234,7 @@ def _joined(pieces: list[pa.RecordBatch]) -> pa.RecordBatch:
 
 
 def iter_batches(
-    runs: Iterable[str | os.PathLike[str]],
+    runs: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
     *,
     batch_lines: int = BATCH_LINES,
     max_line: int | None = None,
@@ -236,8 +244,13 @@ def iter_batches(
     return RunReader(runs, batch_lines=batch_lines, max_line=max_line).batches()
 
 
-def read_runs(runs: Iterable[str | os.PathLike[str]], *, max_line: int | None = None) -> pa.Table:
-    """One table of the rows of every run (see `SCHEMA`).
+def read_runs(
+    runs: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    max_line: int | None = None,
+) -> pa.Table:
+    """One table of the rows of every run (see `SCHEMA`): `runs` is one path (a str is a
+    path, never its characters) or many, as `RunReader` takes them.
 
     The lines left out are counted per run in the schema's metadata under
     `overbrainer:counts` (JSON: a list of `RunCounts`, `rejected` per category: `syntax`,

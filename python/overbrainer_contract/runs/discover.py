@@ -1,0 +1,181 @@
+"""Runs, found: the RUN arguments of a command (`check`, `status`, `export`, `plot`...)
+as the runs they name, each with a name of its own.
+
+A path given is, in this order:
+
+- `-`: standard input (one run, named `-`);
+- a **run folder**: a folder holding `metrics.jsonl` (or `metrics.jsonl.gz`, when there is
+  no `metrics.jsonl`);
+- a **folder of runs**: any other folder; every folder below it, at any depth, that is a
+  run folder is a run (not descending into a run folder — its checkpoints are not walked
+  — nor into hidden folders, `.git`, nor through symlinks to folders). Runs in the order
+  of their paths. A folder with no run below is refused: `no metrics.jsonl in this
+  folder or below`;
+- a **metrics file**: a file named `*.jsonl` or `*.jsonl.gz` (read gzip-compressed), or
+  any file that is not a regular file (a FIFO, `/dev/stdin`, `<(zcat run.gz)`: read as
+  a stream — no glob gives one by accident);
+- a regular file of any other name is a metrics file **given on purpose** only when it
+  is the only path given (`check notes.txt`). Among several paths — what a glob such as
+  `examples/*` gives — it is refused with one line naming it (`examples/make_example.py:
+  not a run folder nor a metrics file (.jsonl, .jsonl.gz)`): a command exits 2 for it.
+- anything missing is refused (`no such file or folder`).
+
+The same run named twice (`runs/7` and `runs/7/metrics.jsonl`) is read once.
+
+A run's **name** (`Run.label`: the `run` column of `export`, the rows of `status`, the
+legend of `plot`) is its path relative to the folder the runs have in common: the
+nearest folder holding them all — a run folder stands for itself, a metrics file named
+`metrics.jsonl` or `metrics.jsonl.gz` for its folder, any other metrics file for itself.
+`check nest` or `export nest/*/*` name `nest/exp1/seed1` and `nest/exp2/seed1` as
+`exp1/seed1` and `exp2/seed1`; one run, or runs side by side, are named by their folder
+(`runs/7` is `7`), as before. Two different runs never share a name: names are distinct
+paths below one folder.
+
+API:
+
+- `discover(paths) -> Found`: `Found.runs` (a `runs.state.Run` each, `label` set) and
+  `Found.refused` (`(path, why)` for each path refused, in the order given);
+- `find_runs(paths) -> list[Run]`: the runs, or `RunError` (`"PATH: why"`) for the first
+  path refused;
+- `is_metrics_name(name)`, `METRICS_NAMES`, `METRICS_SUFFIXES`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..contract.constants import METRICS_FILE
+from . import sidefile
+from .state import METRICS_GZ, STDIN, Run, RunError, resolve
+
+METRICS_NAMES = (METRICS_FILE, METRICS_GZ)
+"""The names of a run folder's metrics file, in the order looked for."""
+
+METRICS_SUFFIXES = (".jsonl", ".jsonl.gz")
+"""What a metrics file's name ends with, for a file given among other paths."""
+
+NOT_A_RUN = "not a run folder nor a metrics file (.jsonl, .jsonl.gz)"
+
+
+def is_metrics_name(name: str) -> bool:
+    """Whether a file's name says it is a metrics file: `*.jsonl`, `*.jsonl.gz`."""
+    return name.endswith(METRICS_SUFFIXES)
+
+
+@dataclass
+class Found:
+    """What the paths given name: the runs, and the paths refused with why."""
+
+    runs: list[Run] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """`(path as given, why)`: missing, a folder without runs, a file of another name."""
+
+
+def find_runs(paths: Sequence[str] | str | os.PathLike[str]) -> list[Run]:
+    """The runs that `paths` name (one path, or many), or `RunError` for the first path
+    refused, as `PATH: why`."""
+    found = discover(paths)
+    if found.refused:
+        name, why = found.refused[0]
+        raise RunError(f"{name}: {why}")
+    return found.runs
+
+
+def discover(paths: Sequence[str] | str | os.PathLike[str]) -> Found:
+    """The runs that `paths` name, each labelled (see the module's docstring)."""
+    given = [os.fspath(paths)] if isinstance(paths, str | os.PathLike) else list(paths)
+    given = [os.fspath(path) for path in given]
+    found = Found()
+    seen: set[str] = set()
+    alone = len(given) == 1
+    for name in given:
+        try:
+            runs = _runs_of(name, alone)
+        except RunError as error:
+            found.refused.append((name, str(error).removeprefix(f"{name}: ")))
+            continue
+        for run in runs:
+            key = _identity(run)
+            if key not in seen:
+                seen.add(key)
+                found.runs.append(run)
+    found.runs = _labelled(found.runs)
+    return found
+
+
+def _runs_of(name: str, alone: bool) -> list[Run]:
+    if name == STDIN:
+        return [resolve(name)]
+    try:
+        mode: int | None = os.stat(name).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError:
+        return [resolve(name)]  # its words for a loop, a file on the way...
+    if mode is None:
+        return [resolve(name)]  # no such file or folder
+    if stat.S_ISDIR(mode):
+        if metrics_in(Path(name)) is not None:
+            return [resolve(name)]
+        runs = list(_walk(Path(name)))
+        if not runs:
+            if Path(name).name in METRICS_NAMES:
+                raise RunError(f"{name}: a folder, not a file")
+            raise RunError(f"{name}: no {METRICS_FILE} in this folder or below")
+        return runs
+    if stat.S_ISREG(mode) and not alone and not is_metrics_name(Path(name).name):
+        raise RunError(f"{name}: {NOT_A_RUN}")
+    return [resolve(name)]
+
+
+def metrics_in(folder: Path) -> Path | None:
+    """The metrics file of a run folder (`metrics.jsonl`, else `metrics.jsonl.gz`), or None
+    when `folder` holds neither."""
+    for name in METRICS_NAMES:
+        path = folder / name
+        if sidefile.exists(path):  # whatever it is: reading it says what is wrong
+            return path
+    return None
+
+
+def _walk(top: Path) -> Iterable[Run]:
+    """The run folders below `top`, in the order of their paths."""
+    for folder, folders, _ in os.walk(top, followlinks=False):
+        here = Path(folder)
+        if here != top and metrics_in(here) is not None:
+            folders[:] = []  # a run's own folders (checkpoints) hold no runs
+            yield resolve(str(here))
+            continue
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+
+
+def _unit(run: Run) -> str | None:
+    """What a run's name is made from: its folder, or a metrics file of its own name."""
+    if run.metrics is None:
+        return None
+    if run.is_folder or run.metrics.name in METRICS_NAMES:
+        folder = run.folder if run.folder is not None else run.metrics.parent
+        return os.path.abspath(folder)
+    return os.path.abspath(run.metrics)
+
+
+def _identity(run: Run) -> str:
+    unit = _unit(run)
+    return STDIN if unit is None else os.path.realpath(unit)
+
+
+def _labelled(runs: list[Run]) -> list[Run]:
+    units = [_unit(run) for run in runs]
+    parents = [os.path.dirname(unit) for unit in units if unit is not None]
+    if not parents:
+        return [replace(run, label=STDIN) for run in runs]
+    common = os.path.commonpath(parents)
+    labelled = []
+    for run, unit in zip(runs, units, strict=True):
+        label = STDIN if unit is None else os.path.relpath(unit, common)
+        labelled.append(replace(run, label=label))
+    return labelled
