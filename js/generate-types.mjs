@@ -10,6 +10,10 @@
 // `description` beside `"$ref": "#/$defs/U64"`) becomes `allOf: [{$ref}]` plus the siblings.
 // json-schema-to-typescript would otherwise mint a new alias per use (U641, UnixTime3...); this
 // way every use is the one named type, and the property keeps its own doc comment.
+//
+// And one rule of the types themselves: an integer whose `maximum` is beyond
+// Number.MAX_SAFE_INTEGER (a u64) is `number | bigint`, as the package's reader gives it (exact:
+// a number up to 2^53 - 1, a bigint beyond); its doc comment says so.
 
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -25,6 +29,13 @@ function refsAlone(node) {
   if (Array.isArray(node)) return node.map(refsAlone);
   if (node === null || typeof node !== "object") return node;
   const out = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, refsAlone(value)]));
+  if (out.type === "integer" && typeof out.maximum === "number" && out.maximum > Number.MAX_SAFE_INTEGER) {
+    out.tsType = "number | bigint";
+    const exact =
+      "In JavaScript: a `number` up to `Number.MAX_SAFE_INTEGER`, a `bigint` beyond " +
+      "(the package's reader keeps every value exact).";
+    out.description = out.description ? `${out.description} ${exact}` : exact;
+  }
   if (typeof out.$ref === "string" && Object.keys(out).length > 1) {
     const { $ref, ...siblings } = out;
     return { ...siblings, allOf: [{ $ref }] };

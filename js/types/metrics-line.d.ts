@@ -9,9 +9,9 @@ export type MetricLine = Begin | Log | Stage | Eval | End;
  */
 export type UnixTime = number;
 /**
- * An unsigned 64-bit count.
+ * An unsigned 64-bit count. In JavaScript: a `number` up to `Number.MAX_SAFE_INTEGER`, a `bigint` beyond (the package's reader keeps every value exact).
  */
-export type U64 = number;
+export type U64 = number | bigint;
 /**
  * A command of a training job, as its stage event names it: `train` (the training itself), `merge` (the merge of the adapter into the base model), `export` (the export of the model to GGUF), `compare` (the child's answers to the eval questions, for `overbrainer compare`).
  */
