@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Builds the run viewer: one self-contained HTML file, dist/viewer.html, that opens from disk
+// (file://, where a page may neither fetch nor import its siblings) or from any web server.
+//
+//   node build.mjs [--out FILE]
+//
+// Inlined into the page: the package's glue (../dist/core.js) and its WebAssembly module
+// (../dist/overbrainer_core.wasm, as base64) — both built by `cd js && node build.mjs` — the
+// page's own modules (src/), bundled by esbuild, and the validators of a snapshot's proof
+// and request, generated from schema/ by Ajv (standalone code: no schema compiled in the
+// page). The page's Content-Security-Policy allows only its own script and style (by their
+// SHA-256) and WebAssembly: nothing else runs, whatever a file holds.
+
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import Ajv2020Module from "ajv/dist/2020.js";
+import standaloneModule from "ajv/dist/standalone/index.js";
+import * as esbuild from "esbuild";
+
+const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
+const standalone = standaloneModule.default ?? standaloneModule;
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PACKAGE = resolve(HERE, "..");
+const SCHEMA = resolve(PACKAGE, "..", "schema");
+const GLUE = join(PACKAGE, "dist", "core.js");
+const WASM = join(PACKAGE, "dist", "overbrainer_core.wasm");
+
+const at = process.argv.indexOf("--out");
+const OUT = at >= 0 ? resolve(process.argv[at + 1]) : join(HERE, "dist", "viewer.html");
+
+for (const needed of [GLUE, WASM]) {
+  if (!existsSync(needed)) {
+    console.error(`${needed}: missing; build the package first: cd js && npm ci && node build.mjs`);
+    process.exit(2);
+  }
+}
+
+/** The validators of a snapshot's proof and of a request's text, from schema/: every schema
+ * registered under its `$id` (they refer to each other), the contract's `x-` annotations
+ * declared as keywords that validate nothing, strict otherwise. */
+function validators() {
+  const schemas = readdirSync(SCHEMA)
+    .filter((name) => name.endsWith(".schema.json"))
+    .sort()
+    .map((name) => JSON.parse(readFileSync(join(SCHEMA, name), "utf8")));
+  const ajv = new Ajv2020({ strict: true, discriminator: true, allErrors: false, code: { source: true, esm: true } });
+  const annotations = new Set();
+  const visit = (node) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === "object") {
+      for (const [key, value] of Object.entries(node)) {
+        if (key.startsWith("x-")) annotations.add(key);
+        visit(value);
+      }
+    }
+  };
+  schemas.forEach(visit);
+  for (const keyword of annotations) ajv.addKeyword(keyword);
+  for (const schema of schemas) ajv.addSchema(schema);
+  const id = (title) => schemas.find((schema) => schema.title === title).$id;
+  return standalone(ajv, { validateSnapshot: id("Snapshot"), validateRequest: id("SnapshotRequest") });
+}
+
+const generated = {
+  name: "viewer-generated",
+  setup(build) {
+    build.onResolve({ filter: /^viewer:/ }, (args) => ({ path: args.path, namespace: "viewer" }));
+    build.onResolve({ filter: /^overbrainer-contract\/core$/ }, () => ({ path: GLUE }));
+    build.onLoad({ filter: /.*/, namespace: "viewer" }, (args) => {
+      if (args.path === "viewer:wasm") {
+        const base64 = readFileSync(WASM).toString("base64");
+        return { contents: `export default ${JSON.stringify(base64)};`, loader: "js" };
+      }
+      if (args.path === "viewer:validators") return { contents: validators(), loader: "js", resolveDir: HERE };
+      return null;
+    });
+  },
+};
+
+const bundle = await esbuild.build({
+  entryPoints: [join(HERE, "src", "main.js")],
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: ["chrome120", "firefox120", "safari17"],
+  write: false,
+  legalComments: "inline",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [generated],
+  logLevel: "warning",
+});
+// Inside an inline <script>, `</script` would end it (esbuild escapes it in strings already).
+const script = bundle.outputFiles[0].text.replace(/<\/(script)/gi, "<\\/$1");
+const style = readFileSync(join(HERE, "src", "style.css"), "utf8");
+const hash = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+const policy = [
+  "default-src 'none'",
+  `script-src ${hash(script)} 'wasm-unsafe-eval'`,
+  `style-src ${hash(style)}`,
+  "img-src 'none'",
+  "connect-src 'none'",
+  "form-action 'none'",
+  "base-uri 'none'",
+].join("; ");
+const template = readFileSync(join(HERE, "src", "page.html"), "utf8");
+const page = template
+  .replace("__CSP__", () => policy)
+  .replace("__STYLE__", () => style)
+  .replace("__SCRIPT__", () => script);
+mkdirSync(dirname(OUT), { recursive: true });
+writeFileSync(OUT, page);
+console.log(`${OUT}: ${(page.length / 1024).toFixed(0)} KiB (module ${(readFileSync(WASM).length / 1024).toFixed(0)} KiB as base64)`);

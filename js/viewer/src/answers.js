@@ -1,0 +1,83 @@
+// What the page takes of the package's answers, and the text of the bad lines it lists.
+
+/** Bytes kept of a line still open at the end of a chunk: enough for its excerpt. */
+const KEPT = 4096;
+
+/** The parts of one answer of the package's Reader (`{line, complete, kind, ...}`): its
+ * 1-based line number, the typed line or the error (`category`, `message`, `column`,
+ * `path`, as Python's ParseError), and whether the line ended in its newline. A line over
+ * the reader's bound (`kind: "over"`) is an error of its own, as check reports it. */
+export function answerParts(answer) {
+  const number = answer.line;
+  const terminated = answer.complete;
+  if (answer.kind === "line") return { number, line: answer.value, error: null, terminated };
+  if (answer.kind === "error") {
+    const { category, message, column, path } = answer.error;
+    return { number, line: null, error: { category, message, column, path }, terminated };
+  }
+  const error = { category: "over", message: `a line of ${answer.size} bytes, over the bound of ${answer.limit}`, column: null, path: null };
+  return { number, line: null, error, terminated };
+}
+
+/** The text of a line by its number, while it is in the chunk just read (or began in an
+ * earlier one): the first `shown` characters, as written, for the list of bad lines. Lines
+ * are counted by their newlines, as the reader counts them. */
+export class Excerpts {
+  constructor(shown) {
+    this.shown = shown;
+    this.firstLine = 1; // the number of the line `carry` starts
+    this.carry = new Uint8Array(0);
+    this.chunk = null;
+    this.buffer = null;
+    this.starts = null;
+    this.on = true;
+  }
+
+  /** The next chunk read (`wanted`: excerpts are still needed; once not, counting stops). */
+  add(chunk, wanted) {
+    if (this.chunk !== null) this.advance();
+    this.on = this.on && wanted;
+    this.chunk = this.on ? chunk : null;
+    this.buffer = null;
+    this.starts = null;
+  }
+
+  advance() {
+    const { chunk } = this;
+    let count = 0;
+    let last = -1;
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
+      count += 1;
+      last = at;
+    }
+    if (last >= 0) this.carry = chunk.slice(last + 1, last + 1 + KEPT);
+    else if (this.carry.length < KEPT) this.carry = join(this.carry, chunk.subarray(0, KEPT - this.carry.length));
+    this.firstLine += count;
+  }
+
+  text(number) {
+    if (!this.on || this.chunk === null) return null;
+    if (this.buffer === null) {
+      this.buffer = join(this.carry, this.chunk);
+      this.starts = [0];
+      for (let at = this.buffer.indexOf(10); at !== -1; at = this.buffer.indexOf(10, at + 1)) this.starts.push(at + 1);
+    }
+    const index = number - this.firstLine;
+    if (index < 0 || index >= this.starts.length) return null;
+    const start = this.starts[index];
+    const newline = this.buffer.indexOf(10, start);
+    const end = newline === -1 ? this.buffer.length : newline;
+    const bytes = this.buffer.subarray(start, Math.min(end, start + this.shown * 4));
+    const text = new TextDecoder("utf-8").decode(bytes);
+    const cut = [...text];
+    if (cut.length > this.shown || end - start > bytes.length) return `${cut.slice(0, this.shown).join("")}…`;
+    return text;
+  }
+}
+
+function join(a, b) {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

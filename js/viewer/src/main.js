@@ -1,0 +1,366 @@
+// The run viewer: runs opened or dropped, each metrics file read in chunks through the
+// package's Reader (the reference's reader compiled to WebAssembly), status and plot shown as
+// the command line shows them. Everything a file holds reaches the page as text
+// (textContent), never as markup.
+
+import { load } from "overbrainer-contract/core";
+import wasmBase64 from "viewer:wasm";
+import { validateRequest, validateSnapshot } from "viewer:validators";
+import { thousands } from "./format.js";
+import { COLOURS, draw } from "./plot.js";
+import { KEPT_ERRORS, RunState } from "./run.js";
+import { snapshotText } from "./snapshot.js";
+import { statusRows } from "./status.js";
+import { answerParts, Excerpts } from "./answers.js";
+
+/** Bytes read from a file at a time: one feed of the Reader between two turns of the page. */
+const CHUNK = 1 << 20;
+/** Bad lines listed per run; the rest are counted. */
+const LISTED = KEPT_ERRORS;
+/** Characters of a bad line shown. */
+const SHOWN = 240;
+
+const METRICS_FILE = "metrics.jsonl";
+const SNAPSHOT_FILE = "snapshot.json";
+const SNAPSHOT_REQUEST = "snapshot.request";
+
+const $ = (id) => document.getElementById(id);
+const validators = { snapshot: validateSnapshot, request: validateRequest };
+
+function element(tag, text, attributes = {}) {
+  const made = document.createElement(tag);
+  if (text !== undefined && text !== null) made.textContent = String(text);
+  for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
+  return made;
+}
+
+function decodeBase64(text) {
+  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** A turn of the event loop: input, timers and painting happen between two chunks. */
+function yieldToPage() {
+  if (globalThis.scheduler && typeof globalThis.scheduler.yield === "function") {
+    return globalThis.scheduler.yield();
+  }
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(null);
+  });
+}
+
+const core = await load(decodeBase64(wasmBase64));
+
+const runs = []; // {name, files, state, view, colour, done}
+const queue = [];
+let loading = false;
+let paused = null; // a {promise, resume} while paused
+let drawPending = false;
+const progress = { total: 0, done: 0, chunks: 0 };
+
+function setState(value) {
+  document.body.dataset.state = value;
+}
+setState("idle");
+
+function scheduleDraw() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => {
+    drawPending = false;
+    redraw();
+  });
+}
+
+function redraw() {
+  const shown = runs.filter((run) => run.state.points.loss.length || run.state.points.eval_loss.length || run.state.points.learning_rate.length);
+  $("plot-box").hidden = shown.length === 0;
+  if (shown.length === 0) return;
+  const title = runs.length === 1 ? runs[0].name : "loss";
+  draw($("plot"), shown.map((run) => ({ label: run.name, state: run.state })), title);
+  $("plot").dataset.drawn = String(Number($("plot").dataset.drawn || 0) + 1);
+}
+
+function runView(run) {
+  const view = element("article", null, { class: "run" });
+  view.style.setProperty("--colour", run.colour);
+  view.dataset.run = run.name;
+  view.append(element("h2", run.name));
+  const status = element("table", null, { class: "status" });
+  view.append(status);
+  const errors = element("section", null, { class: "errors" });
+  errors.hidden = true;
+  view.append(errors);
+  $("runs").append(view);
+  return { view, status, errors, listed: 0 };
+}
+
+async function renderStatus(run) {
+  if (run.snapshot === null) run.snapshot = await snapshotText(run.side, validators);
+  const snapshot = run.snapshot;
+  const body = element("tbody");
+  for (const [label, text, title] of statusRows(run.name, run.state, snapshot)) {
+    const row = element("tr");
+    row.append(element("th", label));
+    const cell = element("td", text, { "data-field": label.replace(" ", "_") });
+    if (title !== null) cell.title = title;
+    row.append(cell);
+    body.append(row);
+  }
+  run.view.status.replaceChildren(body);
+}
+
+function renderErrors(run) {
+  const { state } = run;
+  const { errors } = run.view;
+  if (state.invalid === 0) {
+    errors.hidden = true;
+    return;
+  }
+  errors.hidden = false;
+  if (!errors.firstChild) {
+    errors.append(element("h3"));
+    const table = element("table", null, { class: "bad" });
+    const head = element("tr");
+    for (const name of ["line", "category", "column", "path", "message", "text"]) head.append(element("th", name));
+    table.append(element("thead"), element("tbody"));
+    table.tHead.append(head);
+    errors.append(table, element("p", null, { class: "more" }));
+  }
+  errors.querySelector("h3").textContent = `${thousands(state.invalid)} invalid ${state.invalid === 1 ? "line" : "lines"}`;
+  const body = errors.querySelector("tbody");
+  const upTo = Math.min(state.errors.length, LISTED);
+  for (let i = run.view.listed; i < upTo; i += 1) {
+    const bad = state.errors[i];
+    const row = element("tr");
+    row.append(
+      element("td", thousands(bad.line), { "data-col": "line" }),
+      element("td", bad.category, { "data-col": "category" }),
+      element("td", bad.column ?? "", { "data-col": "column" }),
+      element("td", bad.path ?? "", { "data-col": "path" }),
+      element("td", bad.message, { "data-col": "message" }),
+      element("td", bad.text ?? "", { "data-col": "text", class: "text" }),
+    );
+    body.append(row);
+  }
+  run.view.listed = upTo;
+  const more = state.invalid - upTo;
+  errors.querySelector(".more").textContent = more > 0 ? `… and ${thousands(more)} more (not listed; overbrainer-contract check lists them all)` : "";
+}
+
+function showProgress(run) {
+  const share = progress.total ? progress.done / progress.total : 1;
+  $("progress").value = share;
+  $("progress").dataset.chunks = String(progress.chunks);
+  $("progress").dataset.lines = String(run.state.lines);
+  const mib = (bytes) => (bytes / (1 << 20)).toFixed(1);
+  $("progress-text").textContent = `${run.name}: ${thousands(run.state.lines)} lines, ${mib(progress.done)} of ${mib(progress.total)} MiB${paused ? " (paused)" : ""}`;
+}
+
+async function readRun(run) {
+  const { state } = run;
+  const reader = new core.Reader();
+  const excerpts = new Excerpts(SHOWN);
+  const file = run.files.metrics;
+  const takeAll = (answers) => {
+    for (const answer of answers) {
+      const { number, line, error, terminated } = answerParts(answer);
+      state.lines += 1;
+      if (line) state.take(line);
+      else {
+        const kept = state.errors.length;
+        state.reject(number, error, terminated);
+        if (state.errors.length > kept) state.errors[kept].text = excerpts.text(number);
+      }
+    }
+  };
+  for (let offset = 0; offset < file.size; ) {
+    if (paused) await paused.promise;
+    const chunk = new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer());
+    if (chunk.length === 0) break; // the file shrank while read
+    offset += chunk.length;
+    excerpts.add(chunk, state.errors.length < LISTED);
+    takeAll(reader.feed(chunk));
+    progress.done += chunk.length;
+    progress.chunks += 1;
+    showProgress(run);
+    renderErrors(run);
+    renderStatus(run);
+    scheduleDraw();
+    await yieldToPage();
+  }
+  takeAll(reader.finish());
+  run.done = true;
+}
+
+async function loadQueued() {
+  if (loading) return;
+  loading = true;
+  setState("loading");
+  $("loading").hidden = false;
+  $("problem").hidden = true;
+  try {
+    while (queue.length) {
+      const run = queue.shift();
+      try {
+        await readRun(run);
+      } catch (error) {
+        $("problem").hidden = false;
+        $("problem").textContent = `${run.name}: ${error && error.message ? error.message : error}`;
+      }
+      await renderStatus(run);
+      renderErrors(run);
+      scheduleDraw();
+    }
+  } finally {
+    loading = false;
+    $("loading").hidden = true;
+    setState("idle");
+  }
+}
+
+/** Runs to read: [{name, metrics: File, side: {proof, request} | null}]. */
+function open(found) {
+  for (const each of found) {
+    const run = {
+      name: each.name,
+      files: { metrics: each.metrics },
+      side: each.side,
+      state: new RunState(new core.Pace()),
+      colour: COLOURS[runs.length % COLOURS.length],
+      done: false,
+      snapshot: null,
+    };
+    run.view = runView(run);
+    runs.push(run);
+    queue.push(run);
+    progress.total += each.metrics.size;
+    renderStatus(run);
+  }
+  if (found.length === 0) {
+    $("problem").hidden = false;
+    $("problem").textContent = `no ${METRICS_FILE} there`;
+    return;
+  }
+  loadQueued();
+}
+
+/** Runs of loose files (each a metrics file) and of folders' files (path → File): a folder
+ * with a metrics.jsonl is a run, its snapshot files beside it. */
+function runsOf(loose, inFolders) {
+  const found = loose.map((file) => ({ name: file.name, metrics: file, side: null }));
+  const folders = new Map();
+  for (const [path, file] of inFolders) {
+    const cut = path.lastIndexOf("/");
+    const folder = cut < 0 ? "" : path.slice(0, cut);
+    if (!folders.has(folder)) folders.set(folder, {});
+    folders.get(folder)[path.slice(cut + 1)] = file;
+  }
+  for (const [folder, files] of [...folders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (!files[METRICS_FILE]) continue;
+    found.push({
+      name: folder || METRICS_FILE,
+      metrics: files[METRICS_FILE],
+      side: { proof: files[SNAPSHOT_FILE] || null, request: files[SNAPSHOT_REQUEST] || null },
+    });
+  }
+  return found;
+}
+
+$("files").addEventListener("change", (event) => {
+  open(runsOf([...event.target.files], []));
+  event.target.value = "";
+});
+
+$("folder").addEventListener("change", (event) => {
+  open(runsOf([], [...event.target.files].map((file) => [file.webkitRelativePath || file.name, file])));
+  event.target.value = "";
+});
+
+function entries(directory) {
+  const reader = directory.createReader();
+  const all = [];
+  return new Promise((resolve, reject) => {
+    const next = () =>
+      reader.readEntries((batch) => {
+        if (batch.length === 0) resolve(all);
+        else {
+          all.push(...batch);
+          next();
+        }
+      }, reject);
+    next();
+  });
+}
+
+async function walk(entry, into) {
+  if (entry.isFile) {
+    const file = await new Promise((resolve, reject) => entry.file(resolve, reject));
+    into.push([entry.fullPath.replace(/^\//, ""), file]);
+  } else if (entry.isDirectory) {
+    for (const child of await entries(entry)) await walk(child, into);
+  }
+}
+
+const drop = $("drop");
+for (const name of ["dragenter", "dragover"]) {
+  document.addEventListener(name, (event) => {
+    event.preventDefault();
+    drop.classList.add("over");
+  });
+}
+document.addEventListener("dragleave", () => drop.classList.remove("over"));
+document.addEventListener("drop", async (event) => {
+  event.preventDefault();
+  drop.classList.remove("over");
+  const loose = [];
+  const inFolders = [];
+  const items = [...(event.dataTransfer.items || [])];
+  const dropped = items.map((item) => (item.webkitGetAsEntry ? item.webkitGetAsEntry() : null));
+  const files = [...event.dataTransfer.files];
+  for (let i = 0; i < files.length; i += 1) {
+    const entry = dropped[i];
+    if (entry && entry.isDirectory) await walk(entry, inFolders);
+    else loose.push(files[i]);
+  }
+  open(runsOf(loose, inFolders));
+});
+
+$("pause").addEventListener("click", () => {
+  if (paused) {
+    const { resume } = paused;
+    paused = null;
+    $("pause").textContent = "Pause";
+    setState("loading");
+    resume();
+  } else if (loading) {
+    let resume;
+    const promise = new Promise((resolve) => {
+      resume = resolve;
+    });
+    paused = { promise, resume };
+    $("pause").textContent = "Resume";
+    setState("paused");
+  }
+  const current = runs.find((run) => !run.done);
+  if (current) showProgress(current);
+});
+
+$("clear").addEventListener("click", () => {
+  if (loading) return;
+  runs.length = 0;
+  progress.total = 0;
+  progress.done = 0;
+  $("runs").replaceChildren();
+  $("plot-box").hidden = true;
+  $("problem").hidden = true;
+});
+
+window.addEventListener("resize", scheduleDraw);
+$("core-version").textContent = `reader core: ${core.version ?? "overbrainer-contract"} (WebAssembly)`;
+document.body.dataset.ready = "true";

@@ -1,0 +1,255 @@
+// The plot of `overbrainer-contract plot`, drawn on a canvas: training loss (solid) and eval
+// loss (dashed, with markers) against the step on the top panel, the learning rate on the
+// bottom one; several runs overlaid, one colour each (matplotlib's default cycle), a legend.
+// A series of many points is drawn through its extremes per pixel column: a million points
+// cost one pass, and no spike is lost.
+
+/** matplotlib's default colour cycle (tab10). */
+export const COLOURS = [
+  "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+];
+
+const FONT = "12px system-ui, sans-serif";
+
+/** Round steps for an axis from `low` to `high`: 1, 2 or 5 times a power of ten. */
+function ticks(low, high, count) {
+  if (!(high > low)) return [low];
+  const raw = (high - low) / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const unit = [1, 2, 5, 10].map((each) => each * power).find((each) => raw <= each) || raw;
+  const out = [];
+  for (let at = Math.ceil(low / unit) * unit; at <= high + unit * 1e-9; at += unit) {
+    out.push(Math.abs(at) < unit * 1e-9 ? 0 : at);
+  }
+  return out;
+}
+
+function label(value) {
+  if (value === 0) return "0";
+  const size = Math.abs(value);
+  if (size >= 1e5 || size < 1e-3) return value.toExponential(1).replace("e+", "e");
+  return String(Number(value.toPrecision(6)));
+}
+
+/** The range of the finite values of some Points, or null. */
+function extent(each, into) {
+  for (let i = 0; i < each.length; i += 1) {
+    const value = each.values[i];
+    const step = each.steps[i];
+    if (Number.isFinite(value) && Number.isFinite(step)) {
+      into.low = Math.min(into.low, value);
+      into.high = Math.max(into.high, value);
+      into.first = Math.min(into.first, step);
+      into.last = Math.max(into.last, step);
+      into.any = true;
+    }
+  }
+}
+
+function padded(low, high) {
+  if (high > low) {
+    const room = (high - low) * 0.05;
+    return [low - room, high + room];
+  }
+  const room = Math.abs(low) * 0.05 || 1;
+  return [low - room, high + room];
+}
+
+/** A series drawn through its points, or through each pixel column's first, lowest,
+ * highest and last point when there are more points than columns. */
+function trace(context, points, x, y, width) {
+  const { steps, values, length } = points;
+  context.beginPath();
+  let started = false;
+  const move = (px, py) => {
+    if (started) context.lineTo(px, py);
+    else {
+      context.moveTo(px, py);
+      started = true;
+    }
+  };
+  if (length <= width * 2) {
+    for (let i = 0; i < length; i += 1) {
+      if (Number.isFinite(values[i])) move(x(steps[i]), y(values[i]));
+    }
+  } else {
+    let column = null;
+    let low = 0;
+    let high = 0;
+    let last = 0;
+    const flush = () => {
+      if (column === null) return;
+      move(column, y(low));
+      move(column, y(high));
+      move(column, y(last));
+    };
+    for (let i = 0; i < length; i += 1) {
+      const value = values[i];
+      if (!Number.isFinite(value)) continue;
+      const px = Math.round(x(steps[i]));
+      if (px !== column) {
+        flush();
+        column = px;
+        move(px, y(value));
+        low = value;
+        high = value;
+      }
+      low = Math.min(low, value);
+      high = Math.max(high, value);
+      last = value;
+    }
+    flush();
+  }
+  context.stroke();
+}
+
+function markers(context, points, x, y) {
+  if (points.length > 400) return;
+  for (let i = 0; i < points.length; i += 1) {
+    if (!Number.isFinite(points.values[i])) continue;
+    context.beginPath();
+    context.arc(x(points.steps[i]), y(points.values[i]), 3, 0, Math.PI * 2);
+    context.fill();
+  }
+}
+
+function panel(context, box, xRange, series, yLabel, xLabel) {
+  const range = { low: Infinity, high: -Infinity, first: Infinity, last: -Infinity, any: false };
+  for (const { points } of series) extent(points, range);
+  const [low, high] = range.any ? padded(range.low, range.high) : [0, 1];
+  const [first, last] = xRange;
+  const x = (step) => box.left + ((step - first) / (last - first)) * box.width;
+  const y = (value) => box.top + box.height - ((value - low) / (high - low)) * box.height;
+  context.save();
+  context.font = FONT;
+  context.fillStyle = "#222";
+  context.strokeStyle = "rgba(0,0,0,0.12)";
+  context.lineWidth = 1;
+  context.textAlign = "right";
+  context.textBaseline = "middle";
+  for (const at of ticks(low, high, Math.max(2, Math.floor(box.height / 45)))) {
+    const py = Math.round(y(at)) + 0.5;
+    context.beginPath();
+    context.moveTo(box.left, py);
+    context.lineTo(box.left + box.width, py);
+    context.stroke();
+    context.fillText(label(at), box.left - 6, py);
+  }
+  context.textAlign = "center";
+  context.textBaseline = "top";
+  for (const at of ticks(first, last, Math.max(2, Math.floor(box.width / 90)))) {
+    const px = Math.round(x(at)) + 0.5;
+    context.beginPath();
+    context.moveTo(px, box.top);
+    context.lineTo(px, box.top + box.height);
+    context.stroke();
+    if (xLabel) context.fillText(label(at), px, box.top + box.height + 5);
+  }
+  context.strokeStyle = "#444";
+  context.strokeRect(box.left + 0.5, box.top + 0.5, box.width, box.height);
+  context.save();
+  context.translate(14, box.top + box.height / 2);
+  context.rotate(-Math.PI / 2);
+  context.textBaseline = "top";
+  context.fillText(yLabel, 0, -10);
+  context.restore();
+  if (xLabel) context.fillText(xLabel, box.left + box.width / 2, box.top + box.height + 22);
+  context.beginPath();
+  context.rect(box.left, box.top, box.width, box.height);
+  context.clip();
+  for (const { points, colour, dashed } of series) {
+    if (!points.length) continue;
+    context.strokeStyle = colour;
+    context.fillStyle = colour;
+    context.lineWidth = 1.5;
+    context.setLineDash(dashed ? [6, 4] : []);
+    trace(context, points, x, y, box.width);
+    context.setLineDash([]);
+    if (dashed) markers(context, points, x, y);
+  }
+  context.restore();
+}
+
+function legend(context, box, entries) {
+  if (!entries.length) return;
+  context.save();
+  context.font = FONT;
+  const width = Math.max(...entries.map((each) => context.measureText(each.text).width)) + 40;
+  const height = entries.length * 18 + 8;
+  const left = box.left + box.width - width - 8;
+  const top = box.top + 8;
+  context.fillStyle = "rgba(255,255,255,0.85)";
+  context.strokeStyle = "rgba(0,0,0,0.2)";
+  context.fillRect(left, top, width, height);
+  context.strokeRect(left + 0.5, top + 0.5, width, height);
+  entries.forEach((each, index) => {
+    const py = top + 13 + index * 18;
+    context.strokeStyle = each.colour;
+    context.lineWidth = 1.5;
+    context.setLineDash(each.dashed ? [6, 4] : []);
+    context.beginPath();
+    context.moveTo(left + 6, py);
+    context.lineTo(left + 30, py);
+    context.stroke();
+    context.setLineDash([]);
+    context.fillStyle = "#222";
+    context.textBaseline = "middle";
+    context.fillText(each.text, left + 36, py);
+  });
+  context.restore();
+}
+
+/** Draw `runs` ([{label, state}]) on `canvas`, sized to its CSS box. */
+export function draw(canvas, runs, title) {
+  const scale = globalThis.devicePixelRatio || 1;
+  const cssWidth = canvas.clientWidth || 900;
+  const cssHeight = canvas.clientHeight || 600;
+  canvas.width = Math.round(cssWidth * scale);
+  canvas.height = Math.round(cssHeight * scale);
+  const context = canvas.getContext("2d");
+  context.setTransform(scale, 0, 0, scale, 0, 0);
+  context.fillStyle = "#fff";
+  context.fillRect(0, 0, cssWidth, cssHeight);
+  const several = runs.length > 1;
+  const top = [];
+  const bottom = [];
+  const topLegend = [];
+  const bottomLegend = [];
+  const xs = { low: Infinity, high: -Infinity, first: Infinity, last: -Infinity, any: false };
+  runs.forEach(({ label: name, state }, index) => {
+    const colour = COLOURS[index % COLOURS.length];
+    const prefix = several ? `${name}: ` : "";
+    const { loss, eval_loss: evalLoss, learning_rate: rate } = state.points;
+    for (const each of [loss, evalLoss, rate]) extent(each, xs);
+    if (loss.length) {
+      top.push({ points: loss, colour, dashed: false });
+      topLegend.push({ text: `${prefix}loss`, colour, dashed: false });
+    }
+    if (evalLoss.length) {
+      top.push({ points: evalLoss, colour, dashed: true });
+      topLegend.push({ text: `${prefix}eval loss`, colour, dashed: true });
+    }
+    if (rate.length) {
+      bottom.push({ points: rate, colour, dashed: false });
+      bottomLegend.push({ text: name, colour, dashed: false });
+    }
+  });
+  const xRange = xs.any ? (xs.last > xs.first ? [xs.first, xs.last] : padded(xs.first, xs.last)) : [0, 1];
+  const left = 78;
+  const width = cssWidth - left - 16;
+  const titleHeight = 30;
+  const usable = cssHeight - titleHeight - 48;
+  const topBox = { left, top: titleHeight, width, height: Math.round(usable * 0.68) };
+  const bottomBox = { left, top: topBox.top + topBox.height + 14, width, height: usable - topBox.height - 14 };
+  context.font = "bold 14px system-ui, sans-serif";
+  context.fillStyle = "#222";
+  context.textAlign = "center";
+  context.textBaseline = "middle";
+  context.fillText(title, left + width / 2, titleHeight / 2);
+  context.textAlign = "left";
+  panel(context, topBox, xRange, top, "loss", null);
+  panel(context, bottomBox, xRange, bottom, "learning rate", "step");
+  legend(context, topBox, topLegend);
+  if (several) legend(context, bottomBox, bottomLegend);
+}

@@ -1,0 +1,71 @@
+// The snapshot row of `status`: whether a snapshot was requested (and why), whether it was
+// taken (the proof, `snapshot.json`), and whether the request is still pending (there, and
+// newer than the proof). cli/status.py `snapshot_status` and `_snapshot_text`, with the
+// files of a folder the user opened. The proof and the request are checked by validators
+// generated from schema/ (Ajv's standalone code, made by build.mjs).
+
+import { thousands } from "./format.js";
+
+/** The most bytes each side file may hold (runs/sidefile.py: REQUEST_LIMIT, PROOF_LIMIT). */
+export const REQUEST_LIMIT = 4096;
+export const PROOF_LIMIT = 65536;
+
+function ajvProblem(errors) {
+  return (errors || [])
+    .map((error) => `${error.instancePath ? `$${error.instancePath.replaceAll("/", ".")}` : "$"}: ${error.message}`)
+    .join("; ");
+}
+
+async function readSide(file, limit) {
+  if (file.size > limit) {
+    throw new Error(`${file.name}: ${thousands(file.size)} bytes, over the ${thousands(limit)} it may hold`);
+  }
+  return new TextDecoder("utf-8").decode(await file.arrayBuffer()); // bytes not UTF-8 replaced
+}
+
+/** The reason of a request's text: its one word, or null when it is empty or not one word. */
+function requestReason(text, validRequest) {
+  if (!validRequest(text)) return null;
+  const word = text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
+  return word === "" ? null : word;
+}
+
+/** The snapshot row's text. `side` is null without a run folder, else `{proof, request}`
+ * (Files or null); `validators` holds `snapshot` and `request` (generated from schema/). */
+export async function snapshotText(side, validators) {
+  if (side === null) return "- (no run folder opened: open the folder to see its snapshot)";
+  let request = null;
+  let taken = null;
+  let problem = null;
+  try {
+    if (side.request) {
+      const text = await readSide(side.request, REQUEST_LIMIT);
+      request = { reason: requestReason(text, validators.request), time: side.request.lastModified };
+    }
+    if (side.proof) {
+      const text = await readSide(side.proof, PROOF_LIMIT);
+      let proof;
+      try {
+        proof = JSON.parse(text);
+      } catch (error) {
+        problem = `${side.proof.name} is not a valid proof: ${error.message}`;
+      }
+      if (problem === null) {
+        if (validators.snapshot(proof)) taken = { ...proof, written: side.proof.lastModified };
+        else problem = `${side.proof.name} is not a valid proof: ${ajvProblem(validators.snapshot.errors)}`;
+      }
+    }
+  } catch (error) {
+    return error.message;
+  }
+  const pending = request !== null && (taken === null || taken.written < request.time);
+  const parts = [];
+  if (pending) parts.push(`requested (${request.reason || "no reason"}), not taken yet`);
+  if (taken !== null) {
+    const reason = taken.reason || "no reason";
+    const earlier = pending ? "an earlier one " : "";
+    parts.push(`${earlier}taken at step ${thousands(taken.step)}: ${taken.checkpoint} (${reason})`);
+  }
+  if (problem) parts.push(problem);
+  return parts.join("; ") || "none requested";
+}
