@@ -3,3 +3,15 @@ from pathlib import Path
 
 # tests import their helpers (schema_registry) as top-level modules
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+import pytest
+from sweep import Sweep, build_sweep
+
+
+@pytest.fixture(scope="session")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Sweep:
+    """A sweep of 40 runs (42 with the real Trainer runs), built once (`tests/sweep.py`
+    says its layout): nested two deep, some with bad lines, one resumed, one stalled 30 h,
+    one gzip-compressed, one with a snapshot, one evaluating."""
+    return build_sweep(tmp_path_factory.mktemp("sweep"))
