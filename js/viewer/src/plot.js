@@ -27,8 +27,7 @@ function ticks(low, high, count) {
 
 function label(value) {
   if (value === 0) return "0";
-  const size = Math.abs(value);
-  if (size >= 1e5 || size < 1e-3) return value.toExponential(1).replace("e+", "e");
+  if (Math.abs(value) >= 1e6) return Number(value.toPrecision(6)).toExponential().replace("e+", "e");
   return String(Number(value.toPrecision(6)));
 }
 
@@ -104,8 +103,8 @@ function trace(context, points, x, y, width) {
   context.stroke();
 }
 
-function markers(context, points, x, y) {
-  if (points.length > 400) return;
+function markers(context, points, x, y, always) {
+  if (points.length > 400 && !always) return;
   for (let i = 0; i < points.length; i += 1) {
     if (!Number.isFinite(points.values[i])) continue;
     context.beginPath();
@@ -166,7 +165,7 @@ function panel(context, box, xRange, series, yLabel, xLabel) {
     context.setLineDash(dashed ? [6, 4] : []);
     trace(context, points, x, y, box.width);
     context.setLineDash([]);
-    if (dashed) markers(context, points, x, y);
+    if (dashed || points.length === 1) markers(context, points, x, y, points.length === 1);
   }
   context.restore();
 }

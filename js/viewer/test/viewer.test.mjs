@@ -1,0 +1,350 @@
+// The run viewer in a real browser: Debian's Chromium, headless, driven by playwright-core,
+// opens the built page from disk (file://) and the test reads what the page shows. Every
+// expected value comes from the reference runner (conformance/rust: overbrainer's metrics.rs
+// answering each line: verdict, message, mark, dump, pace) or from the files the test writes,
+// never from the page.
+//
+//   node --test test/          (after `cd js && node build.mjs`: the package's dist/)
+//
+// OVERBRAINER_REFERENCE_RUNNER names the runner (default: conformance/rust's release build);
+// CHROMIUM the browser (default /usr/bin/chromium); VIEWER_ARTEFACTS where the screenshots
+// go (default js/viewer/test-output/).
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const VIEWER = resolve(HERE, "..");
+const ROOT = resolve(VIEWER, "..", "..");
+const EXAMPLES = join(ROOT, "examples");
+const RUNNER =
+  process.env.OVERBRAINER_REFERENCE_RUNNER ||
+  join(ROOT, "conformance", "rust", "target", "release", "overbrainer-reference-runner");
+const BROWSER = process.env.CHROMIUM || "/usr/bin/chromium";
+const ARTEFACTS = resolve(process.env.VIEWER_ARTEFACTS || join(VIEWER, "test-output"));
+
+/** The reference's answer to each line of `path` (the runner's `lines` mode). */
+function reference(path) {
+  const out = execFileSync(RUNNER, ["lines", path], { maxBuffer: 1 << 30 });
+  return out.toString("utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+}
+
+/** A reference error as the page must show it (as Python's ParseError gives it): the
+ * message without its position, and the column the position gives (`null` without one). */
+function shownError(answer) {
+  const found = /^(.*) at line 1 column (\d+)$/.exec(answer.message);
+  if (!found) return { category: answer.category, message: answer.message, column: null };
+  return { category: answer.category, message: found[1], column: Number(found[2]) };
+}
+
+/** `H:MM:SS` of a Duration, rounded to the second, ties to even (Python's `round`). */
+function clock({ secs, nanos }) {
+  let whole = secs;
+  if (nanos > 500_000_000 || (nanos === 500_000_000 && secs % 2 === 1)) whole += 1;
+  const two = (n) => String(n).padStart(2, "0");
+  return `${Math.floor(whole / 3600)}:${two(Math.floor((whole % 3600) / 60))}:${two(whole % 60)}`;
+}
+
+let browser;
+let page;
+let work;
+let pageUrl;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), "viewer-test-"));
+  mkdirSync(ARTEFACTS, { recursive: true });
+  const built = join(work, "viewer.html");
+  execFileSync(process.execPath, [join(VIEWER, "build.mjs"), "--out", built], { stdio: "inherit" });
+  pageUrl = pathToFileURL(built).href;
+  browser = await chromium.launch({ executablePath: BROWSER, headless: true });
+});
+
+after(async () => {
+  await browser?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function freshPage() {
+  const opened = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const problems = [];
+  opened.on("pageerror", (error) => problems.push(error.message));
+  opened.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  await opened.goto(pageUrl);
+  await opened.waitForSelector("body[data-ready=true]");
+  opened.problems = problems;
+  return opened;
+}
+
+async function idle(opened, runs) {
+  await opened.waitForFunction(
+    (count) => document.body.dataset.state === "idle" && document.querySelectorAll(".run").length === count,
+    runs,
+  );
+  // the plot is drawn on the next frame
+  await opened.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
+/** The status rows of the run named `name`, label → {text, title}. */
+async function statusOf(opened, name) {
+  return opened.evaluate((wanted) => {
+    const run = [...document.querySelectorAll(".run")].find((each) => each.dataset.run === wanted);
+    if (!run) return null;
+    const rows = {};
+    for (const row of run.querySelectorAll("table.status tr")) {
+      const cell = row.querySelector("td");
+      rows[row.querySelector("th").textContent] = { text: cell.textContent, title: cell.title || null };
+    }
+    return rows;
+  }, name);
+}
+
+async function badLinesOf(opened, name) {
+  return opened.evaluate((wanted) => {
+    const run = [...document.querySelectorAll(".run")].find((each) => each.dataset.run === wanted);
+    const rows = [...run.querySelectorAll("table.bad tbody tr")].map((row) => {
+      const cells = {};
+      for (const cell of row.querySelectorAll("td")) cells[cell.dataset.col] = cell.textContent;
+      return cells;
+    });
+    return { rows, heading: run.querySelector(".errors h3")?.textContent ?? null, more: run.querySelector(".more")?.textContent ?? "" };
+  }, name);
+}
+
+/** Pixels of the plot's canvas in each run's colour (its card's `--colour`). */
+async function plotted(opened) {
+  return opened.evaluate(() => {
+    const canvas = document.getElementById("plot");
+    const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+    const counts = {};
+    for (const run of document.querySelectorAll(".run")) {
+      const hex = getComputedStyle(run).getPropertyValue("--colour").trim();
+      const [r, g, b] = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16));
+      let count = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (Math.abs(data[i] - r) < 8 && Math.abs(data[i + 1] - g) < 8 && Math.abs(data[i + 2] - b) < 8) count += 1;
+      }
+      counts[run.dataset.run] = count;
+    }
+    return counts;
+  });
+}
+
+/** What status must show of a run, from the reference's answers to its lines. */
+function expectedStatus(answers) {
+  let stage = null;
+  let end = null;
+  let loss = null;
+  let evalLoss = null;
+  for (const answer of answers) {
+    if (!answer.ok) continue;
+    const line = JSON.parse(answer.dump);
+    if (answer.mark?.kind === "stage") stage = answer.mark.stage;
+    if (answer.mark?.kind === "end") end = answer.mark.step;
+    if (line.event === "begin") end = null;
+    if (line.event === "log" && line.loss !== null) loss = { step: line.step, value: line.loss };
+    if (line.event === "log" && line.eval_loss !== null) evalLoss = { step: line.step, value: line.eval_loss };
+  }
+  const pace = answers.at(-1).pace;
+  return { stage, end, loss, evalLoss, pace, lines: answers.length, invalid: answers.filter((each) => !each.ok).length };
+}
+
+describe("the run viewer in headless Chromium", () => {
+  it("shows the example runs as status and plot do, from their folder", async () => {
+    page = await freshPage();
+    await page.setInputFiles("#folder", EXAMPLES);
+    const names = ["examples/sweep-lr3e-2-seed1", "examples/sweep-lr3e-4-seed2", "examples/tiny-run"];
+    await idle(page, names.length);
+    for (const name of names) {
+      const want = expectedStatus(reference(join(ROOT, name, "metrics.jsonl")));
+      const shown = await statusOf(page, name);
+      assert.ok(shown, `${name} is shown`);
+      assert.equal(shown.run.text, name);
+      assert.equal(want.end, want.pace.step, `${name}: ended at its last log's step`);
+      assert.equal(shown.stage.text, `${want.stage} (ended at step ${want.end})`);
+      assert.equal(shown.step.text, `${want.end} / ${want.pace.max_steps} (100%)`);
+      assert.equal(Number(shown.loss.title), want.loss.value, `${name}: the last training loss, exactly`);
+      assert.match(shown.loss.text, new RegExp(` at step ${want.loss.step}$`));
+      assert.equal(Number(shown["eval loss"].title), want.evalLoss.value);
+      assert.equal(shown.eta.text, "- (training ended)");
+      assert.equal(shown.lines.text, String(want.lines));
+      assert.equal(want.invalid, 0);
+    }
+    const proof = JSON.parse(readFileSync(join(EXAMPLES, "tiny-run", "snapshot.json"), "utf8"));
+    const tiny = await statusOf(page, "examples/tiny-run");
+    assert.equal(tiny.snapshot.text, `taken at step ${proof.step}: ${proof.checkpoint} (${proof.reason})`);
+    assert.equal((await statusOf(page, "examples/sweep-lr3e-4-seed2")).snapshot.text, "none requested");
+    const pixels = await plotted(page);
+    for (const name of names) assert.ok(pixels[name] > 100, `${name} is drawn in its colour (${pixels[name]} pixels)`);
+    await page.screenshot({ path: join(ARTEFACTS, "examples.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("lists every bad line with the reference's error, and a cut run's step, evaluation and ETA", async () => {
+    page = await freshPage();
+    const tiny = readFileSync(join(EXAMPLES, "tiny-run", "metrics.jsonl"), "utf8").split("\n");
+    const cut = join(work, "cut-run.jsonl");
+    writeFileSync(cut, `${tiny.slice(0, 23).join("\n")}\n`); // up to the first evaluation's progress
+    const bad = [
+      tiny[0],
+      '{"event":"log","time":1,"step":3.0}',
+      "not json",
+      '{"event":"log","time":1,"step":1,"step":2}',
+      '{"event":"stage","name":"warmup","time":1}',
+      "",
+      "   ",
+      '{"event":"log","time":1e400,"step":1}',
+      '{"event":"end","time":1,"step":7} trailing',
+      '["end", 2.0, 7]',
+      '{"event":"begin","time":1,"max_steps":-1}',
+      '{"event":"log","time":1,"step":18446744073709551616}',
+      '{"event":"eval","time":1,"step":1,"total":5,"step":2}',
+      '{"event":"log","time":"1","step":1}',
+      '{"event":"log","time":1,"step":1',
+    ];
+    const badFile = join(work, "bad-lines.jsonl");
+    writeFileSync(badFile, `${bad.join("\n")}\n`);
+    await page.setInputFiles("#files", [cut, badFile]);
+    await idle(page, 2);
+
+    const answers = reference(badFile);
+    assert.equal(answers.length, bad.length);
+    const want = answers.map((answer, at) => ({ at, answer })).filter(({ answer }) => !answer.ok);
+    const shown = await badLinesOf(page, "bad-lines.jsonl");
+    assert.equal(shown.heading, `${want.length} invalid lines`);
+    assert.equal(shown.rows.length, want.length);
+    shown.rows.forEach((row, index) => {
+      const { at, answer } = want[index];
+      const error = shownError(answer);
+      assert.equal(row.line, String(at + 1));
+      assert.equal(row.category, error.category, `line ${at + 1}`);
+      assert.equal(row.message, error.message, `line ${at + 1}`);
+      assert.equal(row.column, error.column === null ? "" : String(error.column), `line ${at + 1}`);
+      assert.equal(row.text, bad[at], `line ${at + 1} shown as written`);
+    });
+    const status = await statusOf(page, "bad-lines.jsonl");
+    assert.equal(status.lines.text, `${bad.length} (${want.length} invalid)`);
+
+    const run = reference(cut);
+    const last = run.at(-1);
+    const evaluation = [...run].reverse().find((answer) => answer.mark?.kind === "eval").mark;
+    const shownCut = await statusOf(page, "cut-run.jsonl");
+    assert.equal(shownCut.stage.text, "train (evaluating)");
+    const share = (100 * last.pace.step) / last.pace.max_steps;
+    assert.notEqual(share % 1, 0.5); // no tie to round
+    assert.equal(shownCut.step.text, `${last.pace.step} / ${last.pace.max_steps} (${Math.round(share)}%)`);
+    assert.equal(shownCut.evaluation.text, `${evaluation.step} / ${evaluation.total} (${Math.round((100 * evaluation.step) / evaluation.total)}%)`);
+    assert.ok(last.pace.eta !== null);
+    assert.equal(shownCut.eta.text, clock(last.pace.eta));
+    assert.equal(Number(shownCut.eta.title), last.pace.eta.secs + last.pace.eta.nanos / 1e9);
+    await page.screenshot({ path: join(ARTEFACTS, "bad-lines.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("reads a 1M-line file in chunks, answering input between them", async () => {
+    page = await freshPage();
+    const LINES = 1_000_000;
+    const big = join(work, "million.jsonl");
+    const out = createWriteStream(big);
+    const wrong = new Set([1, 250_000, 500_000, 999_999]); // line numbers, from 1
+    let block = "";
+    for (let step = 1; step <= LINES; step += 1) {
+      if (wrong.has(step)) block += "oops\n";
+      else {
+        const loss = 4 / Math.sqrt(step);
+        block += `{"event":"log","time":${1_800_000_000 + step * 0.25},"step":${step},"max_steps":${LINES},"loss":${loss},"learning_rate":${1e-4 * (1 - step / LINES)}}\n`;
+      }
+      if (block.length > 1 << 20) {
+        if (!out.write(block)) await new Promise((done) => out.once("drain", done));
+        block = "";
+      }
+    }
+    out.end(block);
+    await new Promise((done) => out.once("finish", done));
+    const oopsFile = join(work, "oops.jsonl");
+    writeFileSync(oopsFile, "oops\n");
+    const oops = shownError(reference(oopsFile)[0]);
+
+    await page.setInputFiles("#files", big);
+    // the page draws its progress while it reads: a first chunk's lines are shown
+    await page.waitForFunction(() => Number(document.getElementById("progress").dataset.lines) > 0);
+    await page.click("#pause");
+    await page.waitForSelector("body[data-state=paused]");
+    const atPause = await page.evaluate(() => ({ ...document.getElementById("progress").dataset, value: document.getElementById("progress").value }));
+    assert.ok(Number(atPause.lines) < LINES, `paused after ${atPause.lines} lines: the click came between two chunks`);
+    assert.ok(atPause.value < 1);
+    // paused, the page still answers, and reads nothing more
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    assert.equal(await page.evaluate(() => document.getElementById("progress").dataset.lines), atPause.lines);
+    await page.click("#pause");
+    await idle(page, 1);
+
+    const status = await statusOf(page, "million.jsonl");
+    assert.equal(status.lines.text, `1,000,000 (${wrong.size} invalid)`);
+    assert.equal(status.step.text, "1,000,000 / 1,000,000 (100%)");
+    assert.equal(Number(status.loss.title), 4 / Math.sqrt(LINES));
+    assert.equal(status.eta.text, "0:00:00");
+    const listed = await badLinesOf(page, "million.jsonl");
+    assert.deepEqual(listed.rows.map((row) => Number(row.line.replaceAll(",", ""))), [...wrong]);
+    for (const row of listed.rows) assert.deepEqual([row.category, row.message, row.column, row.text], [oops.category, oops.message, String(oops.column), "oops"]);
+    const chunks = Number(await page.evaluate(() => document.getElementById("progress").dataset.chunks));
+    const size = readFileSync(big).length;
+    assert.equal(chunks, Math.ceil(size / (1 << 20)), "read in 1 MiB chunks");
+    assert.ok((await plotted(page))["million.jsonl"] > 100);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("shows what a file holds as text: markup in lines, names and a proof runs nothing", async () => {
+    page = await freshPage();
+    const hostile = [
+      "<script>window.__pwned = 1</script>",
+      '<img src=x onerror="window.__pwned = 2">',
+      '{"event":"stage","name":"<img src=x onerror=window.__pwned=3>","time":1}',
+      '{"event":"log","time":1,"step":1,"<svg onload=window.__pwned=4>":1,"loss":1.5}',
+      '{"event":"log","time":2,"step":"<b>bold</b><iframe srcdoc=\\"<script>parent.__pwned=5</script>\\">"}',
+      '<style>body{display:none}</style>',
+    ];
+    const folder = join(work, "<img src=x onerror=window.__pwned=6>");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "metrics.jsonl"), `${hostile.join("\n")}\n`);
+    writeFileSync(join(folder, "snapshot.json"), JSON.stringify({ checkpoint: "<script>window.__pwned=7</script>", step: 1, time: 1, reason: null }));
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 1);
+    const name = "<img src=x onerror=window.__pwned=6>";
+    const facts = await page.evaluate(() => ({
+      pwned: window.__pwned,
+      parentPwned: window.parent.__pwned,
+      scripts: document.querySelectorAll("script").length,
+      foreign: document.querySelectorAll("img, svg, iframe, b, style:not(head style), body style").length,
+      styles: document.querySelectorAll("style").length,
+      visible: getComputedStyle(document.body).display,
+    }));
+    assert.deepEqual(facts, { pwned: undefined, parentPwned: undefined, scripts: 1, foreign: 0, styles: 1, visible: "block" });
+    const status = await statusOf(page, name);
+    assert.equal(status.run.text, name, "the folder's name shown as written");
+    assert.equal(status.snapshot.text, "taken at step 1: <script>window.__pwned=7</script> (no reason)");
+    const answers = reference(join(folder, "metrics.jsonl"));
+    const listed = await badLinesOf(page, name);
+    const bad = answers.map((answer, at) => ({ at, answer })).filter(({ answer }) => !answer.ok);
+    assert.equal(listed.rows.length, bad.length);
+    listed.rows.forEach((row, index) => {
+      const { at, answer } = bad[index];
+      assert.equal(row.text, hostile[at], `line ${at + 1} shown as written`);
+      assert.equal(row.message, shownError(answer).message);
+    });
+    assert.ok(listed.rows.some((row) => row.message.includes("<img src=x onerror=window.__pwned=3>")));
+    await page.screenshot({ path: join(ARTEFACTS, "markup.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+});
