@@ -20,6 +20,10 @@ order, white space between tokens, duplicates, the array form, and all of that c
 mutated; then any text and any bytes. The variants and their fields come from the
 contract's schemas (`contract_fields`).
 
+The npm package (js/: the same core as WebAssembly, under Node) joins over a pipe of its
+own (`js/test/answerer.mjs`): any line, and whole files through its `Reader`, answered as the
+reference answers them, and its `ParseError` Python's (category, message, column, path).
+
 `nox -s fuzz` runs this with a fixed seed and a bounded number of examples
 (`FUZZ_EXAMPLES` per test, default 4000).
 """
@@ -32,6 +36,7 @@ import os
 import struct
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from decimal import Decimal
 from itertools import pairwise
 from typing import Any
@@ -43,6 +48,8 @@ from contract_fields import OPT_U64, STAGE, STAGES, U64, U64_MAX, VARIANTS
 from golden_values import mark_json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from js_answerer import JsAnswerer
+from js_answerer import build as build_js
 from overbrainer_contract import (
     Log,
     MetricLine,
@@ -809,3 +816,173 @@ def test_the_comparison_sees_a_difference(reference: Answerer) -> None:
     assert compare(ours(cut), theirs, text=False) is None
     moved = dict(theirs, message=theirs["message"].replace("line 2", "line 1"))
     assert compare(ours(cut), moved, text=False) is not None
+
+
+# -- the npm package (js/: the core as WebAssembly) against the reference ------------------
+
+
+@pytest.fixture(scope="module")
+def js() -> Iterator[JsAnswerer]:
+    build_js()
+    answerer = JsAnswerer()
+    yield answerer
+    answerer.close()
+
+
+def js_problem(mine: dict[str, Any], theirs: dict[str, Any], text: bool) -> str | None:
+    """How the package's answer `mine` (answerer.mjs's form) and the reference's answer
+    `theirs` to a line differ: verdict; category and message, position included (bytes
+    that are not UTF-8: the core's syntax error); dump, each field's value (floats to the
+    bit against the reference's dump read back, counts exactly, the stage by name), mark,
+    pace. None when they are the same."""
+    if mine["ok"] is None:
+        return f"the package raised {mine['raised']}, not ParseError; reference {theirs}"
+    if mine["ok"] != theirs["ok"]:
+        return f"verdict: the package {mine}, reference {theirs}"
+    if not mine["ok"]:
+        if theirs["category"] == "utf8":
+            expected = ("syntax", SURROGATE if text else UTF8)
+            if (mine["category"], mine["bare"]) != expected:
+                return f"not UTF-8: the package {mine}, expected {expected}"
+            return None
+        if mine["category"] != theirs["category"]:
+            return f"category: the package {mine}, reference {theirs}"
+        if mine["message"] != theirs["message"]:
+            return f"message: the package {mine['message']!r}, reference {theirs['message']!r}"
+        return None
+    if mine["dump"] != theirs["dump"]:
+        return f"dump: the package {mine['dump']}, reference {theirs['dump']}"
+    want = json.loads(theirs["dump"])
+    tag = want["event"]
+    if mine["event"] != tag or len(mine["values"]) != len(VARIANTS[tag]):
+        return f"variant: the package {mine}, reference {theirs['dump']}"
+    for (name, kind), got in zip(VARIANTS[tag], mine["values"], strict=True):
+        value = want[name]
+        if value is None or got is None:
+            same = value is None and got is None
+        elif kind == STAGE:
+            same = got == value
+        elif kind in (U64, OPT_U64):
+            same = type(value) is int and got == str(value)
+        else:
+            same = type(value) is float and got == bits(value).hex()
+        if not same:
+            return f"value of {name}: the package {got!r}, reference {value!r} ({theirs['dump']})"
+    if mine["mark"] != theirs["mark"]:
+        return f"mark: the package {mine['mark']}, reference {theirs['mark']}"
+    if mine["pace"] != theirs["pace"]:
+        return f"pace: the package {mine['pace']}, reference {theirs['pace']}"
+    return None
+
+
+def python_problem(mine: dict[str, Any], line: str | bytes) -> str | None:
+    """How the package's answer differs from Python's `parse_line` on the same line: the
+    same verdict, and for a rejected line the same `ParseError` (category, message, column,
+    path)."""
+    try:
+        parse_line(line)
+    except ParseError as error:
+        python = (error.category, error.message, error.column, error.path)
+        package = (mine.get("category"), mine.get("bare"), mine.get("column"), mine.get("path"))
+        return None if package == python else f"the package {package}, Python {python}"
+    return None if mine["ok"] else f"the package {mine}, Python accepts the line"
+
+
+def check_js(line: str | bytes, reference: Answerer, js: JsAnswerer) -> None:
+    data = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+    mine = js.line(line)
+    problem = js_problem(mine, reference(data), isinstance(line, str)) or python_problem(mine, line)
+    assert problem is None, f"{line!r}: {problem}"
+
+
+any_line = st.one_of(
+    writer_lines(),
+    plugin_lines(),
+    array_lines(),
+    mutated_lines(),
+    repeated_key_lines().map(lambda lines: lines[-1]),
+    st.text(st.characters(exclude_categories=["Cs"]), max_size=60),
+    st.text(max_size=30),  # lone surrogates among them
+    st.binary(max_size=80),
+    spliced_bytes(),
+)
+
+
+@given(any_line, st.booleans())
+@example('{"event":"log","time":-0,"step":18446744073709551615,"loss":-0.0}', True)
+@example('{"event":"end","time":1.7976931348623158e+308,"step":1}', True)
+@example('{"event":"log","time":1700000000.3745239,"step":1}', False)
+@example('["stage",1,{"train":null}]', True)
+@example('{"event":"begin","time":1,"\udfff":1}', True)
+@example('{"event":"log","time":1,"x":{"a b":[1,{"é":1e400}]}}', True)
+@example(b'{"event":"begin","time":1,"x":"\xc3"}', True)
+@example("", True)
+def test_the_package_answers_as_the_reference_and_python(
+    reference: Answerer, js: JsAnswerer, line: str | bytes, as_bytes: bool
+) -> None:
+    """Any line through the npm package (`parseLine` of a string, or of its UTF-8 bytes),
+    against the reference (verdict, category, message with its position, dump, each value to
+    the bit, mark, pace) and Python's `parse_line` (the same ParseError: category, message,
+    column, path)."""
+    if as_bytes and isinstance(line, str):
+        line = line.encode("utf-8", "surrogatepass")
+    check_js(line, reference, js)
+
+
+def test_the_package_reads_every_edge_spelling_in_every_field(
+    reference: Answerer, js: JsAnswerer
+) -> None:
+    """Every edge spelling in every number field of every variant through the package."""
+    for literal in F64_EDGES + ZEROS + INTEGERS:
+        for tag, fields in VARIANTS.items():
+            for name, kind in fields:
+                if kind == STAGE:
+                    continue
+                entries = {n: ("1" if k != STAGE else '"train"') for n, k in fields}
+                entries[name] = literal
+                body = ",".join(f'"{n}":{v}' for n, v in entries.items())
+                check_js(f'{{"event":"{tag}",{body}}}', reference, js)
+
+
+@given(metrics_files())
+@example(
+    (
+        [b'{"event":"begin","time":1700000000.3745239}', b""],
+        True,
+        [b'{"event":"begin","ti', b'me":1700000000.3745239}\n', b"\n"],
+    )
+)
+def test_the_packages_reader_answers_a_file_as_the_reference(
+    reference: Answerer, js: JsAnswerer, drawn: tuple[list[bytes], bool, list[bytes]]
+) -> None:
+    """The package's `Reader` fed a file's chunks, cut anywhere: one answer a line, in
+    order, numbered from 1, the last one `complete` only when the file ends in a newline,
+    each the reference's answer to the line (a line: what comes before its newline)."""
+    lines, ended, chunks = drawn
+    answers = js.file(chunks)
+    where = f"{lines!r} (ended: {ended}, chunks: {chunks!r})"
+    assert [a["line"] for a in answers] == list(range(1, len(lines) + 1)), where
+    assert [a["complete"] for a in answers] == [True] * (len(lines) - 1) + [ended], where
+    for number, (line, mine) in enumerate(zip(lines, answers, strict=True), 1):
+        problem = js_problem(mine, reference(line), text=False)
+        assert problem is None, f"line {number} of {where}: {problem}"
+
+
+def test_the_package_comparison_sees_a_difference(reference: Answerer, js: JsAnswerer) -> None:
+    """The package's check can fail: a float one bit off, a count one off, another message
+    position, another path, are each caught."""
+    line = b'{"event":"end","time":1.5,"step":7}'
+    mine, theirs = js.line(line), reference(line)
+    assert js_problem(mine, theirs, text=False) is None
+    for old, wrong in (('"step":7', '"step":8'), ('"time":1.5', '"time":1.5000000000000002')):
+        changed = dict(theirs, dump=theirs["dump"].replace(old, wrong))
+        assert js_problem(mine, changed, text=False) is not None
+        assert js_problem(dict(mine, dump=changed["dump"]), changed, text=False) is not None
+    cut = b'{"event":\n"end",'
+    mine, theirs = js.line(cut), reference(cut)
+    assert js_problem(mine, theirs, text=False) is None
+    moved = dict(theirs, message=theirs["message"].replace("line 2", "line 1"))
+    assert js_problem(mine, moved, text=False) is not None
+    bad = b'{"event":"log","time":1,"step":3.0}'
+    assert python_problem(js.line(bad), bad) is None
+    assert python_problem(dict(js.line(bad), path="$.time"), bad) is not None
