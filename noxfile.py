@@ -356,23 +356,50 @@ JS = ROOT / "js"
 
 @nox.session(python=PYTHON)
 def js(session: nox.Session) -> None:
-    """A second consumer in JavaScript: Ajv on the golden suite, TypeScript types, tsc.
+    """The npm package `overbrainer-contract` (js/): the reader core as WebAssembly, read as
+    the reference reads.
 
-    node and npm from the machine; `npm ci` from js/package-lock.json; every golden line's
-    schema verdict through Ajv (2020-12, strict, discriminator; bignum lines skipped), the
-    TypeScript types' drift check, `tsc --noEmit` of the typed reader, and that reader run
-    on the fixtures.
+    node and npm from the machine; `npm ci` from js/package-lock.json (offline from the
+    registry's mirror); the package built (`node build.mjs`: core/wasm by Debian's Rust 1.63
+    for wasm32-unknown-unknown, the glue and its declarations by tsc); the whole golden suite
+    through it (every expectation: verdict, category, value to the bit, dump, mark, pace,
+    the bignum lines included; each input file through the whole-file readers too); Ajv's
+    schema verdicts on the suite (bignum lines skipped: JSON.parse rounds them); the
+    generated TypeScript types' drift check; a typed consumer checked by tsc against the
+    declarations; then `npm pack`, the tarball installed offline into a fresh folder (no
+    runtime dependency comes with it) and used there with no build step: the consumer run
+    on the example runs, the golden suite run again against the installed package.
     """
+    debian_cargo = Path(DEBIAN_RUST) / "cargo"
+    if not debian_cargo.exists():
+        session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
+    npm = {"external": True}
     with session.chdir(JS):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run("node", "run-conformance.mjs", *session.posargs, external=True)
-        session.run("node", "generate-types.mjs", "--check", external=True)
-        session.run("npx", "--no-install", "tsc", "--noEmit", external=True)
+        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
+        session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
+        session.run("node", "test/golden.mjs", *session.posargs, **npm)
+        session.run("node", "run-conformance.mjs", **npm)
+        session.run("node", "generate-types.mjs", "--check", **npm)
         with tempfile.TemporaryDirectory() as tmp:
-            (Path(tmp) / "package.json").write_text('{"type": "module"}\n')
-            session.run("npx", "--no-install", "tsc", "--outDir", tmp, external=True)
-            reader = str(Path(tmp) / "reader.js")
-            session.run("node", reader, str(ROOT / "tests" / "conformance"), external=True)
+            built, fresh = Path(tmp) / "consumer", Path(tmp) / "fresh"
+            typed = ("-p", "test/tsconfig.json", "--outDir", str(built))
+            session.run("npx", "--no-install", "tsc", *typed, **npm)
+            fresh.mkdir()
+            session.run("npm", "pack", "--pack-destination", str(fresh), **npm)
+            (tarball,) = fresh.glob("overbrainer-contract-*.tgz")
+            (fresh / "package.json").write_text('{"name": "fresh", "type": "module"}\n')
+            with session.chdir(fresh):
+                offline = ("--offline", "--no-audit", "--no-fund")
+                session.run("npm", "install", *offline, f"./{tarball.name}", **npm)
+                modules = (fresh / "node_modules").iterdir()
+                installed = sorted(p.name for p in modules if not p.name.startswith("."))
+                if installed != ["overbrainer-contract"]:
+                    session.error(f"the tarball brought more than itself: {installed}")
+                shutil.copy(built / "consumer.js", fresh / "consumer.js")
+                shutil.copy(JS / "test" / "golden.mjs", fresh / "golden.mjs")
+                runs = sorted(str(p) for p in (ROOT / "examples").glob("*/metrics.jsonl"))
+                session.run("node", "consumer.js", *runs, **npm)
+                session.run("node", "golden.mjs", str(ROOT / "tests" / "conformance"), **npm)
 
 
 @nox.session(python=PYTHON)
