@@ -15,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { createServer } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
@@ -70,14 +71,14 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function freshPage() {
+async function freshPage(url = pageUrl) {
   const opened = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   const problems = [];
   opened.on("pageerror", (error) => problems.push(error.message));
   opened.on("console", (message) => {
     if (message.type() === "error") problems.push(message.text());
   });
-  await opened.goto(pageUrl);
+  await opened.goto(url);
   await opened.waitForSelector("body[data-ready=true]");
   opened.problems = problems;
   return opened;
@@ -302,6 +303,42 @@ describe("the run viewer in headless Chromium", () => {
     assert.ok((await plotted(page))["million.jsonl"] > 100);
     assert.deepEqual(page.problems, []);
     await page.close();
+  });
+
+  it("opens from a web server too, and reads files dropped on it", async () => {
+    const html = readFileSync(join(work, "viewer.html"));
+    const server = createServer((request, response) => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(html);
+    });
+    await new Promise((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      page = await freshPage(`http://127.0.0.1:${server.address().port}/viewer.html`);
+      const runs = ["sweep-lr3e-2-seed1", "sweep-lr3e-4-seed2"];
+      const texts = runs.map((name) => readFileSync(join(EXAMPLES, name, "metrics.jsonl"), "utf8"));
+      const dataTransfer = await page.evaluateHandle(
+        ([names, contents]) => {
+          const dropped = new DataTransfer();
+          names.forEach((name, at) => dropped.items.add(new File([contents[at]], `${name}.jsonl`)));
+          return dropped;
+        },
+        [runs, texts],
+      );
+      await page.dispatchEvent("#drop", "drop", { dataTransfer });
+      await idle(page, 2);
+      for (const name of runs) {
+        const want = expectedStatus(reference(join(EXAMPLES, name, "metrics.jsonl")));
+        const shown = await statusOf(page, `${name}.jsonl`);
+        assert.equal(shown.step.text, `${want.end} / ${want.pace.max_steps} (100%)`);
+        assert.equal(Number(shown.loss.title), want.loss.value);
+      }
+      const pixels = await plotted(page);
+      assert.ok(runs.every((name) => pixels[`${name}.jsonl`] > 100), JSON.stringify(pixels));
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    } finally {
+      server.close();
+    }
   });
 
   it("shows what a file holds as text: markup in lines, names and a proof runs nothing", async () => {
