@@ -47,15 +47,17 @@ def test_plot_overlays_several_runs_into_an_svg(tmp_path: Path, cli: Callable[..
     assert result.code == 0, result.err
     text = output.read_text()
     assert text.startswith("<?xml")
-    for label in ("first: loss", "second/metrics.jsonl: eval loss", "learning rate"):
+    # one legend entry a run, named by its folder; a panel a field
+    for label in ("<!-- first -->", "<!-- second -->", "eval loss", "learning rate"):
         assert label in text
+    assert result.out == f"wrote {output}: 2 runs\n"
 
 
 def test_plot_skips_invalid_lines_with_a_warning(tmp_path: Path, cli: Callable[..., Any]) -> None:
     run = make_run(tmp_path / "run", VALID + "garbage\n")
     result = cli("plot", str(run), "-o", str(tmp_path / "loss.png"))
     assert result.code == 0
-    assert result.err == f"overbrainer-contract: warning: {run}: 1 invalid line skipped\n"
+    assert result.err == f"overbrainer-contract: warning: {run}: 1 invalid line (skipped)\n"
 
 
 def test_plot_errors(tmp_path: Path, cli: Callable[..., Any]) -> None:
@@ -126,21 +128,26 @@ def plot_files(draw: st.DrawFn) -> bytes:
     return data
 
 
-def points_by_lines(data: bytes, max_line: int | None) -> tuple[dict[str, list[Any]], int]:
+def points_by_lines(data: bytes, max_line: int | None) -> tuple[dict[str, list[Any]], int, bool]:
     """`plot`'s points as they were (`git show 017c58e:…/cli/plot.py`): every line
     through `parse_line`, each log's loss, eval loss and learning rate where it is a
     float, with its step; a line rejected (or over `max_line`, without its newline)
-    invalid."""
+    invalid — but the last line cut short (no newline, category `eof`), which `check`
+    takes for a warning, counted apart, as `check` does."""
     points: dict[str, list[Any]] = {name: [] for name in ("loss", "eval_loss", "learning_rate")}
     invalid = 0
+    cut = False
     for raw in split_lines(data):
         if max_line is not None and len(raw.rstrip(b"\n")) > max_line:
             invalid += 1
             continue
         try:
             line = parse_line(raw)
-        except ParseError:
-            invalid += 1
+        except ParseError as error:
+            if not raw.endswith(b"\n") and error.category == "eof":
+                cut = True
+            else:
+                invalid += 1
             continue
         if not isinstance(line, Log):
             continue
@@ -148,7 +155,7 @@ def points_by_lines(data: bytes, max_line: int | None) -> tuple[dict[str, list[A
             value = getattr(line, name)
             if isinstance(value, float):
                 found.append((line.step, value.hex()))
-    return points, invalid
+    return points, invalid, cut
 
 
 def points_of(series: Series) -> dict[str, list[Any]]:
@@ -187,9 +194,9 @@ def test_plot_takes_the_points_every_line_gives(
         patch.setattr(plot, "read_chunks", lambda _handle: iter(chunks))
         patch.setattr(plot, "BATCH_LINES", batch_lines)
         series = read_series(resolve(str(path)), max_line)
-    points, invalid = points_by_lines(data, max_line)
+    points, invalid, cut = points_by_lines(data, max_line)
     assert points_of(series) == points
-    assert series.invalid == invalid
+    assert (series.invalid, series.cut) == (invalid, cut)
     assert bool(series) == any(points.values())
 
 
@@ -203,6 +210,7 @@ def test_plot_of_a_large_run_takes_the_points_every_line_gives(tmp_path: Path) -
     path = tmp_path / "metrics.jsonl"
     path.write_bytes(data)
     series = read_series(resolve(str(path)))
-    points, invalid = points_by_lines(data, None)
+    points, invalid, cut = points_by_lines(data, None)
     assert points_of(series) == points
     assert series.invalid == invalid > 0
+    assert series.cut is cut is False

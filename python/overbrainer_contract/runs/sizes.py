@@ -41,3 +41,19 @@ def size_text(size: int) -> str:
         if size >= _UNITS[unit] and size % _UNITS[unit] == 0:
             return f"{size // _UNITS[unit]}{unit}"
     return str(size)
+
+
+def invalid_text(invalid: int, cut: bool) -> str:
+    """The words every command says a run's bad lines in: `9 invalid lines`, `9 invalid
+    lines and the last line cut short`, `the last line cut short`; `""` for none.
+
+    An *invalid line* is one the reader rejects, or one over `--max-line`: what `check`
+    counts as an error on a line. The last line *cut short* — no newline yet, and the
+    reference finds it cut (category `eof`): a line still being written — is not one:
+    `check`'s warning, counted apart, the same in `plot`, `status` and `watch`."""
+    words = []
+    if invalid:
+        words.append(f"{invalid:,} invalid line" + ("" if invalid == 1 else "s"))
+    if cut:
+        words.append("the last line cut short")
+    return " and ".join(words)
