@@ -29,6 +29,7 @@ nox.options.sessions = [
     "axolotl",
     "cli",
     "js",
+    "viewer",
     "compat",
     "table",
     "reference",
@@ -400,6 +401,38 @@ def js(session: nox.Session) -> None:
                 runs = sorted(str(p) for p in (ROOT / "examples").glob("*/metrics.jsonl"))
                 session.run("node", "consumer.js", *runs, **npm)
                 session.run("node", "golden.mjs", str(ROOT / "tests" / "conformance"), **npm)
+
+
+@nox.session(python=False)
+def viewer(session: nox.Session) -> None:
+    """The run viewer (js/viewer/): one static page, tested in a real browser.
+
+    The package built (`node build.mjs` in js/: its WebAssembly by Debian's Rust 1.63), then
+    the page (js/viewer/build.mjs: one self-contained HTML file, the package's glue and its
+    .wasm inlined, the snapshot validators generated from schema/ by Ajv); its tests under
+    node's runner: numbers written as Python writes them (python3 the oracle), and the page
+    from file:// and over HTTP in Debian's headless Chromium (playwright-core, `npm ci` from
+    js/viewer/package-lock.json): the example runs' status and plot, each bad line with the
+    reference runner's error, a 1M-line file paused and resumed between two chunks, markup
+    in lines, names and a proof shown as text and run nowhere. Screenshots are kept in
+    js/viewer/test-output/ (`CHROMIUM=...` names another browser).
+    """
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(chromium).exists():
+        session.error(f"no {chromium}: apt-get install chromium (.ci/run does)")
+    debian_cargo = Path(DEBIAN_RUST) / "cargo"
+    if not debian_cargo.exists():
+        session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
+    runner = _reference_runner(session)
+    npm = {"external": True}
+    with session.chdir(JS):
+        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
+        session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
+    with session.chdir(JS / "viewer"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
+        session.run("node", "build.mjs", **npm)
+        env = {"OVERBRAINER_REFERENCE_RUNNER": runner, "CHROMIUM": chromium}
+        session.run("node", "--test", *session.posargs, "test/", env=env, **npm)
 
 
 @nox.session(python=PYTHON)
