@@ -191,7 +191,7 @@ def test_status_reads_the_state_every_line_gives(
     chunks = [data[a:b] for a, b in pairwise(bounds) if b > a]
     target = resolve(str(path))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(state_module, "read_chunks", lambda _handle: iter(chunks))
+        patch.setattr(state_module, "read_chunks", lambda _handle, **_: iter(chunks))
         got = read_state(target, max_line=max_line)
     want = state_by_lines(data, max_line)
     assert_same_state(got, want)

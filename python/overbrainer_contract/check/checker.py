@@ -10,6 +10,7 @@ the file's size; a line is held whole only while it is read.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any, Literal
 import msgspec
 
 from ..reader import SKIP_LIMIT, TAGS, CheckScan, ParseError
+from ..runs.chunks import BOM_NOTE, GzipNotNamedError, starts_with_bom
 from ..runs.sidefile import exists
 from ..runs.sizes import overlong_reason, size_text
 from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
@@ -77,25 +79,43 @@ def check_stream(
     newline is a warning only when the reference would read it as a line cut short: a
     whole line (its newline missing) or one it rejects with the category `eof`; any other
     last line is an error.
+    A first line that begins with a UTF-8 byte order mark keeps the reference's error, and
+    says so (`BOM_NOTE`); chunks that raise `GzipNotNamedError` (`chunks.read_chunks` given
+    the file's name: gzip data not named `.gz`) make one finding of the whole file
+    (line null, no line read) instead of a screen of invalid UTF-8.
     Warnings too: the order the reader relies on — a log, an evaluation or an end before
     the first `begin`, a log or an evaluation after an `end` (until the next `begin`), a
     training step going back.
     """
     scan = CheckScan(max_line)
     errors = warnings = 0
+    bom = False
 
     def facts() -> Iterator[list[tuple[Any, ...]]]:
+        nonlocal bom
+        first = True
         for chunk in chunks:
+            if first and chunk:
+                first, bom = False, starts_with_bom(chunk)
             yield scan.feed(chunk)
             if scan.stopped:
                 return
         yield scan.finish()
 
-    for found in facts():
+    try:
+        found_all = facts()
+        found_first = next(found_all)
+    except GzipNotNamedError as error:  # before any line: the file is gzip, not lines
+        emit(Finding(name, None, "$", "error", "syntax", error.what))
+        return FileResult(name, "metrics", 0, dict.fromkeys(EVENTS, 0), 1, 0)
+
+    for found in itertools.chain((found_first,), found_all):
         for fact in found:
             if fact[0] == "rejected":  # most facts of a bad file: made here, at once
                 _, number, path, category, text, column = fact
                 errors += 1
+                if number == 1 and bom:
+                    text = f"{text} ({BOM_NOTE})"
                 emit(Finding(name, number, path or "$", "error", category, text, column))
                 continue
             finding = _finding(name, fact, scan.stopped)

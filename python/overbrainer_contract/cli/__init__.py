@@ -14,7 +14,18 @@ from typing import NoReturn
 
 from .. import __version__
 from . import check, export, plot, plugin, schema, snapshot, stage, status, watch
-from ._common import EXIT_CODES, INTERRUPTED, PROG, USAGE, CliError, Parser, formatter, say
+from ._common import (
+    EXIT_CODES,
+    INTERRUPTED,
+    PIPE_CLOSED,
+    PROG,
+    USAGE,
+    CliError,
+    Parser,
+    formatter,
+    quiet_stdout,
+    say,
+)
 
 COMMANDS = (check, status, watch, plot, snapshot, stage, plugin, schema, export)
 
@@ -76,9 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("\n")
         say("interrupted")
         return INTERRUPTED
-    except BrokenPipeError:  # `... | head`: nobody reads any more
-        sys.stderr.close()
-        return 1
+    except BrokenPipeError:  # `... | head`: nobody reads any more; quiet, as grep
+        quiet_stdout()
+        return PIPE_CLOSED
     except Exception as error:
         if args.debug:
             raise

@@ -13,13 +13,18 @@ PROG = "overbrainer-contract"
 
 OK, INVALID, USAGE = 0, 1, 2
 INTERRUPTED = 130
+PIPE_CLOSED = 141
+"""128 + SIGPIPE: what a shell shows for `grep ... | head -1` once `head` has left (grep
+is ended by the signal); a command that finds its standard output closed ends with it,
+quietly, as grep does."""
 
 EXIT_CODES = """\
 exit codes:
   0    everything valid (or the command did what it was asked)
   1    something invalid, or a wait that timed out
   2    usage error, or a path that cannot be read
-  130  interrupted (Ctrl-C)"""
+  130  interrupted (Ctrl-C)
+  141  standard output closed by its reader (`... | head`), as grep's 128 + SIGPIPE"""
 
 
 class CliError(Exception):
@@ -108,6 +113,17 @@ class Stdout:
 
     def isatty(self) -> bool:
         return sys.stdout.isatty()
+
+
+def quiet_stdout() -> None:
+    """Standard output pointed at /dev/null once its reader has left: what is still
+    buffered, and what Python flushes at exit, goes nowhere instead of raising again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's capture)
+        pass
 
 
 def format_duration(seconds: float) -> str:

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         fail(name, why)
     for target in found.runs:
         if target.metrics is None:  # standard input
-            chunks = read_chunks(sys.stdin.buffer)
+            chunks = read_chunks(sys.stdin.buffer, name="-")
             result = check_stream(chunks, "-", reporter.finding, args.max_line)
             reporter.result(result)
             invalid |= not result.valid
@@ -130,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
                     result = check_snapshot(path, display, reporter.finding)
                 else:
                     result = check_request(path, display, reporter.finding)
+            except BrokenPipeError:  # nobody reads standard output any more: not this file
+                raise
             except SideFileError as error:
                 fail(display, error.what)
                 continue
@@ -154,11 +156,11 @@ def _check_metrics(
         if show:
             try:
                 with _progress_bar(size, display) as advance:
-                    chunks = read_chunks(handle, progress=advance)
+                    chunks = read_chunks(handle, progress=advance, name=display)
                     return check_stream(chunks, display, reporter.finding, max_line)
             except ImportError:  # no rich: no bar
                 pass
-        return check_stream(read_chunks(handle), display, reporter.finding, max_line)
+        return check_stream(read_chunks(handle, name=display), display, reporter.finding, max_line)
 
 
 def _size(handle: IO[bytes]) -> int:

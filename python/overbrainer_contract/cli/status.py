@@ -26,6 +26,7 @@ from ._common import (
     INVALID,
     OK,
     PROG,
+    USAGE,
     CliError,
     add_max_line,
     colour_on,
@@ -72,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         target = resolve(args.run_name)
         state = read_state(target, max_line=args.max_line)
         document = summary(target, state)
-    except (RunError, SideFileError) as error:
+    except RunError as error:
+        raise CliError(str(error), INVALID if error.invalid else USAGE) from error
+    except SideFileError as error:
         raise CliError(str(error)) from error
     if args.output == "json":
         json.dump(document, sys.stdout, indent=2)
@@ -80,8 +83,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render(document, colour_on(sys.stdout, args.color)))
     if state.invalid:
+        bom = " (the first line begins with a UTF-8 byte order mark)" if state.bom else ""
         say(
-            f"{target.name}: {plural(state.invalid, 'invalid line')} of {state.lines:,}"
+            f"{target.name}: {plural(state.invalid, 'invalid line')} of {state.lines:,}{bom}"
             f" ('{PROG} check {args.run_name}' says which)"
         )
         return INVALID

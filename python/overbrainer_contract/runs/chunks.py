@@ -3,25 +3,137 @@
 The core finds the lines itself (memchr) and holds a line that spans chunks until its
 newline, whatever its length; Python only reads. A chunk is what one read gives, up to
 `CHUNK` bytes: a pipe's or a FIFO's reads are not waited on to fill it.
+
+Given the file's name (`name=`), a metrics file is read as people keep them:
+
+- a name ending in `.gz` (`metrics.jsonl.gz`) is read gzip-compressed (stdlib gzip, in
+  chunks: flat memory), its lines as if it were not; a stream that is not gzip, cut short
+  or corrupt is a `CompressedError` naming it;
+- any other file whose first bytes are gzip's magic bytes (`1f 8b`) is a
+  `GzipNotNamedError`: it is gzip-compressed data, not JSON lines (`check` makes it one
+  finding instead of a screen of `invalid UTF-8`).
+
+`starts_with_bom(first chunk)` tells a UTF-8 byte order mark (`EF BB BF`), which JSON
+lines may not hold: the reference rejects the line (`expected value at column 1`); the
+commands add what names the mark.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import IO
+
+from .sidefile import SideFileError
 
 CHUNK = 4 << 20
 """Bytes read at a time: 4 MiB, enough lines (about 20,000) to keep every core busy."""
 
+GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of a gzip stream (RFC 1952)."""
+
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark."""
+
+BOM_NOTE = (
+    "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may"
+    " not hold: save the file without it"
+)
+"""What `check` and `status` add to the reference's error for a line that begins with it."""
+
+
+class CompressedError(SideFileError):
+    """A `.gz` metrics file that cannot be read: not gzip, cut short, corrupt."""
+
+
+class GzipNotNamedError(SideFileError):
+    """gzip-compressed data in a file whose name does not say so (or standard input)."""
+
+
+def gzip_not_named(name: str | Path) -> GzipNotNamedError:
+    """The error for gzip data where JSON lines should be: what it is, what to do."""
+    fix = (
+        "gunzip it first (zcat FILE | ...)"
+        if str(name) == "-"
+        else "name it .jsonl.gz, or gunzip it"
+    )
+    return GzipNotNamedError(
+        name,
+        f"gzip-compressed data, not JSON lines (it begins with gzip's magic bytes 1f 8b): {fix}",
+    )
+
+
+def is_gzip_name(name: str | Path | None) -> bool:
+    """Whether a file's name says it is gzip-compressed (`*.gz`)."""
+    return name is not None and os.fspath(name).endswith(".gz")
+
+
+def starts_with_bom(data: bytes) -> bool:
+    """Whether `data`, a file's first bytes, begin with a UTF-8 byte order mark."""
+    return data.startswith(BOM)
+
 
 def read_chunks(
-    handle: IO[bytes], chunk: int = CHUNK, progress: Callable[[int], None] | None = None
+    handle: IO[bytes],
+    chunk: int = CHUNK,
+    progress: Callable[[int], None] | None = None,
+    *,
+    name: str | Path | None = None,
 ) -> Iterator[bytes]:
-    """The bytes of `handle`, a read at a time; `progress(bytes so far)` after each."""
+    """The bytes of `handle`, a read at a time; `progress(bytes so far)` after each (of
+    the file as it is on disk: compressed bytes for a `.gz`).
+
+    With `name` (the file's name as given; `-` for standard input): a `.gz` is read
+    decompressed, and gzip data under another name raises `GzipNotNamedError` before any
+    chunk is given (see the module's docstring). Without it, the bytes as they are.
+    """
+    if is_gzip_name(name):
+        assert name is not None
+        yield from _gunzipped(handle, name, chunk, progress)
+        return
     read = getattr(handle, "read1", handle.read)
     done = 0
+    first = name is not None
     while data := read(chunk):
+        if first:
+            first = False
+            if len(data) < len(GZIP_MAGIC) and GZIP_MAGIC.startswith(data):
+                data += read(chunk)  # a pipe's first read of one byte: look at two
+            if data.startswith(GZIP_MAGIC):
+                assert name is not None
+                raise gzip_not_named(name)
         yield data
         if progress is not None:
             done += len(data)
             progress(done)
+
+
+def _gunzipped(
+    handle: IO[bytes], name: str | Path, chunk: int, progress: Callable[[int], None] | None
+) -> Iterator[bytes]:
+    import gzip  # only for a .gz: zlib and its kin are not every command's start
+    import zlib
+
+    tell = handle.tell if handle.seekable() else None
+    with gzip.GzipFile(fileobj=handle, mode="rb") as stream:
+        done = 0
+        while True:
+            try:
+                data = stream.read1(chunk)
+            except gzip.BadGzipFile as error:
+                raise CompressedError(
+                    name, f"not gzip-compressed, although named .gz ({error})"
+                ) from error
+            except EOFError as error:
+                raise CompressedError(
+                    name, "the gzip stream is cut short (a file still being written, or cut)"
+                ) from error
+            except zlib.error as error:
+                raise CompressedError(name, f"corrupt gzip data ({error})") from error
+            if not data:
+                return
+            yield data
+            if progress is not None:
+                done = tell() if tell is not None else done + len(data)
+                progress(done)

@@ -22,7 +22,7 @@ from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
 from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line
 from . import sidefile
-from .chunks import read_chunks
+from .chunks import GzipNotNamedError, read_chunks, starts_with_bom
 
 if TYPE_CHECKING:
     from overbrainer_contract_core._core import StateItem
@@ -40,7 +40,13 @@ WORD = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 
 
 class RunError(Exception):
-    """A RUN that cannot be read: missing, not a run folder, unreadable."""
+    """A RUN that cannot be read: missing, not a run folder, unreadable. `invalid`: what
+    it holds is not JSON lines (gzip data under another name), which `check` finds invalid
+    (exit 1) rather than unreadable."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.invalid = invalid
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,12 @@ class RunState:
     evaluation: EvalMark | None = None
     """The evaluation under way: its latest progress line, until its result is logged."""
     last_time: float | None = None
+    bom: bool = False
+    """Whether the file begins with a UTF-8 byte order mark (its first line is invalid)."""
+    begins: list[float] = field(default_factory=list)
+    """The `time` of each `begin` line: more than one, the run was resumed."""
+    best_eval: Value | None = None
+    """The lowest evaluation loss and its step (the first step that reached it)."""
     begin_max_steps: int | None = None
     """`max_steps` of the latest `begin` line (known before the first log)."""
     pace: Pace = field(default_factory=Pace)
@@ -234,6 +246,7 @@ class RunState:
             if line.eval_loss.__class__ is float:
                 self.eval_log = line
                 self.evaluation = None
+                self._best(line)
             if line.learning_rate.__class__ is float:
                 self.rate_log = line
         elif isinstance(line, Eval):
@@ -245,6 +258,7 @@ class RunState:
             self.evaluation = None
         elif isinstance(line, Begin):
             self.began = True
+            self.begins.append(line.time)
             self.end_step = None
             if isinstance(line.max_steps, int):  # known before the first log
                 self.begin_max_steps = line.max_steps
@@ -281,11 +295,19 @@ class RunState:
         if evaluated:
             self.eval_log = evaluated[-1]
             self.evaluation = None
+            for log in evaluated:
+                self._best(log)
         for log in reversed(logs):
             if log.learning_rate.__class__ is float:
                 self.rate_log = log
                 break
         return evaluated
+
+    def _best(self, log: Log) -> None:
+        value: float = log.eval_loss  # type: ignore[assignment]
+        best = self.best_eval
+        if best is None or value < best.value:
+            self.best_eval = Value(log.step, value)
 
     @property
     def total_steps(self) -> int | None:
@@ -315,10 +337,15 @@ def read_state(run: Run, state: RunState | None = None, max_line: int | None = N
 
     state = RunState() if state is None else state
     if run.metrics is None:
-        return _scanned(state, sys.stdin.buffer, max_line)
+        try:
+            return _scanned(state, sys.stdin.buffer, max_line, STDIN)
+        except GzipNotNamedError as error:
+            raise RunError(str(error), invalid=True) from error
     try:
         with sidefile.open_metrics(run.metrics) as handle:
-            return _scanned(state, handle, max_line)
+            return _scanned(state, handle, max_line, run.display(run.metrics))
+    except GzipNotNamedError as error:
+        raise RunError(str(error), invalid=True) from error
     except sidefile.SideFileError as error:
         raise RunError(str(error)) from error
     except FileNotFoundError as error:
@@ -327,9 +354,13 @@ def read_state(run: Run, state: RunState | None = None, max_line: int | None = N
         raise RunError(f"{run.name}: {error.strerror or error}") from error
 
 
-def _scanned(state: RunState, handle: IO[bytes], max_line: int | None) -> RunState:
+def _scanned(state: RunState, handle: IO[bytes], max_line: int | None, name: str) -> RunState:
     scan = StateScan(max_line)
-    for chunk in read_chunks(handle):
+    first = state.lines == 0
+    for chunk in read_chunks(handle, name=name):
+        if first and chunk:
+            first = False
+            state.bom = starts_with_bom(chunk)
         state.take_scanned(scan.feed(chunk))
         if scan.stopped:
             break

@@ -146,11 +146,12 @@ class RunReader:
         for index, (run, counts) in enumerate(zip(self.runs, self.counts, strict=True)):
             if run.metrics is None:
                 handle = self.stdin if self.stdin is not None else sys.stdin.buffer
-                yield from self._read(handle, index, counts, lambda: 0)
+                yield from self._read(handle, index, counts, lambda: 0, name=run.name)
                 continue
             with open_metrics(run.metrics) as handle:
                 tell = handle.tell if handle.seekable() else lambda: 0  # a FIFO has no position
-                yield from self._read(handle, index, counts, tell, done)
+                name = run.display(run.metrics)
+                yield from self._read(handle, index, counts, tell, done, name=name)
             done += _size(run)
             self.bytes_read = done
 
@@ -165,12 +166,15 @@ class RunReader:
         counts: RunCounts,
         tell: Callable[[], int],
         done: int = 0,
+        *,
+        name: str | None = None,
     ) -> Iterator[pa.RecordBatch]:
         """The rows of one metrics file: its chunks fed to the core (`TableScan`), which
-        reads every line and hands back each batch's columns in Arrow's layout."""
+        reads every line and hands back each batch's columns in Arrow's layout. A `.gz` is
+        read decompressed (`chunks.read_chunks`, given the file's `name`)."""
         run_index: pa.Int32Scalar = pa.scalar(index, pa.int32())
         scan = TableScan(self.batch_lines, self.max_line)
-        for chunk in read_chunks(handle):
+        for chunk in read_chunks(handle, name=name):
             batches = scan.feed(chunk)
             self._count(counts, scan)
             if batches:

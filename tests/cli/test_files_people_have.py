@@ -1,0 +1,129 @@
+"""Files people have: gzip-compressed metrics (`.gz` read everywhere, gzip under another
+name said as such), a UTF-8 byte order mark named, a reader of standard output that
+leaves (`| head`) — through the console script, in a child process."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sweep import GZIPPED, Sweep
+
+SCRIPT = str(Path(sys.executable).with_name("overbrainer-contract"))
+PREFIX = "overbrainer-contract: "
+LINES = b'{"event":"begin","time":1000.0,"max_steps":40}\n' + b"".join(
+    b'{"event":"log","time":%d.0,"step":%d,"epoch":null,"max_steps":40,"loss":2.5,'
+    b'"eval_loss":null,"learning_rate":null,"grad_norm":null}\n' % (1000 + step, step)
+    for step in range(1, 31)
+)
+GZIP_SAID = (
+    "gzip-compressed data, not JSON lines (it begins with gzip's magic bytes 1f 8b): name it"
+    " .jsonl.gz, or gunzip it"
+)
+
+
+def cli(*argv: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    done = subprocess.run(
+        [SCRIPT, *argv], cwd=cwd, capture_output=True, env=env, timeout=120, input=stdin
+    )
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
+    )
+
+
+def test_a_gz_metrics_file_is_read_by_check_status_and_export(tmp_path: Path) -> None:
+    (tmp_path / "run.jsonl.gz").write_bytes(gzip.compress(LINES))
+    check = cli("check", "run.jsonl.gz", cwd=tmp_path)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout == (
+        "run.jsonl.gz: valid: 31 lines (begin 1, log 30, eval 0, stage 0, end 0),"
+        " 0 errors, 0 warnings\n"
+    )
+    status = cli("status", "run.jsonl.gz", "-o", "json", cwd=tmp_path)
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["step"] == 30
+    export = cli("export", "run.jsonl.gz", "-o", "t.csv", cwd=tmp_path)
+    assert export.returncode == 0, export.stderr
+    with (tmp_path / "t.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["step"] for row in rows] == ["", *(str(step) for step in range(1, 31))]
+    assert {row["run"] for row in rows} == {"run.jsonl.gz"}
+
+
+def test_a_run_folder_with_metrics_jsonl_gz_is_a_run(sweep: Sweep) -> None:
+    run = sweep.runs[GZIPPED]
+    check = cli("check", GZIPPED, cwd=sweep.root)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.startswith(f"{GZIPPED}/metrics.jsonl.gz: valid: ")
+    status = cli("status", GZIPPED, "-o", "json", cwd=sweep.root)
+    assert status.returncode == 0, status.stderr
+    document = json.loads(status.stdout)
+    assert (document["step"], document["ended"]) == (run.step, True)
+
+
+def test_gzip_data_named_jsonl_is_said_to_be_gzip(tmp_path: Path) -> None:
+    (tmp_path / "metrics.jsonl").write_bytes(gzip.compress(LINES * 20))
+    check = cli("check", "metrics.jsonl", cwd=tmp_path)
+    assert check.returncode == 1
+    assert check.stdout.splitlines() == [
+        f"metrics.jsonl $: {GZIP_SAID}",
+        "metrics.jsonl: invalid: 0 lines (begin 0, log 0, eval 0, stage 0, end 0),"
+        " 1 error, 0 warnings",
+    ]
+    status = cli("status", "metrics.jsonl", cwd=tmp_path)
+    assert status.returncode == 1  # as check
+    assert status.stderr == f"{PREFIX}error: metrics.jsonl: {GZIP_SAID}\n"
+    piped = cli("check", "-", cwd=tmp_path, stdin=gzip.compress(LINES))
+    assert piped.returncode == 1
+    assert "gzip-compressed data, not JSON lines" in piped.stdout
+    assert "gunzip it first (zcat FILE | ...)" in piped.stdout
+
+
+def test_a_cut_gz_file_is_said_to_be_cut(tmp_path: Path) -> None:
+    whole = gzip.compress(LINES)
+    (tmp_path / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    result = cli("check", "cut.jsonl.gz", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"{PREFIX}error: cut.jsonl.gz: the gzip stream is cut short (a file still being"
+        " written, or cut)\n"
+    )
+    (tmp_path / "plain.jsonl.gz").write_bytes(LINES)
+    plain = cli("check", "plain.jsonl.gz", cwd=tmp_path)
+    assert plain.returncode == 2
+    assert "plain.jsonl.gz: not gzip-compressed, although named .gz" in plain.stderr
+
+
+def test_a_byte_order_mark_is_named(tmp_path: Path) -> None:
+    (tmp_path / "bom.jsonl").write_bytes(b"\xef\xbb\xbf" + LINES)
+    check = cli("check", "bom.jsonl", cwd=tmp_path)
+    assert check.returncode == 1
+    assert check.stdout.splitlines()[0] == (
+        "bom.jsonl:1 $: expected value at column 1 (the line begins with a UTF-8 byte order"
+        " mark, bytes EF BB BF, which a JSON line may not hold: save the file without it)"
+    )
+    status = cli("status", "bom.jsonl", cwd=tmp_path)
+    assert status.returncode == 1
+    assert "the first line begins with a UTF-8 byte order mark" in status.stderr
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_a_reader_that_leaves_ends_the_command_quietly(tmp_path: Path, output: str) -> None:
+    (tmp_path / "bad.jsonl").write_bytes(b"".join(b"bad %d\n" % n for n in range(200_000)))
+    command = f"'{SCRIPT}' check bad.jsonl --max-errors 0 -o {output} | head -1"
+    result = subprocess.run(
+        ["bash", "-c", f'{command}; echo "${{PIPESTATUS[0]}}" >&2'],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert len(result.stdout.splitlines()) == 1
+    assert result.stderr == "141\n"  # 128 + SIGPIPE, as grep; no message
