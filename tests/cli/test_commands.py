@@ -44,7 +44,7 @@ def test_main_help_lists_the_commands(cli: Callable[..., Any]) -> None:
 
 
 def test_snapshot_writes_the_request_atomically(tmp_path: Path, cli: Callable[..., Any]) -> None:
-    run = make_run(tmp_path / "run", VALID)
+    run = make_run(tmp_path / "run", EVALUATING)  # a run still training
     result = cli("snapshot", str(run))
     assert result.code == 0
     assert (run / "snapshot.request").read_text() == "manual\n"

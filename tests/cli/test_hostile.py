@@ -620,19 +620,22 @@ def test_snapshot_wait_ends_when_the_run_ends_without_a_proof(
     assert time.monotonic() - start < TIMEOUT / 2
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1] == (
-        f"{PREFIX}the run ended ({how}, after the request) without a new snapshot.json in run"
+        f"{PREFIX}the run ended ({how}, after the request) without a new snapshot.json in run;"
+        " snapshot.request removed"
     )
     assert result.stdout == ""
+    assert not (run / "snapshot.request").exists()  # a resumed run would stop at once
 
 
 def test_snapshot_wait_on_a_run_that_had_ended(tmp_path: Path) -> None:
-    make_run(tmp_path / "run", VALID)  # ended, and the job moved on to merge
+    run = make_run(tmp_path / "run", VALID)  # ended, and the job moved on to merge
     result = cli("snapshot", "run", "--wait", "600", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.splitlines()[-1] == (
-        f"{PREFIX}the run had ended (the merge stage began) before the request:"
-        " no snapshot will come"
-    )
+    assert result.stderr.splitlines() == [
+        f"{PREFIX}run: the run has ended (the merge stage began): no snapshot will come;"
+        " no snapshot.request written"
+    ]
+    assert not (run / "snapshot.request").exists()
 
 
 def test_snapshot_wait_takes_a_proof_written_just_before_the_end(tmp_path: Path) -> None:

@@ -28,11 +28,15 @@ DESCRIPTION = f"""\
 Write {SNAPSHOT_REQUEST} into the run folder, atomically (a temporary file, then a rename),
 holding the reason: one word of 1 to 64 letters, digits, `_` or `-`. At the end of its
 current step the plugin saves a checkpoint, stops the training and writes {SNAPSHOT_FILE}.
+A run that has ended (its latest `end` line, or a stage after training, with no `begin`
+since) takes no snapshot: that is said, nothing is written, exit 1.
 With --wait, wait for that proof (a snapshot.json newer than the request) and print it;
-exit 1 when the time runs out, or as soon as the run shows it ended without one (an `end`
-line written after the request, or a stage after training, up to `compare`). The request is
-written with the mode your umask gives a new file (readable by the plugin's user).
-Delete or rename {SNAPSHOT_REQUEST} before resuming from the checkpoint."""
+exit 1 when the time runs out (the request stays: the run may still take it), or as soon
+as the run shows it ended without one (an `end` line written after the request, or a stage
+after training, up to `compare`: the request, still the one written, is removed, so that a
+run resumed later does not stop at once). The request is written with the mode your umask
+gives a new file (readable by the plugin's user). Delete or rename {SNAPSHOT_REQUEST}
+before resuming from the checkpoint."""
 
 EPILOG = f"""\
 examples:
@@ -122,9 +126,16 @@ def run(args: argparse.Namespace) -> int:
     before = _identity(proof)
     with contextlib.closing(Follower(target.metrics)) as follower:
         # What the run said before the request; the lines after it are followed from here.
-        ended_before = _ended(follower) if args.wait is not None else None
+        ended_before = _ended(follower)
+        if ended_before is not None:
+            raise CliError(
+                f"{args.run_name}: the run has ended ({ended_before}): no snapshot will come;"
+                f" no {SNAPSHOT_REQUEST} written",
+                INVALID,
+            )
         try:
             request = write_request(folder, args.reason)
+            written = _identity(request)
             requested_at = request.stat().st_mtime_ns
         except OSError as error:
             raise CliError(
@@ -133,12 +144,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"requested a snapshot ({args.reason}): {request}", file=sys.stderr)
         if args.wait is None:
             return OK
-        if ended_before is not None:
-            raise CliError(
-                f"the run had ended ({ended_before}) before the request: no snapshot will come",
-                INVALID,
-            )
-        return _wait(proof, before, requested_at, follower, args.wait, args.interval)
+        try:
+            return _wait(proof, before, requested_at, follower, args.wait, args.interval)
+        except Ended as ended:
+            removed = _identity(request) == written and _remove(request)
+            gone = f"; {SNAPSHOT_REQUEST} removed" if removed else ""
+            raise CliError(f"{ended}{gone}", INVALID) from None
+
+
+class Ended(Exception):
+    """The run ended after the request without a new proof."""
+
+
+def _remove(request: Path) -> bool:
+    """Remove the request written (the run that ended will not take it); whether it did."""
+    try:
+        request.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def _wait(
@@ -149,8 +173,8 @@ def _wait(
     wait: float,
     interval: float,
 ) -> int:
-    """Wait for a proof newer than the request; exit 1 when the run ends without one, or
-    when the time runs out."""
+    """Wait for a proof newer than the request; `Ended` when the run ends without one,
+    exit 1 when the time runs out."""
     deadline = time.monotonic() + wait
     while True:
         if _print_new_proof(proof, before, requested_at):
@@ -159,10 +183,9 @@ def _wait(
         if ended is not None:
             if _print_new_proof(proof, before, requested_at):  # written just before the end
                 return OK
-            raise CliError(
+            raise Ended(
                 f"the run ended ({ended}, after the request) without a new {SNAPSHOT_FILE}"
-                f" in {proof.parent}",
-                INVALID,
+                f" in {proof.parent}"
             )
         if time.monotonic() >= deadline:
             older = "; the one there is older than the request" if before is not None else ""
