@@ -82,7 +82,16 @@ function redraw() {
   $("plot-box").hidden = shown.length === 0;
   if (shown.length === 0) return;
   const title = runs.length === 1 ? runs[0].name : "loss";
-  draw($("plot"), shown.map((run) => ({ label: run.name, state: run.state })), title);
+  const entries = draw($("plot"), shown.map((run) => ({ label: run.name, state: run.state, colour: run.colour })), title);
+  $("legend").replaceChildren(
+    ...entries.map(({ text, colour, dashed }) => {
+      const item = element("li");
+      const swatch = element("span", null, { class: dashed ? "swatch dashed" : "swatch" });
+      swatch.style.borderColor = colour;
+      item.append(swatch, element("span", text));
+      return item;
+    }),
+  );
   $("plot").dataset.drawn = String(Number($("plot").dataset.drawn || 0) + 1);
 }
 
@@ -123,6 +132,7 @@ function renderErrors(run) {
     return;
   }
   errors.hidden = false;
+  run.view.view.classList.add("has-errors");
   if (!errors.firstChild) {
     errors.append(element("h3"));
     const table = element("table", null, { class: "bad" });

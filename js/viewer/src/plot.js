@@ -1,6 +1,6 @@
 // The plot of `overbrainer-contract plot`, drawn on a canvas: training loss (solid) and eval
 // loss (dashed, with markers) against the step on the top panel, the learning rate on the
-// bottom one; several runs overlaid, one colour each (matplotlib's default cycle), a legend.
+// bottom one; several runs overlaid, one colour each (matplotlib's default cycle).
 // A series of many points is drawn through its extremes per pixel column: a million points
 // cost one pass, and no spike is lost.
 
@@ -170,36 +170,10 @@ function panel(context, box, xRange, series, yLabel, xLabel) {
   context.restore();
 }
 
-function legend(context, box, entries) {
-  if (!entries.length) return;
-  context.save();
-  context.font = FONT;
-  const width = Math.max(...entries.map((each) => context.measureText(each.text).width)) + 40;
-  const height = entries.length * 18 + 8;
-  const left = box.left + box.width - width - 8;
-  const top = box.top + 8;
-  context.fillStyle = "rgba(255,255,255,0.85)";
-  context.strokeStyle = "rgba(0,0,0,0.2)";
-  context.fillRect(left, top, width, height);
-  context.strokeRect(left + 0.5, top + 0.5, width, height);
-  entries.forEach((each, index) => {
-    const py = top + 13 + index * 18;
-    context.strokeStyle = each.colour;
-    context.lineWidth = 1.5;
-    context.setLineDash(each.dashed ? [6, 4] : []);
-    context.beginPath();
-    context.moveTo(left + 6, py);
-    context.lineTo(left + 30, py);
-    context.stroke();
-    context.setLineDash([]);
-    context.fillStyle = "#222";
-    context.textBaseline = "middle";
-    context.fillText(each.text, left + 36, py);
-  });
-  context.restore();
-}
-
-/** Draw `runs` ([{label, state}]) on `canvas`, sized to its CSS box. */
+/** Draw `runs` ([{label, state, colour}]) on `canvas`, sized to its CSS box. The legend's entries
+ * come back ({text, colour, dashed}: each series of a lone run; else each run's colour,
+ * then the line of a loss and of an eval loss): the page writes them beside the canvas, as
+ * text. */
 export function draw(canvas, runs, title) {
   const scale = globalThis.devicePixelRatio || 1;
   const cssWidth = canvas.clientWidth || 900;
@@ -216,8 +190,10 @@ export function draw(canvas, runs, title) {
   const topLegend = [];
   const bottomLegend = [];
   const xs = { low: Infinity, high: -Infinity, first: Infinity, last: -Infinity, any: false };
-  runs.forEach(({ label: name, state }, index) => {
-    const colour = COLOURS[index % COLOURS.length];
+  const colourOf = (run, index) => run.colour || COLOURS[index % COLOURS.length];
+  runs.forEach((run, index) => {
+    const { label: name, state } = run;
+    const colour = colourOf(run, index);
     const prefix = several ? `${name}: ` : "";
     const { loss, eval_loss: evalLoss, learning_rate: rate } = state.points;
     for (const each of [loss, evalLoss, rate]) extent(each, xs);
@@ -249,6 +225,7 @@ export function draw(canvas, runs, title) {
   context.textAlign = "left";
   panel(context, topBox, xRange, top, "loss", null);
   panel(context, bottomBox, xRange, bottom, "learning rate", "step");
-  legend(context, topBox, topLegend);
-  if (several) legend(context, bottomBox, bottomLegend);
+  if (!several) return [...topLegend, ...bottomLegend.map((each) => ({ ...each, text: "learning rate (below)" }))];
+  const key = [{ text: "loss", colour: "#555", dashed: false }, { text: "eval loss", colour: "#555", dashed: true }];
+  return [...runs.map((run, index) => ({ text: run.label, colour: colourOf(run, index), dashed: false })), ...key];
 }
