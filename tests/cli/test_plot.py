@@ -191,7 +191,7 @@ def test_plot_takes_the_points_every_line_gives(
     bounds = [0, *sorted({point % (len(data) + 1) for point in at}), len(data)]
     chunks = [data[a:b] for a, b in pairwise(bounds) if b > a]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(plot, "read_chunks", lambda _handle: iter(chunks))
+        patch.setattr(plot, "read_chunks", lambda _handle, name: iter(chunks))  # noqa: ARG005
         patch.setattr(plot, "BATCH_LINES", batch_lines)
         series = read_series(resolve(str(path)), max_line)
     points, invalid, cut = points_by_lines(data, max_line)

@@ -148,10 +148,10 @@ def read_series(target: Run, max_line: int | None = None) -> Series:
     label = target.label or target.name.rstrip("/") or target.name
     series = Series(label, target.name)
     if target.metrics is None:
-        return _fill(series, sys.stdin.buffer, max_line)
+        return _fill(series, sys.stdin.buffer, max_line, target.name)
     try:
         with open_metrics(target.metrics) as handle:
-            return _fill(series, handle, max_line)
+            return _fill(series, handle, max_line, target.display(target.metrics))
     except SideFileError as error:
         raise CliError(str(error)) from error
     except OSError as error:
@@ -166,12 +166,14 @@ def _numpy() -> Any:
     return numpy
 
 
-def _fill(series: Series, handle: IO[bytes], max_line: int | None) -> Series:
+def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) -> Series:
+    """The points of the metrics file open in `handle` (`name`: a `.gz` is read
+    decompressed, gzip data under another name refused: `chunks.read_chunks`)."""
     numpy = _numpy()
     scan = TableScan(BATCH_LINES, max_line)
     batches: list[TableBatch] = []
     tail = b""  # the bytes after the last newline (at most TAIL_LIMIT of them)
-    for chunk in read_chunks(handle):
+    for chunk in read_chunks(handle, name=name):
         batches += scan.feed(chunk)
         cut_at = chunk.rfind(b"\n")
         if cut_at >= 0:

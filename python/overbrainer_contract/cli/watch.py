@@ -14,8 +14,9 @@ from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
 from ..plugin.source import JOB_STAGES
 from ..reader import EvalMark, ParseError
 from ..runs import clock
+from ..runs.chunks import GZIP_MAGIC, is_gzip_name
 from ..runs.follower import Follower
-from ..runs.sidefile import GZIP_MAGIC, SideFileError, open_metrics
+from ..runs.sidefile import SideFileError, open_metrics
 from ..runs.sizes import overlong_reason
 from ..runs.state import RunError, RunState, resolve
 from ._common import (
@@ -287,8 +288,8 @@ def _refuse_unfollowable(name: str, metrics: Path) -> None:
         where = name if metrics.name != Path(name).name else str(folder)
         raise CliError(f"{where}: no such folder")
     gzipped = metrics.with_name(metrics.name + ".gz")
-    if metrics.name.endswith(".gz") or (not metrics.exists() and gzipped.exists()):
-        shown = metrics if metrics.name.endswith(".gz") else gzipped
+    if is_gzip_name(metrics) or (not metrics.exists() and gzipped.exists()):
+        shown = metrics if is_gzip_name(metrics) else gzipped
         raise CliError(f"{shown}: compressed with gzip: watch cannot follow one ({_READERS})")
     try:
         with open_metrics(metrics, pipe=False) as handle:

@@ -24,9 +24,6 @@ REQUEST_LIMIT = 4096
 PROOF_LIMIT = 65536
 """The most bytes `snapshot.json` may hold: four short fields and a checkpoint path."""
 
-GZIP_MAGIC = b"\x1f\x8b"
-"""The first two bytes of a gzip-compressed file (RFC 1952), whatever its name."""
-
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISFIFO, "a FIFO"),
