@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createServer } from "node:http";
@@ -256,7 +256,10 @@ describe("the run viewer in headless Chromium", () => {
     const LINES = 1_000_000;
     const big = join(work, "million.jsonl");
     const out = createWriteStream(big);
-    const wrong = new Set([1, 250_000, 500_000, 999_999]); // line numbers, from 1
+    // line numbers, from 1, of bad lines: more than the page lists (200)
+    const wrong = new Set([1, 250_000, 500_000, 999_999]);
+    for (let line = 3_000; line < LINES; line += 4_000) wrong.add(line);
+    const listedWrong = [...wrong].sort((a, b) => a - b).slice(0, 200);
     let block = "";
     for (let step = 1; step <= LINES; step += 1) {
       if (wrong.has(step)) block += "oops\n";
@@ -295,12 +298,50 @@ describe("the run viewer in headless Chromium", () => {
     assert.equal(Number(status.loss.title), 4 / Math.sqrt(LINES));
     assert.equal(status.eta.text, "0:00:00");
     const listed = await badLinesOf(page, "million.jsonl");
-    assert.deepEqual(listed.rows.map((row) => Number(row.line.replaceAll(",", ""))), [...wrong]);
+    assert.deepEqual(listed.rows.map((row) => Number(row.line.replaceAll(",", ""))), listedWrong);
+    assert.equal(listed.heading, `${wrong.size} invalid lines`);
+    assert.equal(listed.more, `… and ${wrong.size - 200} more (not listed; overbrainer-contract check lists them all)`);
     for (const row of listed.rows) assert.deepEqual([row.category, row.message, row.column, row.text], [oops.category, oops.message, String(oops.column), "oops"]);
     const chunks = Number(await page.evaluate(() => document.getElementById("progress").dataset.chunks));
     const size = readFileSync(big).length;
     assert.equal(chunks, Math.ceil(size / (1 << 20)), "read in 1 MiB chunks");
     assert.ok((await plotted(page))["million.jsonl"] > 100);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("says whether a snapshot was requested and taken, from the folder's side files", async () => {
+    page = await freshPage();
+    const parent = join(work, "snapshots");
+    const metrics = readFileSync(join(EXAMPLES, "tiny-run", "metrics.jsonl"));
+    const proof = readFileSync(join(EXAMPLES, "tiny-run", "snapshot.json"));
+    const taken = JSON.parse(proof);
+    const folders = {
+      pending: { "snapshot.json": proof, "snapshot.request": " manual\n" },
+      answered: { "snapshot.request": "manual", "snapshot.json": proof },
+      wordless: { "snapshot.request": "not one word" },
+      refused: { "snapshot.json": JSON.stringify({ ...taken, step: 26.5 }) },
+      requested: { "snapshot.request": "" },
+    };
+    for (const [name, files] of Object.entries(folders)) {
+      mkdirSync(join(parent, name), { recursive: true });
+      writeFileSync(join(parent, name, "metrics.jsonl"), metrics);
+      let time = 1_800_000_000; // seconds: each file newer than the one written before it
+      for (const [file, text] of Object.entries(files)) {
+        writeFileSync(join(parent, name, file), text);
+        utimesSync(join(parent, name, file), time, time);
+        time += 60;
+      }
+    }
+    await page.setInputFiles("#folder", parent);
+    await idle(page, Object.keys(folders).length);
+    const text = async (name) => (await statusOf(page, `snapshots/${name}`)).snapshot.text;
+    const proofText = `taken at step ${taken.step}: ${taken.checkpoint} (${taken.reason})`;
+    assert.equal(await text("pending"), `requested (manual), not taken yet; an earlier one ${proofText}`);
+    assert.equal(await text("answered"), proofText);
+    assert.equal(await text("wordless"), "requested (no reason), not taken yet");
+    assert.match(await text("refused"), /^snapshot\.json is not a valid proof: \$\.step: /);
+    assert.equal(await text("requested"), "requested (no reason), not taken yet");
     assert.deepEqual(page.problems, []);
     await page.close();
   });
