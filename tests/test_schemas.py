@@ -20,11 +20,13 @@ U64_MAX = 18446744073709551615
 def test_every_schema_of_the_contract_is_there() -> None:
     assert NAMES == [
         "check-report",
+        "check-total",
         "contract",
         "job-stage",
         "metrics-line",
         "snapshot",
         "snapshot-request",
+        "status-report",
     ]
 
 

@@ -62,10 +62,14 @@ class EventCounts(Struct):
 
 
 Line: TypeAlias = Annotated[
-    int, Meta(description='1-based line number; null for a snapshot file.', ge=1)
+    int,
+    Meta(
+        description='1-based line number; null for a snapshot file, or a finding of the whole file (gzip-compressed data where lines should be).',
+        ge=1,
+    ),
 ]
 """
-1-based line number; null for a snapshot file.
+1-based line number; null for a snapshot file, or a finding of the whole file (gzip-compressed data where lines should be).
 """
 
 
@@ -93,9 +97,9 @@ class ReportFinding(Struct, tag_field='type', tag='finding'):
     """
     The file, as the user named it (`-` for standard input).
     """
-    line: Annotated[Line, Meta(description='1-based line number; null for a snapshot file.')] | None
+    line: Annotated[Line, Meta(description='1-based line number; null for a snapshot file, or a finding of the whole file (gzip-compressed data where lines should be).')] | None
     """
-    1-based line number; null for a snapshot file.
+    1-based line number; null for a snapshot file, or a finding of the whole file (gzip-compressed data where lines should be).
     """
     column: Annotated[Column, Meta(description='1-based column in the line where the problem was found, when known.')] | None
     """
@@ -165,10 +169,10 @@ class ReportUnreadable(Struct, tag_field='type', tag='unreadable'):
 CheckReport: TypeAlias = Annotated[
     ReportFinding | ReportFile | ReportUnreadable,
     Meta(
-        description="One line of `overbrainer-contract check -o json` (JSON Lines: one JSON object a line, tagged by `type`). For each file checked, in order: a `finding` for each problem as it is found, then the file's `file` summary, which counts every problem; a path that cannot be read gives one `unreadable` line instead.",
+        description="One line of `overbrainer-contract check -o json` (JSON Lines: one JSON object a line, tagged by `type`). For each file checked, in order: a `finding` for each problem as it is found, then the file's `file` summary, which counts every problem; a path that cannot be read gives one `unreadable` line instead. With `--total`, one last line more: a `total` over every file and path (`check-total.schema.json`).",
         title='CheckReport',
     ),
 ]
 """
-One line of `overbrainer-contract check -o json` (JSON Lines: one JSON object a line, tagged by `type`). For each file checked, in order: a `finding` for each problem as it is found, then the file's `file` summary, which counts every problem; a path that cannot be read gives one `unreadable` line instead.
+One line of `overbrainer-contract check -o json` (JSON Lines: one JSON object a line, tagged by `type`). For each file checked, in order: a `finding` for each problem as it is found, then the file's `file` summary, which counts every problem; a path that cannot be read gives one `unreadable` line instead. With `--total`, one last line more: a `total` over every file and path (`check-total.schema.json`).
 """
