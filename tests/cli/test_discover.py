@@ -16,7 +16,7 @@ from overbrainer_contract.runs.state import RunError
 
 SCRIPT = str(Path(sys.executable).with_name("overbrainer-contract"))
 PREFIX = "overbrainer-contract: error: "
-LINE = b'{"event":"end","time":1.0,"step":%d}\n'
+LINE = b'{"event":"begin","time":1.0,"max_steps":null}\n{"event":"end","time":1.0,"step":%d}\n'
 
 
 def cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -47,12 +47,14 @@ def tree(tmp_path: Path) -> Path:
 def test_a_folder_of_runs_is_every_run_below_it(tree: Path) -> None:
     result = cli("check", "nest", cwd=tree)
     assert result.returncode == 0, result.stderr
-    checked = [line.split(":")[0] for line in result.stdout.splitlines() if ": valid" in line]
-    assert checked == [
+    lines = result.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
         "nest/exp1/seed1/metrics.jsonl",
         "nest/exp2/seed1/metrics.jsonl",
         "nest/exp2/seed2/metrics.jsonl",
+        "total",
     ]
+    assert lines[-1] == "total: valid: 3 files, 6 lines, 0 errors, 0 warnings"
 
 
 def test_runs_nested_two_deep_are_named_by_their_path_below_the_common_folder(
@@ -63,12 +65,12 @@ def test_runs_nested_two_deep_are_named_by_their_path_below_the_common_folder(
         assert result.returncode == 0, result.stderr
         with (tree / "t.csv").open() as handle:
             rows = list(csv.DictReader(handle))
-        assert [(row["run"], row["step"]) for row in rows] == [
+        assert [(row["run"], row["step"]) for row in rows if row["event"] == "end"] == [
             ("exp1/seed1", "1"),
             ("exp2/seed1", "2"),
             ("exp2/seed2", "3"),
         ]
-        assert "exported 3 rows of 3 runs" in result.stderr
+        assert "exported 6 rows of 3 runs" in result.stderr
 
 
 def test_runs_side_by_side_keep_their_folder_names(tree: Path) -> None:
@@ -76,7 +78,7 @@ def test_runs_side_by_side_keep_their_folder_names(tree: Path) -> None:
                  cwd=tree)  # fmt: skip
     assert result.returncode == 0, result.stderr
     with (tree / "t.csv").open() as handle:
-        assert [row["run"] for row in csv.DictReader(handle)] == ["seed1", "seed2"]
+        assert [row["run"] for row in csv.DictReader(handle)] == ["seed1"] * 2 + ["seed2"] * 2
 
 
 def test_a_file_of_another_name_among_several_paths_is_refused_in_one_line(
@@ -116,7 +118,7 @@ def test_the_same_run_named_twice_is_read_once(tree: Path) -> None:
     result = cli("export", "nest/exp1/seed1", "nest/exp1/seed1/metrics.jsonl", "-o", "t.csv",
                  cwd=tree)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "exported 1 row of 1 run" in result.stderr
+    assert "exported 2 rows of 1 run" in result.stderr
 
 
 def test_the_api_takes_one_path_or_many(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,8 +15,28 @@ from overbrainer_contract_models.check_report_schema import (
     ReportUnreadable,
     Severity,
 )
+from overbrainer_contract_models.check_total_schema import CheckTotal
 
 from .checker import FileResult, Finding
+
+
+class Total:
+    """Counts over every file and path of a check: what its last line says."""
+
+    def __init__(self) -> None:
+        self.files = self.invalid_files = self.unreadable = 0
+        self.lines = self.errors = self.warnings = 0
+
+    def add(self, result: FileResult) -> None:
+        self.files += 1
+        self.invalid_files += not result.valid
+        self.lines += result.lines or 0
+        self.errors += result.errors
+        self.warnings += result.warnings
+
+    @property
+    def valid(self) -> bool:
+        return self.errors == 0 and self.unreadable == 0
 
 
 class Writer(Protocol):
@@ -92,6 +112,28 @@ class TextReporter:
     def unreadable_path(self, name: str, message: str) -> None:
         """Nothing on standard output: the command says it on standard error."""
 
+    def total(self, total: Total) -> None:
+        """`total: valid: 42 files, 4,321 lines, 0 errors, 0 warnings` (the invalid and
+        unreadable counted when there are any)."""
+        files = plural(total.files, "file")
+        troubles = []
+        if total.invalid_files:
+            troubles.append(f"{total.invalid_files:,} invalid")
+        if total.unreadable:
+            troubles.append(f"{plural(total.unreadable, 'path')} unreadable")
+        if troubles:
+            files += f" ({', '.join(troubles)})"
+        errors = plural(total.errors, "error")
+        warnings = plural(total.warnings, "warning")
+        if total.errors:
+            errors = paint(errors, "error", self.colour)
+        if total.warnings:
+            warnings = paint(warnings, "warning", self.colour)
+        verdict = paint("valid", "ok", self.colour) if total.valid else "invalid"
+        self.out.write(
+            f"total: {verdict}: {files}, {plural(total.lines, 'line')}, {errors}, {warnings}\n"
+        )
+
     def close(self) -> None:
         self.out.flush()
 
@@ -109,7 +151,7 @@ class JsonReporter:
         self.counts = {"error": 0, "warning": 0}
         self.encode = msgspec.json.Encoder().encode
 
-    def _line(self, item: ReportFinding | ReportFile | ReportUnreadable) -> None:
+    def _line(self, item: ReportFinding | ReportFile | ReportUnreadable | CheckTotal) -> None:
         self.out.write(self.encode(item).decode() + "\n")
 
     def finding(self, finding: Finding) -> None:
@@ -147,6 +189,21 @@ class JsonReporter:
 
     def unreadable_path(self, name: str, message: str) -> None:
         self._line(ReportUnreadable(file=name, message=message))
+
+    def total(self, total: Total) -> None:
+        """The last line, `schema/check-total.schema.json` (`check --total`)."""
+        self._line(
+            CheckTotal(
+                type="total",
+                files=total.files,
+                invalid_files=total.invalid_files,
+                unreadable=total.unreadable,
+                lines=total.lines,
+                errors=total.errors,
+                warnings=total.warnings,
+                valid=total.valid,
+            )
+        )
 
     def close(self) -> None:
         self.out.flush()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..check.checker import FileResult, check_request, check_snapshot, check_stream, run_files
-from ..check.reporter import JsonReporter, TextReporter
+from ..check.reporter import JsonReporter, TextReporter, Total
 from ..runs.chunks import read_chunks
 from ..runs.discover import discover
 from ..runs.sidefile import SideFileError, open_metrics
@@ -44,10 +44,12 @@ warning when it is a line cut short (a run still writing, or killed: a whole lin
 the reference finds cut, category `eof`); any other bad last line is an error. The order
 checks are warnings too: a step going back, lines before `begin`, lines after `end`. In a
 run folder, snapshot.json and snapshot.request are checked too (regular files only, of
-bounded size). A line of any length is read, as the reference reads it; junk without a
-newline is an error as soon as its first bytes say so, and the rest of it is skipped in
-flat memory. --max-line sets a bound of yours: a longer line is skipped unread and is an
-error, category `length`. -o json writes
+bounded size). A folder of runs is every run below it, at any depth; a `.jsonl.gz` is read
+compressed. Over more than one run or path, a last line `total: ...` counts every file
+(-o json: with --total, a `total` object, schema check-total). A line of any length is
+read, as the reference reads it; junk without a newline is an error as soon as its first
+bytes say so, and the rest of it is skipped in flat memory. --max-line sets a bound of
+yours: a longer line is skipped unread and is an error, category `length`. -o json writes
 JSON Lines: one object per finding, one per file, one per unreadable path (`schema
 check-report` prints their schema)."""
 
@@ -88,6 +90,12 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         help=f"print at most N errors and N warnings per file, then one line counting the"
         f" rest (text: {DEFAULT_MAX_ERRORS} by default; json: all; 0: all)",
     )
+    parser.add_argument(
+        "--total",
+        action="store_true",
+        help="json: end with a total over every file and path (schema check-total); text"
+        " ends with one whenever more than one run or path was checked",
+    )
     add_max_line(parser)
     parser.set_defaults(run=run)
 
@@ -104,10 +112,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         reporter = JsonReporter(Stdout(), args.max_errors or 0)
     invalid = unreadable = False
+    total = Total()
 
     def fail(name: str, message: str) -> None:
         nonlocal unreadable
         unreadable = True
+        total.unreadable += 1
         say(f"error: {name}: {message}")
         reporter.unreadable_path(name, message)
 
@@ -118,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         if target.metrics is None:  # standard input
             chunks = read_chunks(sys.stdin.buffer, name="-")
             result = check_stream(chunks, "-", reporter.finding, args.max_line)
+            total.add(result)
             reporter.result(result)
             invalid |= not result.valid
             continue
@@ -138,8 +149,11 @@ def run(args: argparse.Namespace) -> int:
             except OSError as error:
                 fail(display, (error.strerror or str(error)).lower())
                 continue
+            total.add(result)
             reporter.result(result)
             invalid |= not result.valid
+    if args.total if args.output == "json" else len(found.runs) + len(found.refused) > 1:
+        reporter.total(total)
     reporter.close()
     return USAGE if unreadable else INVALID if invalid else OK
 
