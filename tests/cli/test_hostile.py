@@ -137,7 +137,7 @@ def test_a_gigabyte_without_a_newline_is_one_error_in_flat_memory(tmp_path: Path
         " ('overbrainer-contract check junk.jsonl' says which)\n"
     )
     plot = cli("plot", "junk.jsonl", "-o", "junk.png", cwd=tmp_path, memory=4 * MEMORY)
-    assert "warning: junk.jsonl: 1 invalid line skipped" in plot.stderr
+    assert "warning: junk.jsonl: 1 invalid line (skipped)" in plot.stderr
 
 
 def test_the_reading_stops_after_4g_without_a_newline(tmp_path: Path) -> None:

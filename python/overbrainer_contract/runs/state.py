@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-import msgspec
-
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
 from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line
@@ -142,10 +140,11 @@ def request_reason(text: str) -> str | None:
 
 def read_snapshot(path: Path) -> tuple[Snapshot, int] | None:
     """The proof of a snapshot and when it was written (mtime, ns), None when there is
-    none; `msgspec.ValidationError` / `DecodeError` when it is not one, `SideFileError`
-    when it is not a small regular file."""
+    none; `sidefile.ProofError` (a `msgspec.ValidationError`: every problem, in the line
+    findings' words) when it is not one, `SideFileError` when it is not a small regular
+    file."""
     read = sidefile.read_stamped(path, sidefile.PROOF_LIMIT)
-    return None if read is None else (msgspec.json.decode(read[0], type=Snapshot), read[1])
+    return None if read is None else (sidefile.decode_proof(read[0]), read[1])
 
 
 @dataclass
