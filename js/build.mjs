@@ -31,7 +31,9 @@ if (!process.argv.includes("--no-wasm")) {
       ...process.env,
       PATH: `${dirname(cargo)}:${process.env.PATH ?? ""}`,
       CARGO_TARGET_DIR: TARGET,
-      RUSTFLAGS: "-C strip=symbols",
+      // bulk memory: memcpy as `memory.copy` (without it a byte loop: an eighth of the time);
+      // non-trapping float-to-int conversions. Both in every engine since 2021.
+      RUSTFLAGS: "-C strip=symbols -C target-feature=+bulk-memory,+nontrapping-fptoint",
     },
   });
   copyFileSync(join(TARGET, "wasm32-unknown-unknown", "release", "overbrainer_core_wasm.wasm"), WASM);
