@@ -68,12 +68,22 @@ function setState(value) {
 }
 setState("idle");
 
+let drawnAt = -Infinity;
+let drawCost = 0;
+
+/** A redraw on the next frame. While a file is read, the plot is redrawn at most every
+ * quarter of a second, and never more than a fifth of the time: a redraw costs a pass over
+ * every point, and reading goes on meanwhile. */
 function scheduleDraw() {
   if (drawPending) return;
+  if (loading && performance.now() - drawnAt < Math.max(250, drawCost * 4)) return;
   drawPending = true;
   requestAnimationFrame(() => {
     drawPending = false;
+    const start = performance.now();
     redraw();
+    drawnAt = performance.now();
+    drawCost = drawnAt - start;
   });
 }
 
@@ -189,22 +199,31 @@ async function readRun(run) {
       }
     }
   };
-  for (let offset = 0; offset < file.size; ) {
-    if (paused) await paused.promise;
-    const chunk = new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer());
-    if (chunk.length === 0) break; // the file shrank while read
-    offset += chunk.length;
-    excerpts.add(chunk, state.errors.length < LISTED);
-    takeAll(reader.feed(chunk));
-    progress.done += chunk.length;
-    progress.chunks += 1;
-    showProgress(run);
-    renderErrors(run);
-    renderStatus(run);
-    scheduleDraw();
-    await yieldToPage();
+  // the next chunk is read from the file while the core reads this one
+  const readAt = (at) => file.slice(at, at + CHUNK).arrayBuffer();
+  let next = file.size > 0 ? readAt(0) : null;
+  try {
+    for (let offset = 0; next !== null; ) {
+      if (paused) await paused.promise;
+      const chunk = new Uint8Array(await next);
+      offset += chunk.length;
+      next = chunk.length > 0 && offset < file.size ? readAt(offset) : null;
+      if (chunk.length === 0) break; // the file shrank while read
+      excerpts.add(chunk, state.errors.length < LISTED);
+      takeAll(reader.feed(chunk));
+      progress.done += chunk.length;
+      progress.chunks += 1;
+      showProgress(run);
+      renderErrors(run);
+      renderStatus(run);
+      scheduleDraw();
+      await yieldToPage();
+    }
+    takeAll(reader.finish());
+  } catch (error) {
+    reader.close();
+    throw error;
   }
-  takeAll(reader.finish());
   run.done = true;
 }
 
@@ -230,6 +249,7 @@ async function loadQueued() {
   } finally {
     loading = false;
     $("loading").hidden = true;
+    scheduleDraw();
     setState("idle");
   }
 }
