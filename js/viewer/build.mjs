@@ -46,7 +46,7 @@ function validators() {
     .filter((name) => name.endsWith(".schema.json"))
     .sort()
     .map((name) => JSON.parse(readFileSync(join(SCHEMA, name), "utf8")));
-  const ajv = new Ajv2020({ strict: true, discriminator: true, allErrors: false, code: { source: true, esm: true } });
+  const ajv = new Ajv2020({ strict: true, discriminator: true, allErrors: true, code: { source: true, esm: true } });
   const annotations = new Set();
   const visit = (node) => {
     if (Array.isArray(node)) node.forEach(visit);

@@ -2,7 +2,8 @@
 // taken (the proof, `snapshot.json`), and whether the request is still pending (there, and
 // newer than the proof). cli/status.py `snapshot_status` and `_snapshot_text`, with the
 // files of a folder the user opened. The proof and the request are checked by validators
-// generated from schema/ (Ajv's standalone code, made by build.mjs).
+// generated from schema/ (Ajv's standalone code, made by build.mjs): a proof's problems are
+// listed as status lists them (`snapshot.json: $.step: ...`), in Ajv's words.
 
 import { thousands } from "./format.js";
 
@@ -48,11 +49,11 @@ export async function snapshotText(side, validators) {
       try {
         proof = JSON.parse(text);
       } catch (error) {
-        problem = `${side.proof.name} is not a valid proof: ${error.message}`;
+        problem = `${side.proof.name}: $: not JSON (${error.message})`;
       }
       if (problem === null) {
         if (validators.snapshot(proof)) taken = { ...proof, written: side.proof.lastModified };
-        else problem = `${side.proof.name} is not a valid proof: ${ajvProblem(validators.snapshot.errors)}`;
+        else problem = `${side.proof.name}: ${ajvProblem(validators.snapshot.errors)}`;
       }
     }
   } catch (error) {
