@@ -350,13 +350,13 @@ document.addEventListener("drop", async (event) => {
   drop.classList.remove("over");
   const loose = [];
   const inFolders = [];
-  const items = [...(event.dataTransfer.items || [])];
-  const dropped = items.map((item) => (item.webkitGetAsEntry ? item.webkitGetAsEntry() : null));
-  const files = [...event.dataTransfer.files];
-  for (let i = 0; i < files.length; i += 1) {
-    const entry = dropped[i];
+  // the items are only there while the event is handled: their entries and files first
+  const dropped = [...(event.dataTransfer.items || [])]
+    .filter((item) => item.kind === "file")
+    .map((item) => ({ entry: item.webkitGetAsEntry ? item.webkitGetAsEntry() : null, file: item.getAsFile() }));
+  for (const { entry, file } of dropped) {
     if (entry && entry.isDirectory) await walk(entry, inFolders);
-    else loose.push(files[i]);
+    else if (file) loose.push(file);
   }
   open(runsOf(loose, inFolders));
 });
