@@ -280,6 +280,7 @@ def bench(session: nox.Session) -> None:
 
     Side by side in one run on a realistic 1M-line metrics.jsonl; then `check` against a
     bare parse_line loop, `export` against `check` (and export's peak memory on 5M lines),
+    the npm package's whole-file reader under Node against the reference runner (js.py),
     and the plugin's callback against a no-op callback.
     """
     install_project(session, "bench")
@@ -295,6 +296,11 @@ def bench(session: nox.Session) -> None:
     runner = {"OVERBRAINER_REFERENCE_RUNNER": _reference_runner(session)}
     session.run("python", "benchmarks/reference.py", *session.posargs, env=runner, **measured)
     session.run("python", "benchmarks/startup.py", *session.posargs, env=runner, **measured)
+    # the npm package's whole-file reader under Node against the reference (js/, built here)
+    with session.chdir(JS):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("node", "build.mjs", external=True)
+    session.run("python", "benchmarks/js.py", *session.posargs, env=runner, **measured)
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")

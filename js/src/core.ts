@@ -585,7 +585,15 @@ function bind(ex: Exports): Api {
       const found: Answer[] = [];
       const [start, end] = output();
       at = start;
-      this.#lines = answers(end, this.#lines + 1, found) - 1;
+      // A rejected line's ParseError is an answer here, never thrown: the stack of where it
+      // was made would only cost (a V8 setting; other engines ignore it).
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        this.#lines = answers(end, this.#lines + 1, found) - 1;
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
       return found;
     }
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// The npm package's whole-file reader as a process, the benchmark's counterpart of the reference
+// runner's `count FILE` (benchmarks/js.py): the file read, every line answered by `readLines`
+// (the reader core as WebAssembly: no call across the boundary per line), each answer's typed
+// line or ParseError made in JavaScript, and only the counts printed (`lines ok errors`), as
+// `count` prints them.
+//
+//   node benchmarks/js_reader.mjs FILE [PACKAGE]   PACKAGE: the package's main module
+//                                                  (default: js/dist/index.js beside this)
+
+import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+
+const [file, entry] = process.argv.slice(2);
+const where = entry ? pathToFileURL(entry).href : new URL("../js/dist/index.js", import.meta.url).href;
+const { readLines } = await import(where);
+
+const data = await readFile(file);
+let ok = 0;
+let errors = 0;
+for await (const batch of readLines(data)) {
+  for (const answer of batch) {
+    if (answer.kind === "line") ok += 1;
+    else errors += 1;
+  }
+}
+console.log(`${ok + errors} ${ok} ${errors}`);
