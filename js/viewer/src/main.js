@@ -123,7 +123,7 @@ async function renderStatus(run) {
   if (run.snapshot === null) run.snapshot = await snapshotText(run.side, validators);
   const snapshot = run.snapshot;
   const body = element("tbody");
-  for (const [label, text, title] of statusRows(run.name, run.state, snapshot)) {
+  for (const [label, text, title] of statusRows(run.name, run.state, snapshot, Date.now() / 1000)) {
     const row = element("tr");
     row.append(element("th", label));
     const cell = element("td", text, { "data-field": label.replace(" ", "_") });
@@ -392,5 +392,9 @@ $("clear").addEventListener("click", () => {
 });
 
 window.addEventListener("resize", scheduleDraw);
+// the last line's age and the ETA's count down move with the clock
+setInterval(() => {
+  for (const run of runs) if (run.done) renderStatus(run);
+}, 10_000);
 $("core-version").textContent = `reader core: ${core.version ?? "overbrainer-contract"} (WebAssembly)`;
 document.body.dataset.ready = "true";

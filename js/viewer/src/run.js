@@ -42,9 +42,10 @@ export class RunState {
     this.invalid = 0;
     this.partial = false;
     this.began = false;
+    this.begins = 0; // begin lines: more than one, the run was resumed
     this.stage = null;
     this.endStep = null;
-    this.loss = null; // {step, value}: the latest training loss
+    this.loss = null; // {step, value, time}: the latest training loss (the pace's latest point)
     this.evalLoss = null;
     this.learningRate = null;
     this.evaluation = null; // {step, total}: the evaluation under way
@@ -62,7 +63,7 @@ export class RunState {
         this.pace.add(line);
         const { step } = line;
         if (isFloat(line.loss)) {
-          this.loss = { step, value: line.loss };
+          this.loss = { step, value: line.loss, time: line.time };
           this.points.loss.push(step, line.loss);
         }
         if (isFloat(line.eval_loss)) {
@@ -85,6 +86,7 @@ export class RunState {
         break;
       case "begin":
         this.began = true;
+        this.begins += 1;
         this.endStep = null;
         if (isCount(line.max_steps)) this.beginMaxSteps = line.max_steps;
         break;

@@ -1,5 +1,6 @@
 // The rows of `overbrainer-contract status`, in its order and words (cli/status.py `render`).
 
+import { ago, estimate, lastLineText } from "./clock.js";
 import { formatDuration, formatG, percent, thousands } from "./format.js";
 
 /** The pace's ETA in seconds (`Duration::as_secs_f64`), or null. The package gives a
@@ -12,8 +13,9 @@ export function etaSeconds(pace) {
 }
 
 /** The status of a run as [label, text, title] rows; `title` (or null) is the exact value
- * behind a rounded one. `snapshot` is the text of the snapshot row. */
-export function statusRows(name, state, snapshot) {
+ * behind a rounded one. `snapshot` is the text of the snapshot row; `now` the time, in
+ * seconds since the epoch. */
+export function statusRows(name, state, snapshot, now) {
   const rows = [["run", name, null]];
   let phase = state.phase;
   if (state.ended) phase = `ended at step ${thousands(state.step)}`;
@@ -53,13 +55,22 @@ export function statusRows(name, state, snapshot) {
       null,
     ]);
   } else rows.push(["evaluation", `${thousands(evaluation.step)} steps done`, null]);
-  const eta = etaSeconds(state.pace);
+  const { pace } = state;
+  const paceTotal = pace.maxSteps;
+  const left = paceTotal === null || paceTotal === undefined ? null : Math.max(Number(paceTotal) - Number(pace.step), 0);
+  const measured = state.loss === null ? null : state.loss.time;
+  const time = estimate(etaSeconds(pace), left, measured, state.lastTime, now);
   if (state.ended) rows.push(["eta", "- (training ended)", null]);
-  else rows.push(["eta", eta === null ? "unknown yet" : formatDuration(eta), eta === null ? null : String(eta)]);
+  else if (time.stale) {
+    rows.push(["eta", `stale (no line for ${ago(time.silence)}, much longer than its pace predicts)`, null]);
+  } else if (time.remaining === null) rows.push(["eta", "unknown yet", null]);
+  else rows.push(["eta", formatDuration(time.remaining), String(time.remaining)]);
+  rows.push(["last line", lastLineText(state.lastTime, now), null]);
   rows.push(["snapshot", snapshot, null]);
   let lines = thousands(state.lines);
   if (state.invalid) lines += ` (${thousands(state.invalid)} invalid)`;
   if (state.partial) lines += " (the last one incomplete)";
+  if (state.begins > 1) lines += ` (${state.begins} begin lines: resumed)`;
   rows.push(["lines", lines, null]);
   return rows;
 }

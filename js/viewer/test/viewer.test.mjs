@@ -71,8 +71,10 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function freshPage(url = pageUrl) {
+/** A page of the viewer; `now` (seconds since the epoch) fixes its clock. */
+async function freshPage(url = pageUrl, now = null) {
   const opened = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  if (now !== null) await opened.clock.setFixedTime(now * 1000);
   const problems = [];
   opened.on("pageerror", (error) => problems.push(error.message));
   opened.on("console", (message) => {
@@ -142,6 +144,9 @@ async function plotted(opened) {
 function expectedStatus(answers) {
   let stage = null;
   let end = null;
+  let begins = 0;
+  let measured = null;
+  let last = null;
   let loss = null;
   let evalLoss = null;
   for (const answer of answers) {
@@ -149,22 +154,32 @@ function expectedStatus(answers) {
     const line = JSON.parse(answer.dump);
     if (answer.mark?.kind === "stage") stage = answer.mark.stage;
     if (answer.mark?.kind === "end") end = answer.mark.step;
-    if (line.event === "begin") end = null;
-    if (line.event === "log" && line.loss !== null) loss = { step: line.step, value: line.loss };
+    last = line.time;
+    if (line.event === "begin") {
+      end = null;
+      begins += 1;
+    }
+    if (line.event === "log" && line.loss !== null) {
+      loss = { step: line.step, value: line.loss };
+      measured = line.time;
+    }
     if (line.event === "log" && line.eval_loss !== null) evalLoss = { step: line.step, value: line.eval_loss };
   }
   const pace = answers.at(-1).pace;
-  return { stage, end, loss, evalLoss, pace, lines: answers.length, invalid: answers.filter((each) => !each.ok).length };
+  const invalid = answers.filter((each) => !each.ok).length;
+  return { stage, end, begins, measured, last, loss, evalLoss, pace, lines: answers.length, invalid };
 }
 
 describe("the run viewer in headless Chromium", () => {
   it("shows the example runs as status and plot do, from their folder", async () => {
-    page = await freshPage();
-    await page.setInputFiles("#folder", EXAMPLES);
     const names = ["examples/sweep-lr3e-2-seed1", "examples/sweep-lr3e-4-seed2", "examples/tiny-run"];
+    const wants = Object.fromEntries(names.map((name) => [name, expectedStatus(reference(join(ROOT, name, "metrics.jsonl")))]));
+    const now = Math.max(...names.map((name) => wants[name].last)) + 37 * 3600 + 100; // 37 h later
+    page = await freshPage(pageUrl, now);
+    await page.setInputFiles("#folder", EXAMPLES);
     await idle(page, names.length);
     for (const name of names) {
-      const want = expectedStatus(reference(join(ROOT, name, "metrics.jsonl")));
+      const want = wants[name];
       const shown = await statusOf(page, name);
       assert.ok(shown, `${name} is shown`);
       assert.equal(shown.run.text, name);
@@ -175,8 +190,12 @@ describe("the run viewer in headless Chromium", () => {
       assert.match(shown.loss.text, new RegExp(` at step ${want.loss.step}$`));
       assert.equal(Number(shown["eval loss"].title), want.evalLoss.value);
       assert.equal(shown.eta.text, "- (training ended)");
-      assert.equal(shown.lines.text, String(want.lines));
+      const resumed = want.begins > 1 ? ` (${want.begins} begin lines: resumed)` : "";
+      assert.equal(shown.lines.text, `${want.lines}${resumed}`);
       assert.equal(want.invalid, 0);
+      const hours = Math.floor((now - want.last) / 3600);
+      assert.ok(hours >= 37 && hours < 48);
+      assert.equal(shown["last line"].text, `${hours} h ago`);
     }
     const proof = JSON.parse(readFileSync(join(EXAMPLES, "tiny-run", "snapshot.json"), "utf8"));
     const tiny = await statusOf(page, "examples/tiny-run");
@@ -190,10 +209,13 @@ describe("the run viewer in headless Chromium", () => {
   });
 
   it("lists every bad line with the reference's error, and a cut run's step, evaluation and ETA", async () => {
-    page = await freshPage();
     const tiny = readFileSync(join(EXAMPLES, "tiny-run", "metrics.jsonl"), "utf8").split("\n");
     const cut = join(work, "cut-run.jsonl");
     writeFileSync(cut, `${tiny.slice(0, 23).join("\n")}\n`); // up to the first evaluation's progress
+    const run = reference(cut);
+    const cutState = expectedStatus(run);
+    const now = cutState.measured + 2; // two seconds after the pace's latest point
+    page = await freshPage(pageUrl, now);
     const bad = [
       tiny[0],
       '{"event":"log","time":1,"step":3.0}',
@@ -234,7 +256,6 @@ describe("the run viewer in headless Chromium", () => {
     const status = await statusOf(page, "bad-lines.jsonl");
     assert.equal(status.lines.text, `${bad.length} (${want.length} invalid)`);
 
-    const run = reference(cut);
     const last = run.at(-1);
     const evaluation = [...run].reverse().find((answer) => answer.mark?.kind === "eval").mark;
     const shownCut = await statusOf(page, "cut-run.jsonl");
@@ -244,10 +265,23 @@ describe("the run viewer in headless Chromium", () => {
     assert.equal(shownCut.step.text, `${last.pace.step} / ${last.pace.max_steps} (${Math.round(share)}%)`);
     assert.equal(shownCut.evaluation.text, `${evaluation.step} / ${evaluation.total} (${Math.round((100 * evaluation.step) / evaluation.total)}%)`);
     assert.ok(last.pace.eta !== null);
-    assert.equal(shownCut.eta.text, clock(last.pace.eta));
-    assert.equal(Number(shownCut.eta.title), last.pace.eta.secs + last.pace.eta.nanos / 1e9);
+    // the ETA counted down since the pace measured it (status: tqdm's remaining time)
+    const remaining = last.pace.eta.secs + last.pace.eta.nanos / 1e9 - (now - cutState.measured);
+    assert.notEqual(Math.abs((remaining % 1) - 0.5) < 1e-6, true); // no tie to round
+    assert.equal(shownCut.eta.text, clock({ secs: Math.floor(remaining), nanos: Math.round((remaining % 1) * 1e9) }));
+    assert.equal(Number(shownCut.eta.title), remaining);
+    assert.equal(shownCut["last line"].text, `${Math.floor(now - cutState.last)} s ago`);
     await page.screenshot({ path: join(ARTEFACTS, "bad-lines.png"), fullPage: true });
     assert.deepEqual(page.problems, []);
+    await page.close();
+
+    // three days of silence: far longer than 50 steps at its pace, and than two minutes
+    page = await freshPage(pageUrl, cutState.last + 3 * 86400 + 5);
+    await page.setInputFiles("#files", cut);
+    await idle(page, 1);
+    const stale = await statusOf(page, "cut-run.jsonl");
+    assert.equal(stale.eta.text, "stale (no line for 3 days, much longer than its pace predicts)");
+    assert.equal(stale["last line"].text, "3 days ago");
     await page.close();
   });
 
