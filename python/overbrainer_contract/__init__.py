@@ -12,6 +12,15 @@ End(time=2.0, step=7206)
 EndMark(step=7206, kind='end')
 >>> dump_line(line)
 '{"event":"end","time":2.0,"step":7206}'
+
+A run's files (`read_run`: the state `status` shows, with its `Pace`; `iter_lines`: its
+lines, parsed) and many runs as one table (`table.read_runs`, with pyarrow), loaded on
+first use:
+
+>>> read_run("examples/tiny-run").phase  # doctest: +SKIP
+'ended'
+>>> table.read_runs("examples/tiny-run").num_rows  # doctest: +SKIP
+76
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from .reader import (
 )
 
 if TYPE_CHECKING:
+    from . import table as table
     from .contract.constants import (
         CONTRACT,
         METRICS_ENV,
@@ -56,6 +66,7 @@ if TYPE_CHECKING:
         Stage,
         TrainMetric,
     )
+    from .runs.state import iter_lines, read_run
 
 __version__ = "1.1.1"
 
@@ -87,9 +98,11 @@ __all__ = [
     "StageMark",
     "TrainMetric",
     "dump_line",
+    "iter_lines",
     "mark",
     "parse_line",
     "parse_lines",
+    "read_run",
 ]
 
 # The other names load with their module on first use, so that a command (`check`) pays
@@ -118,21 +131,29 @@ _HOMES = {
         "Stage",
         "TrainMetric",
     ),
+    "runs.state": ("iter_lines", "read_run"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 
+_SUBMODULES = ("table",)
+"""Submodules that are attributes without an import (`oc.table`): pyarrow loads with
+`table` only when it is first used, never with `import overbrainer_contract`."""
+
+
 def __getattr__(name: str) -> Any:
     """A public name, imported from its module when first asked for (PEP 562)."""
+    from importlib import import_module
+
+    if name in _SUBMODULES:
+        return import_module(f"{__name__}.{name}")
     module = _HOME.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
     value = getattr(import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOME})
+    return sorted({*globals(), *_HOME, *_SUBMODULES})

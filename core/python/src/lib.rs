@@ -212,7 +212,12 @@ fn answer(py: Python<'_>, bound: &Bound, line: &PyAny) -> PyResult<PyObject> {
 }
 
 /// Parse one line of `metrics.jsonl` as the reference's `parse_line` does.
+///
+/// line: str | bytes (bytes-like too), its newline optional.
+/// Returns Begin | Log | Stage | Eval | End (a `MetricLine`); raises `ParseError`
+/// (its `category`, `path`, `column`) for a line the reference rejects.
 #[pyfunction]
+#[pyo3(text_signature = "(line, /)")]
 fn parse_line(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
     answer(py, bound(py)?, line)
 }
@@ -293,7 +298,10 @@ where
 
 /// Every line of `body` as its model or its `ParseError` (made, not raised), in order: a
 /// newline ends each line, and a last line without one is answered too.
+///
+/// body: bytes. Returns list[MetricLine | ParseError].
 #[pyfunction]
+#[pyo3(text_signature = "(body, /)")]
 fn parse_lines(py: Python<'_>, body: &PyBytes) -> PyResult<PyObject> {
     let bound = bound(py)?;
     let list = PyList::empty(py);
@@ -363,14 +371,20 @@ fn from_model(bound: &Bound, line: &PyAny, what: &str) -> PyResult<MetricLine> {
 }
 
 /// The canonical JSON of a parsed line, as the reference's `serde_json::to_string` writes it.
+///
+/// line: MetricLine (Begin | Log | Stage | Eval | End). Returns str, without a newline.
 #[pyfunction]
+#[pyo3(text_signature = "(line, /)")]
 fn dump_line(py: Python<'_>, line: &PyAny) -> PyResult<String> {
     Ok(dump(&from_model(bound(py)?, line, "dump_line")?))
 }
 
 /// The mark of a stage, evaluation or end line, without its time; `None` for `begin` and
 /// `log` lines (the reference's `MetricLine::mark`).
+///
+/// line: MetricLine. Returns StageMark | EvalMark | EndMark | None.
 #[pyfunction]
+#[pyo3(text_signature = "(line, /)")]
 fn mark(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
     let bound = bound(py)?;
     Ok(match from_model(bound, line, "mark")?.mark() {
@@ -386,10 +400,25 @@ fn mark(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
 /// The pace of a training, from its logs in order: steps per second between the first and
 /// the latest training log (the ones with a loss), on the plugin's own clock, and the time
 /// left at that pace (the reference's `Pace`).
-#[pyclass(module = "overbrainer_contract", name = "Pace")]
+///
+/// Pace() -> Pace; `add(log: Log)`, `add_logs(logs: Iterable[Log])`; `step: int`,
+/// `max_steps: int | None`; `eta() -> timedelta | None`, `eta_seconds() -> float | None`,
+/// `eta_duration() -> tuple[int, int] | None`.
+#[pyclass(module = "overbrainer_contract", name = "Pace", text_signature = "()")]
 #[derive(Clone, Default)]
 struct Pace {
     inner: CorePace,
+}
+
+/// The TypeError of `Pace.add` given a line that is not a log: what it takes, and what came.
+fn not_a_log(metric: &PyAny) -> PyErr {
+    let kind = metric
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), str::to_owned);
+    PyTypeError::new_err(format!(
+        "Pace.add takes a Log (a training log line: step, max_steps, loss, time), not {kind}"
+    ))
 }
 
 fn optional<'p, T: FromPyObject<'p>>(bound: &Bound, value: &'p PyAny) -> PyResult<Option<T>> {
@@ -408,12 +437,19 @@ impl Pace {
     }
 
     /// Take the next log `metric` into account.
+    ///
+    /// metric: Log (a training log line; anything with its `step`, `max_steps`, `loss` and
+    /// `time`). Another line (Begin, Eval, Stage, End) is a TypeError.
+    #[pyo3(text_signature = "($self, metric, /)")]
     fn add(&mut self, py: Python<'_>, metric: &PyAny) -> PyResult<()> {
         let bound = bound(py)?;
-        let step: u64 = metric.getattr("step")?.extract()?;
-        let max_steps: Option<u64> = optional(bound, metric.getattr("max_steps")?)?;
-        let loss: Option<f64> = optional(bound, metric.getattr("loss")?)?;
-        let time: f64 = metric.getattr("time")?.extract()?;
+        let field = |name: &str| -> PyResult<&PyAny> {
+            metric.getattr(name).map_err(|_| not_a_log(metric))
+        };
+        let step: u64 = field("step")?.extract()?;
+        let max_steps: Option<u64> = optional(bound, field("max_steps")?)?;
+        let loss: Option<f64> = optional(bound, field("loss")?)?;
+        let time: f64 = field("time")?.extract()?;
         self.inner.add_values(step, max_steps, loss, time);
         Ok(())
     }
@@ -421,11 +457,18 @@ impl Pace {
     /// Take the next logs, in order, into account: what `add` on each in turn does, by `add`
     /// on the few that decide it, in order (`watch` on a block read whole): the first with a
     /// loss, the last with a loss, the last with a step count, the last.
+    ///
+    /// logs: Iterable[Log].
+    #[pyo3(text_signature = "($self, logs, /)")]
     fn add_logs(&mut self, py: Python<'_>, logs: &PyAny) -> PyResult<()> {
         let bound = bound(py)?;
         let logs = logs.iter()?.collect::<PyResult<Vec<&PyAny>>>()?;
-        let has =
-            |log: &PyAny, name: &str| -> PyResult<bool> { Ok(!absent(bound, log.getattr(name)?)) };
+        let has = |log: &PyAny, name: &str| -> PyResult<bool> {
+            Ok(!absent(
+                bound,
+                log.getattr(name).map_err(|_| not_a_log(log))?,
+            ))
+        };
         let mut deciding: Vec<usize> = Vec::with_capacity(4);
         for (at, log) in logs.iter().enumerate() {
             if has(log, "loss")? {

@@ -11,14 +11,14 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
-from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line
+from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line, parse_lines
 from . import sidefile
 from .chunks import GzipNotNamedError, read_chunks, starts_with_bom
 
@@ -366,3 +366,75 @@ def _scanned(state: RunState, handle: IO[bytes], max_line: int | None, name: str
     state.take_scanned(scan.finish())
     state.lines += scan.lines
     return state
+
+
+def read_run(path: str | os.PathLike[str], *, max_line: int | None = None) -> RunState:
+    """The state of one run as `status` shows it: a run folder, a metrics file (`.jsonl`,
+    `.jsonl.gz`) or `-` (standard input).
+
+    The `RunState` holds what its lines say so far — `phase`, `stage`, `step`,
+    `total_steps`, `loss`, `eval_loss`, `best_eval`, `learning_rate`, `evaluation`,
+    `ended`, `begins`, `last_time`, `lines`, `invalid` — and its `pace` (`Pace`: `step`,
+    `max_steps`, `eta()`), as overbrainer computes it. Raises `RunError` for a path that
+    names no run.
+
+    >>> state = read_run("examples/tiny-run")  # doctest: +SKIP
+    >>> state.phase, state.step, state.pace.eta()  # doctest: +SKIP
+    ('ended', 60, datetime.timedelta(0))
+    """
+    return read_state(resolve(os.fspath(path)), max_line=max_line)
+
+
+def iter_lines(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[MetricLine]:
+    """The lines of one run's metrics file, each as `parse_line` reads it, in order, read
+    as they are consumed (flat memory): a run folder, a metrics file (`.jsonl`,
+    `.jsonl.gz`) or `-`.
+
+    A line the reference rejects is skipped (`status` counts it invalid), or with `strict`
+    raises its `ParseError`. A last line cut short (no newline: a run still writing) is
+    skipped either way, as `check` only warns of it. Raises `RunError` for a path that
+    names no run.
+
+    >>> [type(line).__name__ for line in iter_lines("examples/tiny-run")][:2]  # doctest: +SKIP
+    ['Stage', 'Begin']
+    """
+    import sys
+
+    run = resolve(os.fspath(path))
+    if run.metrics is None:
+        yield from _lines_of(sys.stdin.buffer, STDIN, strict)
+        return
+    try:
+        with sidefile.open_metrics(run.metrics) as handle:
+            yield from _lines_of(handle, run.display(run.metrics), strict)
+    except sidefile.SideFileError as error:
+        raise RunError(str(error), invalid=isinstance(error, GzipNotNamedError)) from error
+    except FileNotFoundError as error:
+        raise RunError(f"{run.display(run.metrics)}: no such file") from error
+
+
+def _lines_of(handle: IO[bytes], name: str, strict: bool) -> Iterator[MetricLine]:
+    """The parsed lines of a stream: whole lines are answered by the core a chunk at a
+    time; a line that spans chunks is held until its newline."""
+    held: list[bytes] = []
+    for chunk in read_chunks(handle, name=name):
+        end = chunk.rfind(b"\n") + 1
+        if not end:
+            held.append(chunk)
+            continue
+        body = b"".join((*held, chunk[:end])) if held else chunk[:end]
+        held = [chunk[end:]] if end < len(chunk) else []
+        yield from _answers(body, strict, last=False)
+    if held:
+        yield from _answers(b"".join(held), strict, last=True)
+
+
+def _answers(body: bytes, strict: bool, last: bool) -> Iterator[MetricLine]:
+    answers = parse_lines(body)
+    for index, answer in enumerate(answers):
+        if not isinstance(answer, ParseError):
+            yield answer
+        elif last and index == len(answers) - 1 and answer.category == "eof":
+            return  # the last line, cut short: not an error, as in `check`
+        elif strict:
+            raise answer
