@@ -21,6 +21,8 @@ const LISTED = KEPT_ERRORS;
 const SHOWN = 240;
 
 const METRICS_FILE = "metrics.jsonl";
+/** A run folder's metrics file, gzip-compressed: read when there is no metrics.jsonl. */
+const METRICS_GZ = `${METRICS_FILE}.gz`;
 const SNAPSHOT_FILE = "snapshot.json";
 const SNAPSHOT_REQUEST = "snapshot.request";
 
@@ -182,6 +184,79 @@ function showProgress(run) {
   $("progress-text").textContent = `${run.name}: ${thousands(run.state.lines)} lines, ${mib(progress.done)} of ${mib(progress.total)} MiB${paused ? " (paused)" : ""}`;
 }
 
+/** gzip's first two bytes (RFC 1952). */
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+/** The chunks of a file as it is, each read while the one before is used. */
+async function* plainChunks(file) {
+  const readAt = (at) => file.slice(at, at + CHUNK).arrayBuffer();
+  let next = file.size > 0 ? readAt(0) : null;
+  for (let offset = 0; next !== null; ) {
+    const chunk = new Uint8Array(await next);
+    offset += chunk.length;
+    next = chunk.length > 0 && offset < file.size ? readAt(offset) : null;
+    if (chunk.length === 0) return; // the file shrank while read
+    if (offset === chunk.length && chunk[0] === GZIP_MAGIC[0] && chunk[1] === GZIP_MAGIC[1]) {
+      throw new Error(
+        `${file.name}: gzip-compressed data, not JSON lines (it begins with gzip's magic bytes 1f 8b): name it .jsonl.gz, or gunzip it`,
+      );
+    }
+    yield { chunk, read: chunk.length };
+  }
+}
+
+/** The chunks of a `.gz` file, decompressed (the browser's DecompressionStream), gathered
+ * into chunks of about CHUNK bytes; `read` counts the compressed bytes behind each. */
+async function* gunzippedChunks(file) {
+  const magic = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  if (file.size > 0 && !(magic[0] === GZIP_MAGIC[0] && magic[1] === GZIP_MAGIC[1])) {
+    throw new Error(`${file.name}: not gzip-compressed, although named .gz (it does not begin with gzip's magic bytes 1f 8b)`);
+  }
+  let read = 0;
+  const counted = new TransformStream({
+    transform(part, controller) {
+      read += part.length;
+      controller.enqueue(part);
+    },
+  });
+  const stream = file.stream().pipeThrough(counted).pipeThrough(new DecompressionStream("gzip"));
+  const reader = stream.getReader();
+  let parts = [];
+  let size = 0;
+  let reported = 0;
+  const gathered = () => {
+    const chunk = new Uint8Array(size);
+    let at = 0;
+    for (const part of parts) {
+      chunk.set(part, at);
+      at += part.length;
+    }
+    parts = [];
+    size = 0;
+    const delta = read - reported;
+    reported = read;
+    return { chunk, read: delta };
+  };
+  try {
+    for (;;) {
+      let step;
+      try {
+        step = await reader.read();
+      } catch (error) {
+        const why = error && error.message ? error.message : String(error);
+        throw new Error(`${file.name}: the gzip stream is cut short or corrupt (${why})`);
+      }
+      if (step.done) break;
+      parts.push(step.value);
+      size += step.value.length;
+      if (size >= CHUNK) yield gathered();
+    }
+    if (size > 0 || read > reported) yield gathered();
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 async function readRun(run) {
   const { state } = run;
   const reader = new core.Reader();
@@ -199,19 +274,16 @@ async function readRun(run) {
       }
     }
   };
-  // the next chunk is read from the file while the core reads this one
-  const readAt = (at) => file.slice(at, at + CHUNK).arrayBuffer();
-  let next = file.size > 0 ? readAt(0) : null;
+  const chunks = file.name.endsWith(".gz") ? gunzippedChunks(file) : plainChunks(file);
   try {
-    for (let offset = 0; next !== null; ) {
+    for (;;) {
       if (paused) await paused.promise;
-      const chunk = new Uint8Array(await next);
-      offset += chunk.length;
-      next = chunk.length > 0 && offset < file.size ? readAt(offset) : null;
-      if (chunk.length === 0) break; // the file shrank while read
+      const next = await chunks.next();
+      if (next.done) break;
+      const { chunk, read } = next.value;
       excerpts.add(chunk, state.errors.length < LISTED);
       takeAll(reader.feed(chunk));
-      progress.done += chunk.length;
+      progress.done += read;
       progress.chunks += 1;
       showProgress(run);
       renderErrors(run);
@@ -239,8 +311,11 @@ async function loadQueued() {
       try {
         await readRun(run);
       } catch (error) {
-        $("problem").hidden = false;
-        $("problem").textContent = `${run.name}: ${error && error.message ? error.message : error}`;
+        // the run's reading stopped: said on its card, in place of its bad lines
+        run.done = true;
+        const said = element("p", error && error.message ? error.message : String(error), { class: "problem", role: "alert" });
+        run.view.view.insertBefore(said, run.view.errors);
+        run.view.view.classList.add("has-errors");
       }
       await renderStatus(run);
       renderErrors(run);
@@ -292,10 +367,11 @@ function runsOf(loose, inFolders) {
     folders.get(folder)[path.slice(cut + 1)] = file;
   }
   for (const [folder, files] of [...folders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (!files[METRICS_FILE]) continue;
+    const metrics = files[METRICS_FILE] || files[METRICS_GZ];
+    if (!metrics) continue;
     found.push({
-      name: folder || METRICS_FILE,
-      metrics: files[METRICS_FILE],
+      name: folder || metrics.name,
+      metrics,
       side: { proof: files[SNAPSHOT_FILE] || null, request: files[SNAPSHOT_REQUEST] || null },
     });
   }

@@ -16,6 +16,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, utimes
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createServer } from "node:http";
+import { gzipSync } from "node:zlib";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
@@ -376,6 +377,36 @@ describe("the run viewer in headless Chromium", () => {
     assert.equal(await text("wordless"), "requested (no reason), not taken yet");
     assert.match(await text("refused"), /^snapshot\.json: \$\.step: /);
     assert.equal(await text("requested"), "requested (no reason), not taken yet");
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("reads a run folder's metrics.jsonl.gz, and says what gzip data under another name is", async () => {
+    page = await freshPage();
+    const folder = join(work, "zipped", "tiny-run");
+    mkdirSync(folder, { recursive: true });
+    const metrics = join(EXAMPLES, "tiny-run", "metrics.jsonl");
+    writeFileSync(join(folder, "metrics.jsonl.gz"), gzipSync(readFileSync(metrics)));
+    const disguised = join(work, "disguised.jsonl");
+    writeFileSync(disguised, gzipSync(readFileSync(metrics)));
+    await page.setInputFiles("#folder", join(work, "zipped"));
+    await idle(page, 1);
+    const notGzip = join(work, "plain.jsonl.gz");
+    writeFileSync(notGzip, readFileSync(metrics));
+    const cutShort = join(work, "cut.jsonl.gz");
+    writeFileSync(cutShort, gzipSync(readFileSync(metrics)).subarray(0, 300));
+    await page.setInputFiles("#files", [disguised, notGzip, cutShort]);
+    await idle(page, 4);
+    const problemOf = (name) => page.evaluate((wanted) => [...document.querySelectorAll(".run")].find((run) => run.dataset.run === wanted).querySelector(".problem")?.textContent, name);
+    assert.equal(await problemOf("plain.jsonl.gz"), "plain.jsonl.gz: not gzip-compressed, although named .gz (it does not begin with gzip's magic bytes 1f 8b)");
+    assert.match(await problemOf("cut.jsonl.gz"), /^cut\.jsonl\.gz: the gzip stream is cut short or corrupt \(/);
+    const want = expectedStatus(reference(metrics));
+    const shown = await statusOf(page, "zipped/tiny-run");
+    assert.equal(shown.step.text, `${want.end} / ${want.pace.max_steps} (100%)`);
+    assert.equal(shown.lines.text, `${want.lines} (${want.begins} begin lines: resumed)`);
+    assert.equal(Number(shown.loss.title), want.loss.value);
+    assert.equal(await problemOf("disguised.jsonl"), "disguised.jsonl: gzip-compressed data, not JSON lines (it begins with gzip's magic bytes 1f 8b): name it .jsonl.gz, or gunzip it");
+    assert.equal((await statusOf(page, "disguised.jsonl")).lines.text, "0");
     assert.deepEqual(page.problems, []);
     await page.close();
   });
