@@ -60,9 +60,9 @@ def test_status_of_a_sweep_is_a_table_of_one_row_a_run(sweep: Sweep) -> None:
     assert " stale " in stalled
     assert "training" in stalled
     assert "resumed" in table[RESUMED]
-    assert "taken @ 50" in table[SNAPSHOT]
+    assert "taken @50" in table[SNAPSHOT]
     assert "evaluating 3/10" in table[EVALUATING]
-    assert f"ended at {sweep.runs[GZIPPED].step}" in table[GZIPPED]
+    assert f" ended  {sweep.runs[GZIPPED].step}/100 " in table[GZIPPED]
     for name in BAD:
         assert table[name].rstrip().endswith(f" {sweep.runs[name].invalid}")
     ended = sum(1 for run in sweep.runs.values() if run.ended)

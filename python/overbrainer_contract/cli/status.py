@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -396,9 +397,10 @@ def _snapshot_text(snapshot: dict[str, Any] | None) -> str:
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    """A run's row of the table: name, stage, step, loss, best eval, eta, last line,
-    snapshot, invalid."""
-    phase = f"ended at {row['step']:,}" if row["ended"] else row["phase"]
+    """A run's row of the table: name, stage (its phase; `, resumed` after a second
+    `begin`), step/max_steps, loss, best eval `value @step`, eta, last line, snapshot,
+    invalid."""
+    phase = row["phase"]
     evaluation = row["evaluation"]
     if evaluation is not None and evaluation["total"]:
         phase += f" {evaluation['step']}/{evaluation['total']}"
@@ -406,10 +408,10 @@ def _cells(row: dict[str, Any]) -> list[str]:
     if row["begins"] > 1:
         stage += ", resumed"
     total = row["max_steps"]
-    step = f"{row['step']:,}" + ("" if total is None else f" / {total:,}")
+    step = f"{row['step']:,}" + ("" if total is None else f"/{total:,}")
     loss = "-" if row["loss"] is None else _number(row["loss"]["value"])
     best = row["best_eval_loss"]
-    best_text = "-" if best is None else f"{_number(best['value'])} @ {best['step']:,}"
+    best_text = "-" if best is None else f"{_number(best['value'])} @{best['step']:,}"
     if row["ended"]:
         eta = "-"
     elif row["eta_stale"]:
@@ -431,7 +433,7 @@ def _snapshot_cell(row: dict[str, Any]) -> str:
     if snapshot["pending"]:
         return "requested"
     if snapshot["taken"] is not None:
-        return f"taken @ {snapshot['taken']['step']:,}"
+        return f"taken @{snapshot['taken']['step']:,}"
     return "-"
 
 
@@ -441,15 +443,17 @@ def _table(rows: list[dict[str, Any]], colour: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    # As wide as the terminal; written to a file or a pipe, as wide as its rows need.
+    wide = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
     console = Console(
         file=sys.stdout,
-        width=terminal_columns(),
+        width=400 if wide else terminal_columns(),
         force_terminal=colour,
         no_color=not colour,
         highlight=False,
         soft_wrap=False,
     )
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
     for heading, justify in (
         ("run", "left"),
         ("stage", "left"),
