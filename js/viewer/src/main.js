@@ -184,6 +184,10 @@ function showProgress(run) {
   $("progress-text").textContent = `${run.name}: ${thousands(run.state.lines)} lines, ${mib(progress.done)} of ${mib(progress.total)} MiB${paused ? " (paused)" : ""}`;
 }
 
+/** What check and status add to the error of a first line that begins with a UTF-8 byte
+ * order mark (runs/chunks.py, BOM_NOTE). */
+const BOM_NOTE = "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may not hold: save the file without it";
+
 /** gzip's first two bytes (RFC 1952). */
 const GZIP_MAGIC = [0x1f, 0x8b];
 
@@ -262,9 +266,11 @@ async function readRun(run) {
   const reader = new core.Reader();
   const excerpts = new Excerpts(SHOWN);
   const file = run.files.metrics;
+  let bom = false;
   const takeAll = (answers) => {
     for (const answer of answers) {
       const { number, line, error, terminated } = answerParts(answer);
+      if (bom && number === 1 && error) error.message += ` (${BOM_NOTE})`;
       state.lines += 1;
       if (line) state.take(line);
       else {
@@ -275,12 +281,14 @@ async function readRun(run) {
     }
   };
   const chunks = file.name.endsWith(".gz") ? gunzippedChunks(file) : plainChunks(file);
+  run.firstChunk = progress.chunks;
   try {
     for (;;) {
       if (paused) await paused.promise;
       const next = await chunks.next();
       if (next.done) break;
       const { chunk, read } = next.value;
+      if (progress.chunks === run.firstChunk) bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
       excerpts.add(chunk, state.errors.length < LISTED);
       takeAll(reader.feed(chunk));
       progress.done += read;

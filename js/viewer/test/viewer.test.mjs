@@ -236,8 +236,15 @@ describe("the run viewer in headless Chromium", () => {
     ];
     const badFile = join(work, "bad-lines.jsonl");
     writeFileSync(badFile, `${bad.join("\n")}\n`);
-    await page.setInputFiles("#files", [cut, badFile]);
-    await idle(page, 2);
+    const bomFile = join(work, "bom.jsonl");
+    writeFileSync(bomFile, `\ufeff${tiny[0]}\n${tiny[1]}\n`);
+    await page.setInputFiles("#files", [cut, badFile, bomFile]);
+    await idle(page, 3);
+    const bomRows = (await badLinesOf(page, "bom.jsonl")).rows;
+    const bomError = shownError(reference(bomFile)[0]);
+    const note = "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may not hold: save the file without it";
+    assert.equal(bomRows.length, 1);
+    assert.deepEqual([bomRows[0].line, bomRows[0].category, bomRows[0].message], ["1", bomError.category, `${bomError.message} (${note})`]);
 
     const answers = reference(badFile);
     assert.equal(answers.length, bad.length);
