@@ -422,6 +422,13 @@ async function walk(entry, into) {
 }
 
 const drop = $("drop");
+drop.addEventListener("click", () => $("files").click());
+drop.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    $("files").click();
+  }
+});
 for (const name of ["dragenter", "dragover"]) {
   document.addEventListener(name, (event) => {
     event.preventDefault();
