@@ -27,7 +27,8 @@ function ticks(low, high, count) {
 
 function label(value) {
   if (value === 0) return "0";
-  if (Math.abs(value) >= 1e6) return Number(value.toPrecision(6)).toExponential().replace("e+", "e");
+  const size = Math.abs(value);
+  if (size >= 1e6 || size < 1e-3) return Number(value.toPrecision(6)).toExponential().replace("e+", "e");
   return String(Number(value.toPrecision(6)));
 }
 

@@ -331,6 +331,7 @@ describe("the run viewer in headless Chromium", () => {
     // paused, the page still answers, and reads nothing more
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     assert.equal(await page.evaluate(() => document.getElementById("progress").dataset.lines), atPause.lines);
+    await page.screenshot({ path: join(ARTEFACTS, "million-paused.png") });
     await page.click("#pause");
     await idle(page, 1);
 
@@ -348,6 +349,7 @@ describe("the run viewer in headless Chromium", () => {
     const size = readFileSync(big).length;
     assert.equal(chunks, Math.ceil(size / (1 << 20)), "read in 1 MiB chunks");
     assert.ok((await plotted(page))["million.jsonl"] > 100);
+    await page.screenshot({ path: join(ARTEFACTS, "million.png") });
     assert.deepEqual(page.problems, []);
     await page.close();
   });
