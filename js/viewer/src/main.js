@@ -56,7 +56,14 @@ function yieldToPage() {
   });
 }
 
-const core = await load(decodeBase64(wasmBase64));
+let core;
+try {
+  core = await load(decodeBase64(wasmBase64));
+} catch (error) {
+  $("problem").hidden = false;
+  $("problem").textContent = `the reader core could not be loaded: ${error && error.message ? error.message : error}`;
+  throw error;
+}
 
 const runs = []; // {name, files, state, view, colour, done}
 const queue = [];
@@ -93,7 +100,7 @@ function redraw() {
   const shown = runs.filter((run) => run.state.points.loss.length || run.state.points.eval_loss.length || run.state.points.learning_rate.length);
   $("plot-box").hidden = shown.length === 0;
   if (shown.length === 0) return;
-  const title = runs.length === 1 ? runs[0].name : "loss";
+  const title = shown.length === 1 ? shown[0].name : "loss"; // plot's title
   const entries = draw($("plot"), shown.map((run) => ({ label: run.name, state: run.state, colour: run.colour })), title);
   $("legend").replaceChildren(
     ...entries.map(({ text, colour, dashed }) => {
