@@ -6,9 +6,9 @@
 //
 // Inlined into the page: the package's glue (../dist/core.js) and its WebAssembly module
 // (../dist/overbrainer_core.wasm, as base64) — both built by `cd js && node build.mjs` — the
-// page's own modules (src/), bundled by esbuild, and the validators of a snapshot's proof
-// and request, generated from schema/ by Ajv (standalone code: no schema compiled in the
-// page). The page's Content-Security-Policy allows only its own script and style (by their
+// page's own modules (src/), bundled by esbuild, the validators of a snapshot's proof and
+// request, generated from schema/ by Ajv (standalone code: no schema compiled in the page),
+// and the contract's file names (schema/contract.json). The page's Content-Security-Policy allows only its own script and style (by their
 // SHA-256) and WebAssembly: nothing else runs, whatever a file holds.
 
 import { createHash } from "node:crypto";
@@ -64,6 +64,19 @@ function validators() {
   return standalone(ajv, { validateSnapshot: id("Snapshot"), validateRequest: id("SnapshotRequest") });
 }
 
+/** The contract's constants (schema/contract.json, checked against its schema here): the
+ * file names of a run folder and the contract's version, read rather than retyped. */
+function contract() {
+  const schemas = readdirSync(SCHEMA)
+    .filter((name) => name.endsWith(".schema.json"))
+    .map((name) => JSON.parse(readFileSync(join(SCHEMA, name), "utf8")));
+  const ajv = new Ajv2020({ strict: false });
+  const constants = JSON.parse(readFileSync(join(SCHEMA, "contract.json"), "utf8"));
+  const validate = ajv.compile(schemas.find((schema) => schema.$id === constants.$schema));
+  if (!validate(constants)) throw new Error(`schema/contract.json: ${ajv.errorsText(validate.errors)}`);
+  return `export const files = ${JSON.stringify(constants.files)};\nexport const version = ${JSON.stringify(constants.version)};\n`;
+}
+
 const generated = {
   name: "viewer-generated",
   setup(build) {
@@ -75,6 +88,7 @@ const generated = {
         return { contents: `export default ${JSON.stringify(base64)};`, loader: "js" };
       }
       if (args.path === "viewer:validators") return { contents: validators(), loader: "js", resolveDir: HERE };
+      if (args.path === "viewer:contract") return { contents: contract(), loader: "js" };
       return null;
     });
   },

@@ -6,6 +6,7 @@
 import { load } from "overbrainer-contract/core";
 import wasmBase64 from "viewer:wasm";
 import { validateRequest, validateSnapshot } from "viewer:validators";
+import { files as contractFiles, version as contractVersion } from "viewer:contract";
 import { thousands } from "./format.js";
 import { COLOURS, draw } from "./plot.js";
 import { KEPT_ERRORS, RunState } from "./run.js";
@@ -20,11 +21,11 @@ const LISTED = KEPT_ERRORS;
 /** Characters of a bad line shown. */
 const SHOWN = 240;
 
-const METRICS_FILE = "metrics.jsonl";
+const METRICS_FILE = contractFiles.metrics;
 /** A run folder's metrics file, gzip-compressed: read when there is no metrics.jsonl. */
 const METRICS_GZ = `${METRICS_FILE}.gz`;
-const SNAPSHOT_FILE = "snapshot.json";
-const SNAPSHOT_REQUEST = "snapshot.request";
+const SNAPSHOT_FILE = contractFiles.snapshot;
+const SNAPSHOT_REQUEST = contractFiles.snapshot_request;
 
 const $ = (id) => document.getElementById(id);
 const validators = { snapshot: validateSnapshot, request: validateRequest };
@@ -494,5 +495,5 @@ window.addEventListener("resize", scheduleDraw);
 setInterval(() => {
   for (const run of runs) if (run.done) renderStatus(run);
 }, 10_000);
-$("core-version").textContent = `reader core: ${core.version ?? "overbrainer-contract"} (WebAssembly)`;
+$("core-version").textContent = `contract ${contractVersion}; the reader core: overbrainer's reference, compiled to WebAssembly`;
 document.body.dataset.ready = "true";
