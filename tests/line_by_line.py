@@ -139,6 +139,7 @@ class MetricsCheck:
         gets its finding here (see `check_lines`)."""
         name, number, raw = self.name, self.number, self.raw
         over = self.max_line is not None and len(raw) > self.max_line
+        cut = False  # the last line rejected as cut short (category eof): not invalid
         if number and raw[-1:] != b"\n" and not over:
             finding = _last_line(name, number, raw)
             if finding is not None:
@@ -146,6 +147,7 @@ class MetricsCheck:
                     self.errors += 1
                 else:
                     self.warnings += 1
+                    cut = finding.column is not None  # not a whole line without its newline
                 self.emit(finding)
         counts = self.counts
         return FileResult(
@@ -155,6 +157,8 @@ class MetricsCheck:
             {event: counts[kind] for kind, event in EVENTS},
             self.errors,
             self.warnings,
+            invalid=self.errors,  # every error of a metrics file is a line's
+            cut=cut,
         )
 
 

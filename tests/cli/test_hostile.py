@@ -81,7 +81,7 @@ def test_a_file_of_garbage_is_invalid(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "f:1 $: expected value at column 1 (the last line, without its newline)",
-        "f: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
+        "f: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
     ]
 
 
@@ -121,14 +121,14 @@ def test_a_gigabyte_without_a_newline_is_one_error_in_flat_memory(tmp_path: Path
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
         f"junk.jsonl:1 $: {ZEROS_ERROR} {LAST}",
-        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
+        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
     ]
     bounded = cli("check", "junk.jsonl", "--max-line", "1M", cwd=tmp_path)
     assert bounded.returncode == 1, bounded.stderr
     assert bounded.stdout.splitlines() == [
         "junk.jsonl:1 $: a line of 1,073,741,824 bytes, without its newline: over the"
         " 1,048,576 bytes a line is read to (--max-line 1M; a larger --max-line reads it)",
-        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
+        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
     ]
     status = cli("status", "junk.jsonl", cwd=tmp_path)
     assert status.returncode == 1, status.stderr
@@ -151,7 +151,7 @@ def test_the_reading_stops_after_4g_without_a_newline(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
         f"junk.jsonl:1 $: {ZEROS_ERROR} {STOPPED}",
-        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
+        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
     ]
 
 
@@ -194,7 +194,7 @@ def test_a_valid_40_mb_line_is_valid_by_default_and_a_length_error_with_max_line
         f"huge.jsonl:3 $: a line of {size:,} bytes: over the 1,048,576 bytes a line is read"
         " to (--max-line 1M; a larger --max-line reads it)",
         "huge.jsonl: invalid: 11 lines (begin 1, log 4, eval 2, stage 2, end 1), 1 error,"
-        " 0 warnings",
+        " 0 warnings (1 invalid line)",
     ]
     findings = [
         json.loads(line)
@@ -301,7 +301,7 @@ def test_zeros_from_a_pipe_end_within_the_cap(tmp_path: Path, max_line: str | No
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
     assert lines[1:] == [
-        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
+        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
     ]
     if max_line is None:
         assert lines[0] == f"-:1 $: {ZEROS_ERROR} {LAST}"
@@ -355,7 +355,7 @@ def test_an_endless_stream_of_zeros_ends_after_4g(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
         f"-:1 $: {ZEROS_ERROR} {STOPPED}",
-        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings",
+        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
     ]
 
 
@@ -367,7 +367,7 @@ def test_eight_mb_of_random_bytes_without_a_newline(tmp_path: Path, seed: int) -
     data = random.Random(seed).randbytes(8 * 2**20).replace(b"\n", b"")
     (tmp_path / "noise").write_bytes(data)
     expected = _oracle_text(data, "noise")
-    assert expected.endswith(", 1 error, 0 warnings\n")  # noise is not a line cut short
+    assert expected.endswith(", 1 error, 0 warnings (1 invalid line)\n")  # not cut short
     result = cli("check", "noise", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, expected), result.stderr
     with piped(["cat", str(tmp_path / "noise")]) as pipe:

@@ -57,6 +57,12 @@ class FileResult:
     events: dict[str, int] = field(default_factory=dict)
     errors: int = 0
     warnings: int = 0
+    invalid: int = 0
+    """A metrics file's invalid lines: rejected by the reader, or over `--max-line` (its
+    errors on lines); what `status` and `plot` count too."""
+    cut: bool = False
+    """Whether a metrics file's last line is cut short (no newline, category `eof`): a
+    warning, not an invalid line."""
 
     @property
     def valid(self) -> bool:
@@ -89,6 +95,7 @@ def check_stream(
     """
     scan = CheckScan(max_line)
     errors = warnings = 0
+    cut = False
     bom = False
 
     def facts() -> Iterator[list[tuple[Any, ...]]]:
@@ -123,6 +130,8 @@ def check_stream(
                 errors += 1
             else:
                 warnings += 1
+                # the last line rejected as cut short (not a whole line without its newline)
+                cut = cut or (finding.category == "truncated" and fact[2] is not None)
             emit(finding)
     counts = dict(zip(TAGS, scan.counts, strict=True))
     return FileResult(
@@ -132,6 +141,8 @@ def check_stream(
         {event: counts[event] for event in EVENTS},
         errors,
         warnings,
+        invalid=errors,
+        cut=cut,
     )
 
 

@@ -17,6 +17,7 @@ from overbrainer_contract_models.check_report_schema import (
 )
 from overbrainer_contract_models.check_total_schema import CheckTotal
 
+from ..runs.sizes import invalid_text
 from .checker import FileResult, Finding
 
 
@@ -106,6 +107,9 @@ class TextReporter:
         if result.warnings:
             warnings = paint(warnings, "warning", self.colour)
         parts.append(f"{errors}, {warnings}")
+        lines = invalid_text(result.invalid, result.cut) if result.kind == "metrics" else ""
+        if lines:  # in the words `status` and `plot` say them in
+            parts[-1] += f" ({lines})"
         verdict = paint("valid", "ok", self.colour) if result.valid else "invalid"
         self.out.write(f"{result.file}: {verdict}: {', '.join(parts)}\n")
 
