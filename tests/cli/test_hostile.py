@@ -81,7 +81,8 @@ def test_a_file_of_garbage_is_invalid(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "f:1 $: expected value at column 1 (the last line, without its newline)",
-        "f: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
+        "f: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
+        " 0 warnings (1 invalid line)",
     ]
 
 
@@ -121,19 +122,21 @@ def test_a_gigabyte_without_a_newline_is_one_error_in_flat_memory(tmp_path: Path
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
         f"junk.jsonl:1 $: {ZEROS_ERROR} {LAST}",
-        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
+        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
+        " 0 warnings (1 invalid line)",
     ]
     bounded = cli("check", "junk.jsonl", "--max-line", "1M", cwd=tmp_path)
     assert bounded.returncode == 1, bounded.stderr
     assert bounded.stdout.splitlines() == [
         "junk.jsonl:1 $: a line of 1,073,741,824 bytes, without its newline: over the"
         " 1,048,576 bytes a line is read to (--max-line 1M; a larger --max-line reads it)",
-        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
+        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
+        " 0 warnings (1 invalid line)",
     ]
     status = cli("status", "junk.jsonl", cwd=tmp_path)
     assert status.returncode == 1, status.stderr
     assert status.stderr == (
-        "overbrainer-contract: junk.jsonl: 1 invalid line of 1"
+        "overbrainer-contract: junk.jsonl: 1 line: 1 invalid line"
         " ('overbrainer-contract check junk.jsonl' says which)\n"
     )
     plot = cli("plot", "junk.jsonl", "-o", "junk.png", cwd=tmp_path, memory=4 * MEMORY)
@@ -151,7 +154,8 @@ def test_the_reading_stops_after_4g_without_a_newline(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
         f"junk.jsonl:1 $: {ZEROS_ERROR} {STOPPED}",
-        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
+        "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
+        " 0 warnings (1 invalid line)",
     ]
 
 
@@ -208,7 +212,7 @@ def test_a_valid_40_mb_line_is_valid_by_default_and_a_length_error_with_max_line
     assert status.returncode == 0, status.stderr
     status = cli("status", "huge.jsonl", "--max-line", "1M", cwd=tmp_path)
     assert status.returncode == 1
-    assert "huge.jsonl: 1 invalid line of 11" in status.stderr
+    assert "huge.jsonl: 11 lines: 1 invalid line" in status.stderr
 
 
 BIG_MEMORY = 512 * 2**20 + MEMORY
@@ -301,7 +305,8 @@ def test_zeros_from_a_pipe_end_within_the_cap(tmp_path: Path, max_line: str | No
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
     assert lines[1:] == [
-        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
+        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
+        " 0 warnings (1 invalid line)",
     ]
     if max_line is None:
         assert lines[0] == f"-:1 $: {ZEROS_ERROR} {LAST}"
@@ -355,7 +360,8 @@ def test_an_endless_stream_of_zeros_ends_after_4g(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
         f"-:1 $: {ZEROS_ERROR} {STOPPED}",
-        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error, 0 warnings (1 invalid line)",
+        "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
+        " 0 warnings (1 invalid line)",
     ]
 
 

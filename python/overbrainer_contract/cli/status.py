@@ -18,6 +18,7 @@ from ..check.reporter import paint, plural
 from ..runs import clock
 from ..runs.discover import discover
 from ..runs.sidefile import SideFileError
+from ..runs.sizes import invalid_text
 from ..runs.state import (
     Run,
     RunError,
@@ -175,7 +176,9 @@ def _say_invalid(target: Run, state: RunState, document: dict[str, Any]) -> None
     said = []
     if state.invalid:
         bom = " (the first line begins with a UTF-8 byte order mark)" if state.bom else ""
-        said.append(f"{plural(state.invalid, 'invalid line')} of {state.lines:,}{bom}")
+        said.append(
+            f"{plural(state.lines, 'line')}: {invalid_text(state.invalid, state.partial)}{bom}"
+        )
     snapshot = document["snapshot"]
     if snapshot is not None and snapshot["problem"]:
         said.append(snapshot["problem"])
@@ -348,10 +351,11 @@ def render(document: dict[str, Any], colour: bool) -> str:
     rows.append(("last line", _age_text(document)))
     rows.append(("snapshot", _snapshot_text(document["snapshot"])))
     lines = f"{document['lines']:,}"
-    if document["invalid_lines"]:
-        lines += " " + paint(f"({document['invalid_lines']:,} invalid)", "error", colour)
-    if document["partial_last_line"]:
-        lines += " (the last one incomplete)"
+    words = invalid_text(document["invalid_lines"], document["partial_last_line"])
+    if words:  # in the words check and plot use
+        lines += " " + paint(
+            f"({words})", "error" if document["invalid_lines"] else "warning", colour
+        )
     if document["begins"] > 1:
         lines += f" ({document['begins']} begin lines: resumed)"
     rows.append(("lines", lines))
