@@ -32,19 +32,14 @@ function label(value) {
   return String(Number(value.toPrecision(6)));
 }
 
-/** The range of the finite values of some Points, or null. */
+/** The range of some Points' finite points (kept by Points as they come), into `into`. */
 function extent(each, into) {
-  for (let i = 0; i < each.length; i += 1) {
-    const value = each.values[i];
-    const step = each.steps[i];
-    if (Number.isFinite(value) && Number.isFinite(step)) {
-      into.low = Math.min(into.low, value);
-      into.high = Math.max(into.high, value);
-      into.first = Math.min(into.first, step);
-      into.last = Math.max(into.last, step);
-      into.any = true;
-    }
-  }
+  if (!(each.high >= each.low)) return;
+  into.low = Math.min(into.low, each.low);
+  into.high = Math.max(into.high, each.high);
+  into.first = Math.min(into.first, each.first);
+  into.last = Math.max(into.last, each.last);
+  into.any = true;
 }
 
 function padded(low, high) {
@@ -57,49 +52,59 @@ function padded(low, high) {
 }
 
 /** A series drawn through its points, or through each pixel column's first, lowest,
- * highest and last point when there are more points than columns. */
-function trace(context, points, x, y, width) {
+ * highest and last point when there are more points than columns: one tight pass. */
+function trace(context, points, box, xRange, yRange) {
   const { steps, values, length } = points;
+  const [first, last] = xRange;
+  const [low, high] = yRange;
+  const scaleX = box.width / (last - first);
+  const scaleY = box.height / (high - low);
+  const left = box.left;
+  const bottom = box.top + box.height;
   context.beginPath();
   let started = false;
-  const move = (px, py) => {
-    if (started) context.lineTo(px, py);
-    else {
-      context.moveTo(px, py);
-      started = true;
-    }
-  };
-  if (length <= width * 2) {
-    for (let i = 0; i < length; i += 1) {
-      if (Number.isFinite(values[i])) move(x(steps[i]), y(values[i]));
-    }
-  } else {
-    let column = null;
-    let low = 0;
-    let high = 0;
-    let last = 0;
-    const flush = () => {
-      if (column === null) return;
-      move(column, y(low));
-      move(column, y(high));
-      move(column, y(last));
-    };
+  if (length <= box.width * 2) {
     for (let i = 0; i < length; i += 1) {
       const value = values[i];
       if (!Number.isFinite(value)) continue;
-      const px = Math.round(x(steps[i]));
-      if (px !== column) {
-        flush();
-        column = px;
-        move(px, y(value));
-        low = value;
-        high = value;
+      const px = left + (steps[i] - first) * scaleX;
+      const py = bottom - (value - low) * scaleY;
+      if (started) context.lineTo(px, py);
+      else {
+        context.moveTo(px, py);
+        started = true;
       }
-      low = Math.min(low, value);
-      high = Math.max(high, value);
-      last = value;
     }
-    flush();
+  } else {
+    let column = NaN;
+    let lowest = 0;
+    let highest = 0;
+    let latest = 0;
+    const flush = () => {
+      context.lineTo(column, bottom - (lowest - low) * scaleY);
+      context.lineTo(column, bottom - (highest - low) * scaleY);
+      context.lineTo(column, bottom - (latest - low) * scaleY);
+    };
+    for (let i = 0; i < length; i += 1) {
+      const value = values[i];
+      if (value !== value || value === Infinity || value === -Infinity) continue;
+      const px = Math.round(left + (steps[i] - first) * scaleX);
+      if (px !== column) {
+        if (started) flush();
+        const py = bottom - (value - low) * scaleY;
+        if (started) context.lineTo(px, py);
+        else {
+          context.moveTo(px, py);
+          started = true;
+        }
+        column = px;
+        lowest = value;
+        highest = value;
+      } else if (value < lowest) lowest = value;
+      else if (value > highest) highest = value;
+      latest = value;
+    }
+    if (started) flush();
   }
   context.stroke();
 }
@@ -164,7 +169,7 @@ function panel(context, box, xRange, series, yLabel, xLabel) {
     context.fillStyle = colour;
     context.lineWidth = 1.5;
     context.setLineDash(dashed ? [6, 4] : []);
-    trace(context, points, x, y, box.width);
+    trace(context, points, box, xRange, [low, high]);
     context.setLineDash([]);
     if (dashed || points.length === 1) markers(context, points, x, y, points.length === 1);
   }

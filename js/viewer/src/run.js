@@ -11,6 +11,11 @@ export class Points {
     this.steps = new Float64Array(1024);
     this.values = new Float64Array(1024);
     this.length = 0;
+    // the range of the finite points, kept as they come: a redraw need not pass over them
+    this.low = Infinity;
+    this.high = -Infinity;
+    this.first = Infinity;
+    this.last = -Infinity;
   }
 
   push(step, value) {
@@ -22,9 +27,16 @@ export class Points {
       this.steps = steps;
       this.values = values;
     }
-    this.steps[this.length] = Number(step);
+    const at = Number(step);
+    this.steps[this.length] = at;
     this.values[this.length] = value;
     this.length += 1;
+    if (Number.isFinite(value) && Number.isFinite(at)) {
+      if (value < this.low) this.low = value;
+      if (value > this.high) this.high = value;
+      if (at < this.first) this.first = at;
+      if (at > this.last) this.last = at;
+    }
   }
 }
 
