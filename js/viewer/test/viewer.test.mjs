@@ -236,10 +236,19 @@ describe("the run viewer in headless Chromium", () => {
     ];
     const badFile = join(work, "bad-lines.jsonl");
     writeFileSync(badFile, `${bad.join("\n")}\n`);
+    // counts beyond 2^53, exact: the core's u64, never a double
+    const huge = join(work, "huge.jsonl");
+    writeFileSync(huge, '{"event":"log","time":1,"step":18446744073709551614,"max_steps":18446744073709551615,"loss":1.5}\n');
+    const raw = execFileSync(RUNNER, ["lines", huge]).toString();
+    const [, hugeMax, hugeStep] = /"max_steps":(\d+),"step":(\d+)/.exec(raw);
+    const grouped = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     const bomFile = join(work, "bom.jsonl");
     writeFileSync(bomFile, `\ufeff${tiny[0]}\n${tiny[1]}\n`);
-    await page.setInputFiles("#files", [cut, badFile, bomFile]);
-    await idle(page, 3);
+    await page.setInputFiles("#files", [cut, badFile, bomFile, huge]);
+    await idle(page, 4);
+    const hugeShown = await statusOf(page, "huge.jsonl");
+    assert.equal(hugeShown.step.text, `${grouped(hugeStep)} / ${grouped(hugeMax)} (100%)`);
+    assert.equal(hugeShown.loss.text, `1.5 at step ${grouped(hugeStep)}`);
     const bomRows = (await badLinesOf(page, "bom.jsonl")).rows;
     const bomError = shownError(reference(bomFile)[0]);
     const note = "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may not hold: save the file without it";
