@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from cli_samples import python_env
+from sweep import STALLED, Sweep
 
 BOUND = 30.0  # seconds: a read that waits longer has failed
 
@@ -162,3 +163,29 @@ def test_watch_says_it_cannot_follow_a_gzip_file(tmp_path: Path, name: str, give
         f"overbrainer-contract: error: run/{name}: compressed with gzip: watch cannot follow one"
         " (check, status and plot read it)\n"
     )
+
+
+def test_watch_of_the_sweeps_stalled_run(sweep: Sweep) -> None:
+    run = sweep.runs[STALLED]
+    assert not run.ended
+    assert sweep.now - run.last_time >= 30 * 3600
+    watcher = subprocess.Popen(
+        [console_script(), "watch", STALLED, "--plain", "--interval", "0.05"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=python_env(),
+        cwd=sweep.root,
+    )
+    events = read_lines(watcher, 3)
+    interrupt(watcher)
+    assert events[0] == "training began: 100 steps"
+    progress = events[1:2]
+    # a step every STEP_SECONDS (0.5 s): 2 steps a second; 50 steps are 25 s, under the
+    # floor: stale after 120 s of silence, long past
+    assert re.fullmatch(
+        rf"step {run.step}/100, loss {run.loss:.4g}(, eval loss [\d.]+)?, eta stale,"
+        r" last line 30 h ago \[30:\d\d:\d\d<stale, 2\.00it/s\]",
+        progress[0],
+    ), progress
+    assert events[2] == "eta stale: last line 30 h ago"
