@@ -69,8 +69,9 @@ def test_status_of_a_sweep_is_a_table_of_one_row_a_run(sweep: Sweep) -> None:
     assert lines[-1].startswith(f"{len(sweep.runs)} runs, {ended} ended")
     assert lines[-1].endswith(", 2 invalid")
     assert sorted(result.stderr.splitlines()) == sorted(
-        f"overbrainer-contract: {name}: {sweep.runs[name].invalid} invalid line"
-        f"{'s' if sweep.runs[name].invalid > 1 else ''} of {_lines(sweep, name)}"
+        f"overbrainer-contract: {name}: {_lines(sweep, name)} lines:"
+        f" {sweep.runs[name].invalid} invalid line{'s' if sweep.runs[name].invalid > 1 else ''}"
+        f"{' and the last line cut short' if sweep.runs[name].cut else ''}"
         f" ('overbrainer-contract check {name}' says which)"
         for name in BAD
     )
