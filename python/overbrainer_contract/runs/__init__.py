@@ -1,11 +1,16 @@
 """Runs and their files: a run folder, its metrics file, its snapshot files.
 
-- `chunks`: a file's bytes in large reads, for the core's scans (which find the lines);
+- `discover`: the runs that RUN arguments name (many paths, folders of runs at any depth),
+  each with a name of its own (its path below the runs' common folder: `exp1/seed1`);
+- `chunks`: a file's bytes in large reads, for the core's scans (which find the lines); a
+  `.gz` decompressed, gzip under another name and a byte order mark told;
+- `clock`: how long ago the last line came, the ETA counted down or stale, tqdm's text;
 - `sizes`: sizes as the command line writes them, the words for a line over `--max-line`;
 - `follower`: following a growing metrics file (`watch`, `snapshot --wait`);
 - `sidefile`: opening a run's files safely (FIFOs, links to devices, huge files);
 - `state`: resolving a RUN (a folder, a metrics file, `-`) and what its files say
-  (`Run`, `RunState`, `read_request`, `read_snapshot`).
+  (`Run`, `RunState`, `read_request`, `read_snapshot`; `read_run` and `iter_lines`, the
+  package's API for one run).
 
 Imports the contract (`..contract`) and the reader (`..reader`), nothing above them.
 Nothing is imported here: each command loads only the modules it runs.
