@@ -218,3 +218,16 @@ def test_a_resumed_run_is_broken_and_marked(tmp_path: Path) -> None:
     result = console("plot", str(tmp_path), "-o", str(tmp_path / "r.svg"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"wrote {tmp_path / 'r.svg'}: 1 run, 1 resumed (the dotted marks)\n"
+
+
+def test_plot_refuses_a_path_that_is_no_run_among_several(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "metrics.jsonl").write_text('{"event":"log","time":1,"step":1,"loss":1.0}\n')
+    (tmp_path / "make_example.py").write_text("print('not a run')\n")
+    result = console("plot", "a", "make_example.py", "-o", "x.png", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "overbrainer-contract: error: make_example.py: not a run folder nor a metrics file"
+        " (.jsonl, .jsonl.gz)\n"
+    )
+    assert not (tmp_path / "x.png").exists()
