@@ -549,8 +549,8 @@ def test_status_on_a_file_that_is_not_a_metrics_file_says_why(tmp_path: Path, wh
     result = cli("status", "file", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr == (
-        f"overbrainer-contract: file: {count} invalid line{'s' if count > 1 else ''} of"
-        f" {lines} ('overbrainer-contract check file' says which)\n"
+        f"overbrainer-contract: file: {lines} line{'s' if lines > 1 else ''}: {count} invalid"
+        f" line{'s' if count > 1 else ''} ('overbrainer-contract check file' says which)\n"
     )
 
 
