@@ -169,6 +169,10 @@ export interface Api {
   Reader: ReaderConstructor;
   /** Every line of `source` answered, in batches (one per chunk read, never empty). */
   readLines(source: Source, options?: ReaderOptions & { chunkSize?: number }): AsyncGenerator<Answer[], void, undefined>;
+  /** The answers in `records` (what a reader of the module wrote, in core/wasm's format),
+   * numbered from `first`: how answers made by the module in another thread (the Node
+   * entry's threaded `readLines`) are read. */
+  readRecords(records: Uint8Array, first: number): Answer[];
 }
 
 interface Exports {
@@ -297,9 +301,9 @@ export async function load(wasm: BufferSource | WebAssembly.Module): Promise<Api
 }
 
 function bind(ex: Exports): Api {
-  let buffer = ex.memory.buffer;
-  let view = new DataView(buffer);
-  let bytes = new Uint8Array(buffer);
+  let buffer: ArrayBufferLike = ex.memory.buffer;
+  let view: DataView<ArrayBufferLike> = new DataView(buffer);
+  let bytes: Uint8Array<ArrayBufferLike> = new Uint8Array(buffer);
   /** The module's memory as it is now (it grows: a grown memory has a new buffer). */
   const fresh = (): void => {
     if (ex.memory.buffer !== buffer) {
@@ -651,7 +655,25 @@ function bind(ex: Exports): Api {
     }
   }
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines };
+  function readRecords(records: Uint8Array, first: number): Answer[] {
+    const found: Answer[] = [];
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0; // answers, never thrown (see Reader)
+    const memory = [buffer, view, bytes] as const;
+    buffer = records.buffer;
+    view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+    bytes = records;
+    try {
+      at = 0;
+      answers(records.length, first, found);
+    } finally {
+      [buffer, view, bytes] = memory;
+      Error.stackTraceLimit = limit;
+    }
+    return found;
+  }
+
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

@@ -7,8 +7,10 @@
 // "overbrainer-contract/core" gives the same API from the module's bytes.
 
 import { readFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
 import { load } from "./core.js";
-import type { Api, Pace as PaceType, Reader as ReaderType } from "./core.js";
+import type { Answer, Api, Pace as PaceType, Reader as ReaderType, ReaderOptions, Source } from "./core.js";
 
 export { ParseError, load } from "./core.js";
 export type {
@@ -33,12 +35,99 @@ export type {
   U64,
 } from "./core.js";
 
-const api: Api = await load(await readFile(new URL("./overbrainer_core.wasm", import.meta.url)));
+const module = await WebAssembly.compile(await readFile(new URL("./overbrainer_core.wasm", import.meta.url)));
+const api: Api = await load(module);
+
+/** `readLines`'s options in Node: the reader's, the size of a chunk read, and the threads. */
+export interface ReadOptions extends ReaderOptions {
+  /** Bytes fed to a reader at a time (default 1 MiB). */
+  chunkSize?: number;
+  /** For a `Uint8Array` source: how many threads answer its lines, each a part of complete
+   * lines with its own instance of the module, the answers handed over in order (the same
+   * answers as one reader's: they do not depend on how the input is cut). Default: the
+   * machine's parallelism (at most 8) for 16 MiB and more, else 1. */
+  threads?: number;
+}
+
+const THREADED = 16 << 20;
+
+/** Where `data` is cut for `count` threads: about equal parts, each but the last ending in a
+ * newline (the core's `scan::parts`). */
+function parts(data: Uint8Array, count: number): [number, number][] {
+  const found: [number, number][] = [];
+  const size = Math.floor(data.length / count) + 1;
+  let start = 0;
+  while (start < data.length) {
+    const goal = Math.min(start + size, data.length);
+    const newline = goal >= data.length ? -1 : data.indexOf(0x0a, goal - 1);
+    const end = newline < 0 ? data.length : newline + 1;
+    found.push([start, end]);
+    start = end;
+  }
+  return found;
+}
+
+/** The answers of `data`'s lines, its parts read by worker threads (see `ReadOptions.threads`). */
+async function* threaded(data: Uint8Array, options: ReadOptions, threads: number): AsyncGenerator<Answer[], void, undefined> {
+  const { maxLine = null, newlineInErrors = false, chunkSize = 1 << 20 } = options;
+  const queues = parts(data, threads).map(([start, end]) => {
+    const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { module } });
+    const queue = { worker, records: [] as Uint8Array[], done: false, failed: null as unknown, wake: (): void => {} };
+    worker.on("message", ({ records, done }: { records: Uint8Array; done: boolean }) => {
+      queue.records.push(records);
+      queue.done ||= done;
+      queue.wake();
+    });
+    worker.on("error", (error) => {
+      queue.failed = error;
+      queue.wake();
+    });
+    const part = new Uint8Array(end - start); // a copy (a Buffer's `slice` is a view), transferred
+    part.set(data.subarray(start, end));
+    worker.postMessage({ part, maxLine, newlineInErrors, slice: chunkSize }, [part.buffer]);
+    return queue;
+  });
+  let first = 1;
+  try {
+    for (const queue of queues) {
+      for (;;) {
+        const records = queue.records.shift();
+        if (records !== undefined) {
+          const found = api.readRecords(records, first);
+          first += found.length;
+          if (found.length > 0) yield found;
+        } else if (queue.failed !== null) {
+          throw queue.failed;
+        } else if (queue.done) {
+          break;
+        } else {
+          await new Promise<void>((resolve) => {
+            queue.wake = resolve;
+          });
+        }
+      }
+      void queue.worker.terminate();
+    }
+  } finally {
+    for (const queue of queues) void queue.worker.terminate();
+  }
+}
+
+/** Every line of `source` answered, in batches (never empty); a large `Uint8Array` is read by
+ * several threads (`options.threads`). */
+function readLinesNode(source: Source, options: ReadOptions = {}): AsyncGenerator<Answer[], void, undefined> {
+  const { threads: given, ...rest } = options;
+  const threads =
+    given ?? (source instanceof Uint8Array && source.length >= THREADED ? Math.min(availableParallelism(), 8) : 1);
+  if (!Number.isInteger(threads) || threads < 1) throw new TypeError(`threads is a whole number from 1, not ${threads}`);
+  if (threads === 1 || !(source instanceof Uint8Array)) return api.readLines(source, rest);
+  return threaded(source, rest, threads);
+}
 
 export const parseLine: Api["parseLine"] = api.parseLine;
 export const mark: Api["mark"] = api.mark;
 export const dumpLine: Api["dumpLine"] = api.dumpLine;
-export const readLines: Api["readLines"] = api.readLines;
+export const readLines: (source: Source, options?: ReadOptions) => AsyncGenerator<Answer[], void, undefined> = readLinesNode;
 export const Pace: Api["Pace"] = api.Pace;
 export type Pace = PaceType;
 export const Reader: Api["Reader"] = api.Reader;

@@ -71,6 +71,22 @@ assert.deepEqual(
   [[1, "line", true], [2, "over", true], [3, "error", false]],
 );
 
+// A Uint8Array read by worker threads (the package's worker.js, beside its main module): the
+// same answers as one thread's, in order.
+const many = new TextEncoder().encode(
+  Array.from({ length: 3000 }, (_, i) => (i % 7 === 3 ? `{"event":"end","time":${i},"step":-${i}}` : `{"event":"end","time":${i},"step":${i}}`)).join("\n"),
+);
+const summary = async (threads: number): Promise<string[]> => {
+  const seen: string[] = [];
+  for await (const batch of readLines(many, { threads, chunkSize: 4096 })) {
+    for (const answer of batch) seen.push(`${answer.line} ${answer.kind === "line" ? dumpLine(answer.value) : answer.kind === "error" ? String(answer.error) : "over"}`);
+  }
+  return seen;
+};
+const byOne = await summary(1);
+assert.equal(byOne.length, 3000);
+assert.deepEqual(await summary(3), byOne);
+
 for (const file of process.argv.slice(2)) {
   const pace = new Pace();
   let lines = 0;

@@ -7,8 +7,8 @@
 //   Object.is: -0 is not 0; counts exactly), `dumpLine` byte for byte, `mark`;
 // - the pace after each line (`step`, `maxSteps`, `eta()` to the nanosecond) where the suite has it;
 // - each line read as a string and as its UTF-8 bytes; and each whole input file read by the
-//   whole-file readers (`Reader` fed chunks cut at every few bytes, `readLines` of the bytes and of
-//   a ReadableStream): the same answer for every line as `parseLine`'s.
+//   whole-file readers (`Reader` fed chunks cut at every few bytes, `readLines` of the bytes, by
+//   one thread and by several, and of a ReadableStream): the same answer for every line as `parseLine`'s.
 //
 // The expectation files are read with a JSON reader that keeps integers beyond 2^53 exact (as
 // bigints), so that nothing is compared after rounding.
@@ -177,6 +177,11 @@ async function wholeFile(bytes, lineAnswers) {
   for await (const batch of readLines(bytes, { chunkSize: 100 })) batches.push(batch);
   if (batches.some((batch) => batch.length === 0)) wrong.push("readLines yielded an empty batch");
   check("readLines of the bytes", batches.flat());
+  for (const threads of [2, 5]) {
+    const parts = [];
+    for await (const batch of readLines(bytes, { threads, chunkSize: 50 })) parts.push(...batch);
+    check(`readLines of the bytes by ${threads} threads`, parts);
+  }
   const stream = new ReadableStream({
     start(controller) {
       for (let at = 0; at < bytes.length; at += 33) controller.enqueue(bytes.slice(at, at + 33));
