@@ -133,3 +133,23 @@ def test_the_api_takes_one_path_or_many(tree: Path, monkeypatch: pytest.MonkeyPa
     ]
     with pytest.raises(RunError, match=r"^nowhere: no such file or folder$"):
         find_runs(["nest", "nowhere"])
+
+
+def test_export_of_the_examples_glob_refuses_the_scripts(tmp_path: Path) -> None:
+    """`export examples/*` as the shell expands it: the scripts beside the runs are named
+    and refused, nothing is written; `examples/*/` names the runs only."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    every = sorted(str(path) for path in examples.iterdir())
+    result = cli("export", *every, "-o", "t.csv", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"{PREFIX}{examples}/make_example.py: not a run folder nor a metrics file"
+        " (.jsonl, .jsonl.gz)\n"
+    )
+    assert not (tmp_path / "t.csv").exists()
+    folders = sorted(f"{path}/" for path in examples.iterdir() if path.is_dir())
+    result = cli("export", *folders, "-o", "t.csv", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with (tmp_path / "t.csv").open() as handle:
+        names = {row["run"] for row in csv.DictReader(handle)}
+    assert names == {"tiny-run", "sweep-lr3e-2-seed1", "sweep-lr3e-4-seed2"}

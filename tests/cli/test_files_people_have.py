@@ -13,10 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from schema_registry import validator
 from sweep import GZIPPED, Sweep
 
 SCRIPT = str(Path(sys.executable).with_name("overbrainer-contract"))
 PREFIX = "overbrainer-contract: "
+REPORT = validator("check-report")
 LINES = b'{"event":"begin","time":1000.0,"max_steps":40}\n' + b"".join(
     b'{"event":"log","time":%d.0,"step":%d,"epoch":null,"max_steps":40,"loss":2.5,'
     b'"eval_loss":null,"learning_rate":null,"grad_norm":null}\n' % (1000 + step, step)
@@ -80,6 +82,12 @@ def test_gzip_data_named_jsonl_is_said_to_be_gzip(tmp_path: Path) -> None:
     status = cli("status", "metrics.jsonl", cwd=tmp_path)
     assert status.returncode == 1  # as check
     assert status.stderr == f"{PREFIX}error: metrics.jsonl: {GZIP_SAID}\n"
+    report = cli("check", "metrics.jsonl", "-o", "json", cwd=tmp_path)
+    finding, summary = (json.loads(line) for line in report.stdout.splitlines())
+    REPORT.validate(finding)
+    REPORT.validate(summary)
+    assert (finding["line"], finding["path"], finding["message"]) == (None, "$", GZIP_SAID)
+    assert (summary["lines"], summary["errors"], summary["valid"]) == (0, 1, False)
     piped = cli("check", "-", cwd=tmp_path, stdin=gzip.compress(LINES))
     assert piped.returncode == 1
     assert "gzip-compressed data, not JSON lines" in piped.stdout
