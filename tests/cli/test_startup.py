@@ -145,8 +145,11 @@ def say():
     sys.__stderr__.write("teardown\\n")
 if "atexit" in sys.argv:
     atexit.register(say)
+def until_exit():  # alive until the interpreter's exit begins, however long check takes
+    while threading.main_thread().is_alive():
+        time.sleep(0.01)
 if "thread" in sys.argv:
-    threading.Thread(target=time.sleep, args=(0.2,)).start()
+    threading.Thread(target=until_exit).start()
 if "futures" in sys.argv:  # as concurrent.futures registers its own exit
     threading._register_atexit(say)
 sys.argv = ["overbrainer-contract", "check", *sys.argv[1:2], "-o", "json"]
