@@ -231,3 +231,29 @@ def test_plot_refuses_a_path_that_is_no_run_among_several(tmp_path: Path) -> Non
         " (.jsonl, .jsonl.gz)\n"
     )
     assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_no_two_tick_labels_overlap(log: bool) -> None:
+    """Each axis's labels, as drawn, apart: a log scale over several decades labels its
+    decades, not every minor tick (the example runs' losses span 4 to 0.004)."""
+    from matplotlib import pyplot
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    series = [plot.read_series(run) for run in find_runs([str(examples)])]
+    figure, _ = plot.make_figure([s for s in series if s], None, log=log, smooth=0.6)
+    try:
+        figure.draw_without_rendering()
+        renderer = figure.canvas.get_renderer()
+        for axes in figure.axes:
+            for axis in (axes.xaxis, axes.yaxis):
+                labels = [
+                    tick.label1.get_window_extent(renderer)
+                    for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+                    if tick.label1.get_visible() and tick.label1.get_text()
+                ]
+                for at, one in enumerate(labels):
+                    for other in labels[at + 1 :]:
+                        assert not one.overlaps(other), (axes.get_ylabel(), one, other)
+    finally:
+        pyplot.close(figure)

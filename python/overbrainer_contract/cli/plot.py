@@ -337,7 +337,7 @@ def make_figure(
     matplotlib.use("Agg")
     from matplotlib import pyplot
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import FormatStrFormatter
+    from matplotlib.ticker import FormatStrFormatter, LogFormatter
 
     numpy = _numpy()
     names = [name for name in PLOTTED if any(len(getattr(s, name)[0]) for s in runs)]
@@ -391,9 +391,11 @@ def make_figure(
         panel.grid(alpha=0.3)
         if log:
             panel.set_yscale("log")
-            if name != "learning_rate":  # a loss spans a decade or two: plain numbers
+            if name != "learning_rate":  # a loss: plain numbers, not powers of ten
+                # The minor ticks are labelled only while the axis spans less than a decade
+                # or so (matplotlib's thresholds): over several decades they would overlap.
                 panel.yaxis.set_major_formatter(FormatStrFormatter("%g"))
-                panel.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
+                panel.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
         elif name == "learning_rate":
             panel.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     axes[names[-1]].set_xlabel("step")
