@@ -346,13 +346,21 @@ def axolotl(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def cli(session: nox.Session) -> None:
-    """The command line, with its extra (rich, matplotlib).
+    """The command line, with its extras (rich, matplotlib; pyarrow for the README's examples).
 
     check and status outputs (syrupy), exit codes, watch against a writer in another
     process, plot, snapshot; hostile files under a memory cap; the pre-commit hook through
-    `pre-commit try-repo` (needs git).
+    `pre-commit try-repo` (needs git); a sweep of 40 runs through every command; every
+    example of the README (`tests/cli/test_readme.py`); check-jsonschema on the shipped
+    schemas, offline. The plots it draws are kept under `.nox/artefacts/cli`.
     """
-    install_project(session, "test", "precommit", extras="[cli]")
+    session.env.setdefault("OVERBRAINER_TEST_ARTEFACTS", str(ROOT / ".nox" / "artefacts" / "cli"))
+    # The sweep's real Trainer runs need torch: the plugin session's venv has it (it runs
+    # first in a full `nox`); without it the sweep says it left them out.
+    trainer = ROOT / ".nox" / "plugin" / "bin" / "python"
+    if trainer.exists():
+        session.env.setdefault("OVERBRAINER_SWEEP_TRAINER_PYTHON", str(trainer))
+    install_project(session, "test", "precommit", extras="[cli,table]")
     session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
 
 
