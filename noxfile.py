@@ -98,7 +98,16 @@ def core(session: nox.Session) -> None:
         session.run(
             "cargo", "clippy", "--workspace", "--all-targets", "--", "-D", "warnings", external=True
         )
-        session.run("cargo", "test", "-p", "overbrainer-core", "--release", external=True)
+        session.run(
+            "cargo",
+            "test",
+            "-p",
+            "overbrainer-core",
+            "-p",
+            "overbrainer-core-wasm",
+            "--release",
+            external=True,
+        )
         debian = Path(DEBIAN_RUST)
         if (debian / "rustc").exists() and (debian / "cargo").exists():
             env = {
@@ -112,16 +121,21 @@ def core(session: nox.Session) -> None:
                 "test",
                 "-p",
                 "overbrainer-core",
+                "-p",
+                "overbrainer-core-wasm",
                 "--release",
                 env=env,
                 external=True,
             )
-            # the reader (the scans included) for WebAssembly: no thread, no I/O in it
+            # the reader (the scans included) and its WebAssembly edge (core/wasm, which
+            # `nox -s js` packs) for WebAssembly: no thread, no I/O in them
             session.run(
                 str(debian / "cargo"),
                 "build",
                 "-p",
                 "overbrainer-core",
+                "-p",
+                "overbrainer-core-wasm",
                 "--release",
                 "--target",
                 "wasm32-unknown-unknown",
