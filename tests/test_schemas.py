@@ -9,8 +9,10 @@ import re
 import jsonschema
 import pytest
 from overbrainer_contract import CONTRACT, SNAPSHOT_ON_SIGTERM_ENV, VERSION
+from overbrainer_contract.contract import constants
 from overbrainer_contract.contract.constants import schema_dir
 from overbrainer_contract.contract.schemas import load_schema, schema_paths
+from overbrainer_contract.runs import sidefile
 from schema_registry import registry, validator
 
 NAMES = sorted(schema_paths())
@@ -121,6 +123,16 @@ def test_contract_document_is_valid_and_is_what_the_package_exports() -> None:
     assert set(document["env"]) == {"metrics", "snapshot", "snapshot_on_sigterm"}
     assert document["files"]["snapshot_request"] == "snapshot.request"
     assert document["files"]["snapshot"] == "snapshot.json"
+    # contract 1.2.0: the most bytes each side file may hold, one source for every reader
+    assert set(document["max_bytes"]) <= set(document["files"])
+    assert document["max_bytes"] == {
+        "snapshot_request": constants.REQUEST_LIMIT,
+        "snapshot": constants.PROOF_LIMIT,
+    }
+    assert (sidefile.REQUEST_LIMIT, sidefile.PROOF_LIMIT) == (
+        constants.REQUEST_LIMIT,
+        constants.PROOF_LIMIT,
+    )
 
 
 @pytest.mark.parametrize(

@@ -114,9 +114,36 @@ class Files(Struct):
     """
 
 
+class MaxBytes(Struct):
+    """
+    The most bytes each side file of a run folder may hold, by its key in `files`: the command line refuses a larger one unread, the plugin reads no reason from a larger request. Since contract 1.2.0.
+    """
+
+    snapshot_request: Annotated[
+        int,
+        Meta(
+            description='`snapshot.request` (`REQUEST_LIMIT`): its word of at most 64 characters and any white space around it. What the plugin reads of a request (its own `_REQUEST_READ_LIMIT`, since it travels alone), so that the command line and the plugin agree on every request.',
+            ge=64,
+        ),
+    ]
+    """
+    `snapshot.request` (`REQUEST_LIMIT`): its word of at most 64 characters and any white space around it. What the plugin reads of a request (its own `_REQUEST_READ_LIMIT`, since it travels alone), so that the command line and the plugin agree on every request.
+    """
+    snapshot: Annotated[
+        int,
+        Meta(
+            description="`snapshot.json` (`PROOF_LIMIT`): four short fields and a checkpoint's path.",
+            ge=1,
+        ),
+    ]
+    """
+    `snapshot.json` (`PROOF_LIMIT`): four short fields and a checkpoint's path.
+    """
+
+
 class Contract(Struct):
     """
-    The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, and the files of a run folder.
+    The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, the files of a run folder and the most bytes its side files may hold.
     """
 
     version: Annotated[
@@ -165,4 +192,16 @@ class Contract(Struct):
     ) = field(name='$schema', default=UNSET)
     """
     This schema's `$id`.
+    """
+    max_bytes: (
+        Annotated[
+            MaxBytes,
+            Meta(
+                description='The most bytes each side file of a run folder may hold, by its key in `files`: the command line refuses a larger one unread, the plugin reads no reason from a larger request. Since contract 1.2.0.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    The most bytes each side file of a run folder may hold, by its key in `files`: the command line refuses a larger one unread, the plugin reads no reason from a larger request. Since contract 1.2.0.
     """

@@ -1,7 +1,7 @@
 /* Generated from schema/contract.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `cd js && npm ci && node generate-types.mjs`. */
 
 /**
- * The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, and the files of a run folder.
+ * The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, the files of a run folder and the most bytes its side files may hold.
  */
 export interface Contract {
   /**
@@ -70,6 +70,19 @@ export interface Contract {
      * The proof of a snapshot (`SNAPSHOT_FILE`), written by the plugin once the checkpoint is saved (see `snapshot.schema.json`).
      */
     snapshot: string;
+  };
+  /**
+   * The most bytes each side file of a run folder may hold, by its key in `files`: the command line refuses a larger one unread, the plugin reads no reason from a larger request. Since contract 1.2.0.
+   */
+  max_bytes?: {
+    /**
+     * `snapshot.request` (`REQUEST_LIMIT`): its word of at most 64 characters and any white space around it. What the plugin reads of a request (its own `_REQUEST_READ_LIMIT`, since it travels alone), so that the command line and the plugin agree on every request.
+     */
+    snapshot_request: number;
+    /**
+     * `snapshot.json` (`PROOF_LIMIT`): four short fields and a checkpoint's path.
+     */
+    snapshot: number;
   };
   /**
    * An evaluation under way writes at most one `eval` line per this many seconds.

@@ -33,6 +33,7 @@ from cli_samples import EVALUATING, PROOF, VALID, T, make_run, python_env
 from hostile import GIGABYTE, capped_cli, sparse, the_cap_kills
 from line_by_line import check_lines, split_lines
 from overbrainer_contract.check.reporter import TextReporter
+from overbrainer_contract.contract.constants import PROOF_LIMIT, REQUEST_LIMIT
 from schema_registry import validator
 
 TIMEOUT = 60.0
@@ -469,7 +470,9 @@ def test_a_request_linked_to_dev_zero_is_refused(run: Path, command: str) -> Non
     assert result.stderr == f"{PREFIX}run/snapshot.request: a character device, not a file\n"
 
 
-@pytest.mark.parametrize(("name", "bound"), [("snapshot.request", 4096), ("snapshot.json", 65536)])
+@pytest.mark.parametrize(
+    ("name", "bound"), [("snapshot.request", REQUEST_LIMIT), ("snapshot.json", PROOF_LIMIT)]
+)
 @pytest.mark.parametrize("command", ["check", "status"])
 def test_a_sparse_gigabyte_side_file_is_refused_unread(
     run: Path, command: str, name: str, bound: int

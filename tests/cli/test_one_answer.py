@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_samples import EVALUATING, VALID, make_run, python_env
-from sweep import BAD, Sweep, load_plugin
+from sweep import BAD, ROOT, Sweep, load_plugin
 
 PREFIX = "overbrainer-contract: "
 
@@ -145,6 +145,44 @@ def test_a_request_of_two_words_means_the_same_to_check_as_to_the_plugin(
     status = console("status", "run", cwd=tmp_path)
     assert status.returncode == 0
     assert "requested (no reason)" in status.stdout
+
+
+def test_a_padded_request_means_the_same_to_check_as_to_the_plugin(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """10 KiB of white space then `manual`: one word to the plugin (which reads a request
+    up to its own bound), so to check and status too; one byte past the contract's bound
+    (`max_bytes.snapshot_request`), refused unread by the command line and no reason to the
+    plugin."""
+    limit = json.loads((ROOT / "schema" / "contract.json").read_text())["max_bytes"]
+    bound = limit["snapshot_request"]
+    plugin = load_plugin()  # the file uploaded alone (transformers stubbed where missing)
+    callback = plugin.OverbrainerMetricsCallback()
+    padded = b" " * 10 * 1024 + b"manual\n"
+    run = make_run(tmp_path / "run", EVALUATING, request=padded.decode())
+    callback._request = str(run / "snapshot.request")
+    assert callback._read_reason() == "manual"
+    check = console("check", "run", cwd=tmp_path)
+    assert check.returncode == 0, check.stderr
+    assert "run/snapshot.request: valid: 0 errors, 0 warnings" in check.stdout.splitlines()
+    status = console("status", "run", cwd=tmp_path)
+    assert status.returncode == 0, status.stderr
+    assert "requested (manual)" in status.stdout
+    # at the bound: still the word; a byte past it: no reason, and refused unread
+    (run / "snapshot.request").write_bytes(b" " * (bound - 6) + b"manual")
+    assert callback._read_reason() == "manual"
+    assert console("check", "run", cwd=tmp_path).returncode == 0
+    (run / "snapshot.request").write_bytes(b" " * (bound - 5) + b"manual")
+    with caplog.at_level(logging.WARNING):
+        assert callback._read_reason() is None
+    assert f"longer than {bound} bytes" in caplog.text
+    for command in ("check", "status"):
+        refused = console(command, "run", cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr == (
+            f"{PREFIX}error: run/snapshot.request: {bound + 1:,} bytes, over the {bound:,} it"
+            " may hold\n"
+        )
 
 
 def test_snapshot_of_a_run_that_has_ended_writes_nothing(tmp_path: Path) -> None:

@@ -31,15 +31,25 @@ TREE = ast.parse(METRICS_PLUGIN)
 SHELLS = ["bash", "dash"]
 
 
+def _literal(node: ast.expr) -> object:
+    """A literal, or a product of integer literals (`64 * 1024`)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        left, right = _literal(node.left), _literal(node.right)
+        if isinstance(left, int) and isinstance(right, int):
+            return left * right
+        raise ValueError("not a product of integers")
+    return ast.literal_eval(node)
+
+
 def module_constants() -> dict[str, object]:
-    """The plugin's module-level constants, as literals."""
+    """The plugin's module-level constants, as literals (a product of integers too)."""
     constants: dict[str, object] = {}
     for node in TREE.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and target.id.isupper():
                 with contextlib.suppress(ValueError):
-                    constants[target.id] = ast.literal_eval(node.value)
+                    constants[target.id] = _literal(node.value)
     return constants
 
 
@@ -51,6 +61,8 @@ def test_the_plugin_constants_equal_the_contract() -> None:
     assert set(CONTRACT["env"]) == {"metrics", "snapshot", "snapshot_on_sigterm"}, "a new variable"
     assert constants["SNAPSHOT_FILE"] == CONTRACT["files"]["snapshot"]
     assert constants["EVAL_PROGRESS_INTERVAL_SECONDS"] == CONTRACT["eval_progress_interval_seconds"]
+    # what it reads of a request: what the command line reads (contract 1.2.0)
+    assert constants["_REQUEST_READ_LIMIT"] == CONTRACT["max_bytes"]["snapshot_request"]
 
 
 def test_the_plugin_is_named_as_the_contract_says() -> None:

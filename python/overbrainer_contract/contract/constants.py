@@ -54,3 +54,19 @@ SNAPSHOT_ON_SIGTERM_ENV: str = _since_1_1(
 METRICS_FILE: str = CONTRACT.files.metrics
 SNAPSHOT_REQUEST: str = CONTRACT.files.snapshot_request
 SNAPSHOT_FILE: str = CONTRACT.files.snapshot
+
+
+def _since_1_2(value: object, name: str) -> int:
+    """A limit optional in the schema (older contracts lack it) but in this contract.json."""
+    if not isinstance(value, int):
+        raise RuntimeError(f"{schema_dir() / 'contract.json'} lacks {name}")
+    return value
+
+
+_MAX_BYTES = CONTRACT.max_bytes
+REQUEST_LIMIT: int = _since_1_2(
+    getattr(_MAX_BYTES, "snapshot_request", None), "max_bytes.snapshot_request"
+)
+"""The most bytes `snapshot.request` may hold (contract 1.2.0): what the plugin reads of it."""
+PROOF_LIMIT: int = _since_1_2(getattr(_MAX_BYTES, "snapshot", None), "max_bytes.snapshot")
+"""The most bytes `snapshot.json` may hold (contract 1.2.0)."""

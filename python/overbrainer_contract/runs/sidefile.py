@@ -20,11 +20,10 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-REQUEST_LIMIT = 4096
-"""The most bytes `snapshot.request` may hold: one word of 64 letters, and white space."""
-
-PROOF_LIMIT = 65536
-"""The most bytes `snapshot.json` may hold: four short fields and a checkpoint path."""
+# The most bytes `snapshot.request` and `snapshot.json` may hold: the contract's
+# `max_bytes` (schema/contract.json), the request's what the plugin reads of it.
+from ..contract.constants import PROOF_LIMIT as PROOF_LIMIT
+from ..contract.constants import REQUEST_LIMIT as REQUEST_LIMIT
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
