@@ -172,7 +172,7 @@ function renderErrors(run) {
       element("td", thousands(bad.line), { "data-col": "line" }),
       element("td", bad.category, { "data-col": "category" }),
       element("td", bad.column ?? "", { "data-col": "column" }),
-      element("td", bad.path ?? "", { "data-col": "path" }),
+      element("td", bad.path ?? "$", { "data-col": "path" }), // the line as a whole, as check says
       element("td", bad.message, { "data-col": "message" }),
       element("td", bad.text ?? "", { "data-col": "text", class: "text" }),
     );
@@ -271,7 +271,8 @@ async function* gunzippedChunks(file) {
 
 async function readRun(run) {
   const { state } = run;
-  const reader = new core.Reader();
+  // a rejected complete line read with its newline, as check reads it: the same columns
+  const reader = new core.Reader({ newlineInErrors: true });
   const excerpts = new Excerpts(SHOWN);
   const file = run.files.metrics;
   let bom = false;

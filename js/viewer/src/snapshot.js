@@ -5,11 +5,13 @@
 // generated from schema/ (Ajv's standalone code, made by build.mjs): a proof's problems are
 // listed as status lists them (`snapshot.json: $.step: ...`), in Ajv's words.
 
+import { maxBytes } from "viewer:contract";
 import { thousands } from "./format.js";
 
-/** The most bytes each side file may hold (runs/sidefile.py: REQUEST_LIMIT, PROOF_LIMIT). */
-export const REQUEST_LIMIT = 4096;
-export const PROOF_LIMIT = 65536;
+/** The most bytes each side file may hold: the contract's `max_bytes` (schema/contract.json,
+ * as runs/sidefile.py reads it: REQUEST_LIMIT, PROOF_LIMIT), inlined by build.mjs. */
+export const REQUEST_LIMIT = maxBytes.snapshot_request;
+export const PROOF_LIMIT = maxBytes.snapshot;
 
 function ajvProblem(errors) {
   return (errors || [])

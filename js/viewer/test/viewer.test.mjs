@@ -6,12 +6,17 @@
 //
 //   node --test test/          (after `cd js && node build.mjs`: the package's dist/)
 //
+// The errors listed are held to what `overbrainer-contract check -o json` reports of the same
+// file (line, category, message, column, path: a rejected complete line read with its
+// newline, as check reads it).
+//
 // OVERBRAINER_REFERENCE_RUNNER names the runner (default: conformance/rust's release build);
+// OVERBRAINER_CONTRACT the console script (default: `overbrainer-contract` on the PATH);
 // CHROMIUM the browser (default /usr/bin/chromium); VIEWER_ARTEFACTS where the screenshots
 // go (default js/viewer/test-output/).
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -28,7 +33,11 @@ const EXAMPLES = join(ROOT, "examples");
 const RUNNER =
   process.env.OVERBRAINER_REFERENCE_RUNNER ||
   join(ROOT, "conformance", "rust", "target", "release", "overbrainer-reference-runner");
+const CLI = process.env.OVERBRAINER_CONTRACT || "overbrainer-contract";
 const BROWSER = process.env.CHROMIUM || "/usr/bin/chromium";
+const CONTRACT = JSON.parse(readFileSync(join(ROOT, "schema", "contract.json"), "utf8"));
+/** The most bytes `snapshot.request` and `snapshot.json` may hold: the contract's. */
+const { snapshot_request: REQUEST_BOUND, snapshot: PROOF_BOUND } = CONTRACT.max_bytes;
 const ARTEFACTS = resolve(process.env.VIEWER_ARTEFACTS || join(VIEWER, "test-output"));
 
 /** The reference's answer to each line of `path` (the runner's `lines` mode). */
@@ -43,6 +52,28 @@ function shownError(answer) {
   const found = /^(.*) at line 1 column (\d+)$/.exec(answer.message);
   if (!found) return { category: answer.category, message: answer.message, column: null };
   return { category: answer.category, message: found[1], column: Number(found[2]) };
+}
+
+/** What `overbrainer-contract check -o json` reports of the metrics file `path`: its
+ * findings (each `{line, column, path, severity, category, message}`) and its summary. */
+function checked(path) {
+  const done = spawnSync(CLI, ["check", "-o", "json", path], { encoding: "utf8", maxBuffer: 1 << 30 });
+  if (done.error) throw new Error(`${CLI}: ${done.error.message} (OVERBRAINER_CONTRACT names the console script)`);
+  assert.ok(done.status === 0 || done.status === 1, `check ${path}: exit ${done.status}: ${done.stderr}`);
+  const records = done.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  return { findings: records.filter((each) => each.type === "finding"), file: records.find((each) => each.type === "file") };
+}
+
+/** A line's error as the page must list it, from check's finding: its message without
+ * check's ` at column N` (the page gives the column a cell of its own). */
+function listedError(finding) {
+  let { message } = finding;
+  if (finding.column !== null) {
+    const at = ` at column ${finding.column}`;
+    assert.equal(message.split(at).length, 2, `one position in ${JSON.stringify(message)}`);
+    message = message.replace(at, "");
+  }
+  return { line: finding.line, category: finding.category, message, column: finding.column === null ? "" : String(finding.column), path: finding.path ?? "" };
 }
 
 /** `H:MM:SS` of a Duration, rounded to the second, ties to even (Python's `round`). */
@@ -209,7 +240,7 @@ describe("the run viewer in headless Chromium", () => {
     await page.close();
   });
 
-  it("lists every bad line with the reference's error, and a cut run's step, evaluation and ETA", async () => {
+  it("lists every bad line with check's error, and a cut run's step, evaluation and ETA", async () => {
     const tiny = readFileSync(join(EXAMPLES, "tiny-run", "metrics.jsonl"), "utf8").split("\n");
     const cut = join(work, "cut-run.jsonl");
     writeFileSync(cut, `${tiny.slice(0, 23).join("\n")}\n`); // up to the first evaluation's progress
@@ -221,6 +252,7 @@ describe("the run viewer in headless Chromium", () => {
       tiny[0],
       '{"event":"log","time":1,"step":3.0}',
       "not json",
+      '{"event":"log","time":2,"step":', // cut short, in the middle of the file
       '{"event":"log","time":1,"step":1,"step":2}',
       '{"event":"stage","name":"warmup","time":1}',
       "",
@@ -249,29 +281,38 @@ describe("the run viewer in headless Chromium", () => {
     const hugeShown = await statusOf(page, "huge.jsonl");
     assert.equal(hugeShown.step.text, `${grouped(hugeStep)} / ${grouped(hugeMax)} (100%)`);
     assert.equal(hugeShown.loss.text, `1.5 at step ${grouped(hugeStep)}`);
+    const cells = ({ line, category, message, column, path }) => ({ line: Number(line.replaceAll(",", "")), category, message, column, path });
     const bomRows = (await badLinesOf(page, "bom.jsonl")).rows;
-    const bomError = shownError(reference(bomFile)[0]);
-    const note = "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may not hold: save the file without it";
-    assert.equal(bomRows.length, 1);
-    assert.deepEqual([bomRows[0].line, bomRows[0].category, bomRows[0].message], ["1", bomError.category, `${bomError.message} (${note})`]);
+    const bomCheck = checked(bomFile).findings.filter((finding) => finding.severity === "error");
+    assert.equal(bomCheck.length, 1);
+    assert.match(bomCheck[0].message, / \(the line begins with a UTF-8 byte order mark, bytes EF BB BF, /);
+    assert.deepEqual(bomRows.map(cells), bomCheck.map(listedError));
 
+    // the lines the reference refuses are the lines check reports as errors, and listed
     const answers = reference(badFile);
     assert.equal(answers.length, bad.length);
-    const want = answers.map((answer, at) => ({ at, answer })).filter(({ answer }) => !answer.ok);
+    const refused = answers.map((answer, at) => ({ at, answer })).filter(({ answer }) => !answer.ok);
+    const report = checked(badFile);
+    const errors = report.findings.filter((finding) => finding.severity === "error");
+    assert.deepEqual(errors.map((finding) => finding.line), refused.map(({ at }) => at + 1));
+    assert.equal(report.file.errors, errors.length);
     const shown = await badLinesOf(page, "bad-lines.jsonl");
-    assert.equal(shown.heading, `${want.length} invalid lines`);
-    assert.equal(shown.rows.length, want.length);
-    shown.rows.forEach((row, index) => {
-      const { at, answer } = want[index];
-      const error = shownError(answer);
-      assert.equal(row.line, String(at + 1));
-      assert.equal(row.category, error.category, `line ${at + 1}`);
-      assert.equal(row.message, error.message, `line ${at + 1}`);
-      assert.equal(row.column, error.column === null ? "" : String(error.column), `line ${at + 1}`);
-      assert.equal(row.text, bad[at], `line ${at + 1} shown as written`);
-    });
+    assert.equal(shown.heading, `${errors.length} invalid lines`);
+    // each with check's category, message, column and path: a rejected complete line read
+    // with its newline, so a blank line, white space or a line cut short is placed as check
+    // places it, one column past where its text alone would end (the reference on the line
+    // without its newline)
+    assert.deepEqual(shown.rows.map(cells), errors.map(listedError));
+    shown.rows.forEach((listed, index) => assert.equal(listed.text, bad[errors[index].line - 1], `line ${errors[index].line} shown as written`));
+    const past = refused.filter(({ at, answer }) => shownError(answer).column !== null && String(shownError(answer).column) !== shown.rows.find((listed) => listed.line === String(at + 1)).column);
+    assert.deepEqual(
+      past.map(({ at }) => bad[at]),
+      ['{"event":"log","time":2,"step":', "", "   ", '{"event":"log","time":1,"step":1'],
+      "the lines whose column the newline moves",
+    );
+    for (const { at, answer } of past) assert.equal(shown.rows.find((listed) => listed.line === String(at + 1)).column, String(shownError(answer).column + 1));
     const status = await statusOf(page, "bad-lines.jsonl");
-    assert.equal(status.lines.text, `${bad.length} (${want.length} invalid)`);
+    assert.equal(status.lines.text, `${bad.length} (${errors.length} invalid)`);
 
     const last = run.at(-1);
     const evaluation = [...run].reverse().find((answer) => answer.mark?.kind === "eval").mark;
@@ -327,7 +368,7 @@ describe("the run viewer in headless Chromium", () => {
     await new Promise((done) => out.once("finish", done));
     const oopsFile = join(work, "oops.jsonl");
     writeFileSync(oopsFile, "oops\n");
-    const oops = shownError(reference(oopsFile)[0]);
+    const oops = listedError(checked(oopsFile).findings.find((finding) => finding.severity === "error"));
 
     await page.setInputFiles("#files", big);
     // the page draws its progress while it reads: a first chunk's lines are shown
@@ -353,7 +394,7 @@ describe("the run viewer in headless Chromium", () => {
     assert.deepEqual(listed.rows.map((row) => Number(row.line.replaceAll(",", ""))), listedWrong);
     assert.equal(listed.heading, `${wrong.size} invalid lines`);
     assert.equal(listed.more, `… and ${wrong.size - 200} more (not listed; overbrainer-contract check lists them all)`);
-    for (const row of listed.rows) assert.deepEqual([row.category, row.message, row.column, row.text], [oops.category, oops.message, String(oops.column), "oops"]);
+    for (const row of listed.rows) assert.deepEqual([row.category, row.message, row.column, row.text], [oops.category, oops.message, oops.column, "oops"]);
     const chunks = Number(await page.evaluate(() => document.getElementById("progress").dataset.chunks));
     const size = readFileSync(big).length;
     assert.equal(chunks, Math.ceil(size / (1 << 20)), "read in 1 MiB chunks");
@@ -375,6 +416,11 @@ describe("the run viewer in headless Chromium", () => {
       wordless: { "snapshot.request": "not one word" },
       refused: { "snapshot.json": JSON.stringify({ ...taken, step: 26.5 }) },
       requested: { "snapshot.request": "" },
+      // the contract's bounds (schema/contract.json `max_bytes`), as check and the plugin
+      padded: { "snapshot.request": `${" ".repeat(10 * 1024)}manual\n` },
+      bounded: { "snapshot.request": `${" ".repeat(REQUEST_BOUND - 6)}manual` },
+      "over-request": { "snapshot.request": `${" ".repeat(REQUEST_BOUND - 5)}manual` },
+      "over-proof": { "snapshot.json": " ".repeat(PROOF_BOUND + 1) },
     };
     for (const [name, files] of Object.entries(folders)) {
       mkdirSync(join(parent, name), { recursive: true });
@@ -395,6 +441,11 @@ describe("the run viewer in headless Chromium", () => {
     assert.equal(await text("wordless"), "requested (no reason), not taken yet");
     assert.match(await text("refused"), /^snapshot\.json: \$\.step: /);
     assert.equal(await text("requested"), "requested (no reason), not taken yet");
+    assert.equal(await text("padded"), "requested (manual), not taken yet");
+    assert.equal(await text("bounded"), "requested (manual), not taken yet");
+    const over = (name, bound) => `${name}: ${(bound + 1).toLocaleString("en-US")} bytes, over the ${bound.toLocaleString("en-US")} it may hold`;
+    assert.equal(await text("over-request"), over("snapshot.request", REQUEST_BOUND));
+    assert.equal(await text("over-proof"), over("snapshot.json", PROOF_BOUND));
     assert.deepEqual(page.problems, []);
     await page.close();
   });
