@@ -196,6 +196,10 @@ function showProgress(run) {
  * order mark (runs/chunks.py, BOM_NOTE). */
 const BOM_NOTE = "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may not hold: save the file without it";
 
+/** What check adds to the error of a last line without its newline that is not a line cut
+ * short (check/checker.py, `_last_line`). */
+const LAST_LINE_NOTE = "the last line, without its newline";
+
 /** gzip's first two bytes (RFC 1952). */
 const GZIP_MAGIC = [0x1f, 0x8b];
 
@@ -280,6 +284,7 @@ async function readRun(run) {
     for (const answer of answers) {
       const { number, line, error, terminated } = answerParts(answer);
       if (bom && number === 1 && error) error.message += ` (${BOM_NOTE})`;
+      if (error && !terminated && error.category !== "eof") error.message += ` (${LAST_LINE_NOTE})`;
       state.lines += 1;
       if (line) state.take(line);
       else {

@@ -276,8 +276,11 @@ describe("the run viewer in headless Chromium", () => {
     const grouped = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     const bomFile = join(work, "bom.jsonl");
     writeFileSync(bomFile, `\ufeff${tiny[0]}\n${tiny[1]}\n`);
-    await page.setInputFiles("#files", [cut, badFile, bomFile, huge]);
-    await idle(page, 4);
+    // a last line without its newline, refused (not cut short: not a line still written)
+    const lastFile = join(work, "last-line.jsonl");
+    writeFileSync(lastFile, `${tiny[0]}\nnot json`);
+    await page.setInputFiles("#files", [cut, badFile, bomFile, huge, lastFile]);
+    await idle(page, 5);
     const hugeShown = await statusOf(page, "huge.jsonl");
     assert.equal(hugeShown.step.text, `${grouped(hugeStep)} / ${grouped(hugeMax)} (100%)`);
     assert.equal(hugeShown.loss.text, `1.5 at step ${grouped(hugeStep)}`);
@@ -287,6 +290,9 @@ describe("the run viewer in headless Chromium", () => {
     assert.equal(bomCheck.length, 1);
     assert.match(bomCheck[0].message, / \(the line begins with a UTF-8 byte order mark, bytes EF BB BF, /);
     assert.deepEqual(bomRows.map(cells), bomCheck.map(listedError));
+    const lastCheck = checked(lastFile).findings.filter((finding) => finding.severity === "error");
+    assert.deepEqual(lastCheck.map((finding) => [finding.line, finding.message]), [[2, "expected ident at column 2 (the last line, without its newline)"]]);
+    assert.deepEqual((await badLinesOf(page, "last-line.jsonl")).rows.map(cells), lastCheck.map(listedError));
 
     // the lines the reference refuses are the lines check reports as errors, and listed
     const answers = reference(badFile);
