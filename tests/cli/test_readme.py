@@ -170,6 +170,12 @@ def test_sh_blocks_are_what_ci_runs() -> None:
                 assert part in ci
             elif part.startswith("python3 -m pip install ./core/python"):
                 assert "core_wheel" in noxfile
+            elif part == "cd js":
+                assert 'JS = ROOT / "js"' in noxfile
+            elif part == "cd viewer":
+                assert 'JS / "viewer"' in noxfile
+            elif part in ("npm ci", "node build.mjs"):
+                assert f'"{part.split()[0]}", "{part.split()[1]}"' in noxfile, part
             else:
                 pytest.fail(
                     f"README line {start}: `{part}` is neither run by CI nor a console example"
