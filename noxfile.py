@@ -397,7 +397,8 @@ def js(session: nox.Session) -> None:
     generated TypeScript types' drift check; a typed consumer checked by tsc against the
     declarations; then `npm pack`, the tarball installed offline into a fresh folder (no
     runtime dependency comes with it) and used there with no build step: the consumer run
-    on the example runs, the golden suite run again against the installed package.
+    on the example runs, the golden suite run again against the installed package, and the
+    README's ```js examples (js/test/readme.mjs).
     """
     debian_cargo = Path(DEBIAN_RUST) / "cargo"
     if not debian_cargo.exists():
@@ -429,9 +430,13 @@ def js(session: nox.Session) -> None:
                 runs = sorted(str(p) for p in (ROOT / "examples").glob("*/metrics.jsonl"))
                 session.run("node", "consumer.js", *runs, **npm)
                 session.run("node", "golden.mjs", str(ROOT / "tests" / "conformance"), **npm)
+                # the README's JavaScript examples, as a user of the tarball runs them
+                shutil.copytree(ROOT / "examples", fresh / "examples")
+                shutil.copy(JS / "test" / "readme.mjs", fresh / "readme.mjs")
+                session.run("node", "readme.mjs", str(ROOT / "README.md"), **npm)
 
 
-@nox.session(python=False)
+@nox.session(python=PYTHON)
 def viewer(session: nox.Session) -> None:
     """The run viewer (js/viewer/): one static page, tested in a real browser.
 
@@ -441,9 +446,11 @@ def viewer(session: nox.Session) -> None:
     node's runner: numbers written as Python writes them (python3 the oracle), and the page
     from file:// and over HTTP in Debian's headless Chromium (playwright-core, `npm ci` from
     js/viewer/package-lock.json): the example runs' status and plot, each bad line with the
-    reference runner's error, a 1M-line file paused and resumed between two chunks, markup
-    in lines, names and a proof shown as text and run nowhere. Screenshots are kept in
-    js/viewer/test-output/ (`CHROMIUM=...` names another browser).
+    reference runner's verdict and `overbrainer-contract check`'s error (the package
+    installed: its console script, as `OVERBRAINER_CONTRACT`), a 1M-line file paused and
+    resumed between two chunks, markup in lines, names and a proof shown as text and run
+    nowhere. Screenshots are kept in js/viewer/test-output/ (`CHROMIUM=...` names another
+    browser).
     """
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if not Path(chromium).exists():
@@ -452,6 +459,8 @@ def viewer(session: nox.Session) -> None:
     if not debian_cargo.exists():
         session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
     runner = _reference_runner(session)
+    install_project(session)
+    check = Path(session.bin) / "overbrainer-contract"
     npm = {"external": True}
     with session.chdir(JS):
         session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
@@ -459,7 +468,11 @@ def viewer(session: nox.Session) -> None:
     with session.chdir(JS / "viewer"):
         session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
         session.run("node", "build.mjs", **npm)
-        env = {"OVERBRAINER_REFERENCE_RUNNER": runner, "CHROMIUM": chromium}
+        env = {
+            "OVERBRAINER_REFERENCE_RUNNER": runner,
+            "OVERBRAINER_CONTRACT": str(check),
+            "CHROMIUM": chromium,
+        }
         session.run("node", "--test", *session.posargs, "test/", env=env, **npm)
 
 
