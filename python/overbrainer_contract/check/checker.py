@@ -19,8 +19,9 @@ from typing import Any, Literal
 import msgspec
 
 from ..reader import SKIP_LIMIT, TAGS, CheckScan, ParseError
-from ..runs.chunks import BOM_NOTE, GzipNotNamedError, starts_with_bom
+from ..runs.chunks import GzipNotNamedError
 from ..runs.sidefile import ProofError, exists
+from ..runs.signatures import BOM_NOTE, starts_with_bom
 from ..runs.sizes import overlong_reason, size_text
 from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
 

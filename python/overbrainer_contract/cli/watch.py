@@ -14,9 +14,9 @@ from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
 from ..plugin.source import JOB_STAGES
 from ..reader import EvalMark, ParseError
 from ..runs import clock
-from ..runs.chunks import GZIP_MAGIC, is_gzip_name
 from ..runs.follower import Follower
 from ..runs.sidefile import SideFileError, open_metrics
+from ..runs.signatures import GZIP_MAGIC, is_gzip_name
 from ..runs.sizes import overlong_reason
 from ..runs.state import RunError, RunState, resolve
 from ._common import (

@@ -8,6 +8,8 @@
 - `sizes`: sizes as the command line writes them, the words for a line over `--max-line`;
 - `follower`: following a growing metrics file (`watch`, `snapshot --wait`);
 - `sidefile`: opening a run's files safely (FIFOs, links to devices, huge files);
+- `signatures`: what a file's name or first bytes say it is (gzip, a byte order mark):
+  below both `chunks` and `sidefile`;
 - `state`: resolving a RUN (a folder, a metrics file, `-`) and what its files say
   (`Run`, `RunState`, `read_request`, `read_snapshot`; `read_run` and `iter_lines`, the
   package's API for one run).

@@ -13,34 +13,21 @@ Given the file's name (`name=`), a metrics file is read as people keep them:
   `GzipNotNamedError`: it is gzip-compressed data, not JSON lines (`check` makes it one
   finding instead of a screen of `invalid UTF-8`).
 
-`starts_with_bom(first chunk)` tells a UTF-8 byte order mark (`EF BB BF`), which JSON
-lines may not hold: the reference rejects the line (`expected value at column 1`); the
-commands add what names the mark.
+What a file's first bytes say it is (gzip's magic bytes, a UTF-8 byte order mark) is
+`runs.signatures`'.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
 from .sidefile import SideFileError
+from .signatures import GZIP_MAGIC, is_gzip_name
 
 CHUNK = 4 << 20
 """Bytes read at a time: 4 MiB, enough lines (about 20,000) to keep every core busy."""
-
-GZIP_MAGIC = b"\x1f\x8b"
-"""The first two bytes of a gzip stream (RFC 1952)."""
-
-BOM = b"\xef\xbb\xbf"
-"""The UTF-8 byte order mark."""
-
-BOM_NOTE = (
-    "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may"
-    " not hold: save the file without it"
-)
-"""What `check` and `status` add to the reference's error for a line that begins with it."""
 
 
 class CompressedError(SideFileError):
@@ -62,16 +49,6 @@ def gzip_not_named(name: str | Path) -> GzipNotNamedError:
         name,
         f"gzip-compressed data, not JSON lines (it begins with gzip's magic bytes 1f 8b): {fix}",
     )
-
-
-def is_gzip_name(name: str | Path | None) -> bool:
-    """Whether a file's name says it is gzip-compressed (`*.gz`)."""
-    return name is not None and os.fspath(name).endswith(".gz")
-
-
-def starts_with_bom(data: bytes) -> bool:
-    """Whether `data`, a file's first bytes, begin with a UTF-8 byte order mark."""
-    return data.startswith(BOM)
 
 
 def read_chunks(

@@ -24,6 +24,7 @@ import msgspec
 # `max_bytes` (schema/contract.json), the request's what the plugin reads of it.
 from ..contract.constants import PROOF_LIMIT as PROOF_LIMIT
 from ..contract.constants import REQUEST_LIMIT as REQUEST_LIMIT
+from .signatures import FILE_BOM_NOTE, starts_with_bom
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -181,11 +182,9 @@ def proof_problems(data: bytes) -> list[tuple[str, str]]:
     try:
         document = msgspec.json.decode(data)
     except msgspec.DecodeError as error:
-        from .chunks import starts_with_bom  # chunks imports this module
-
         path, message = _not_json(data, error)
         if starts_with_bom(data):
-            message += f" ({_BOM_WORDS})"
+            message += f" ({FILE_BOM_NOTE})"
         return [(path, message)]
     if not isinstance(document, dict):
         return [("$", f"invalid type: {_unexpected(document)}, expected struct Snapshot")]
@@ -207,12 +206,6 @@ def proof_problems(data: bytes) -> list[tuple[str, str]]:
             expected = _expected(model_field.type)
             problems.append((f"$.{name}", f"{how}: {_unexpected(value)}, expected {expected}"))
     return problems
-
-
-_BOM_WORDS = (
-    "the file begins with a UTF-8 byte order mark, bytes EF BB BF, which JSON may not hold:"
-    " save it without"
-)
 
 
 def _not_json(data: bytes, error: Exception) -> tuple[str, str]:

@@ -20,7 +20,8 @@ from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
 from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line, parse_lines
 from . import sidefile
-from .chunks import GzipNotNamedError, read_chunks, starts_with_bom
+from .chunks import GzipNotNamedError, read_chunks
+from .signatures import starts_with_bom
 
 if TYPE_CHECKING:
     from overbrainer_contract_core._core import StateItem
