@@ -57,6 +57,21 @@ def test_a_folder_of_runs_is_every_run_below_it(tree: Path) -> None:
     assert lines[-1] == "total: valid: 3 files, 6 lines, 0 errors, 0 warnings"
 
 
+def test_runs_come_in_the_order_of_their_names_numbers_as_numbers(tmp_path: Path) -> None:
+    """seed2 before seed10 (and lr1e-4 as text), in check's files and export's `run`."""
+    for name in ("seed10", "seed2", "seed1", "lr1e-4"):
+        (tmp_path / "sweep" / name).mkdir(parents=True)
+        (tmp_path / "sweep" / name / "metrics.jsonl").write_bytes(LINE % 1)
+    result = cli("check", "sweep", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [line.split("/")[1] for line in result.stdout.splitlines()[:-1]] == [
+        "lr1e-4",
+        "seed1",
+        "seed2",
+        "seed10",
+    ]
+
+
 def test_runs_nested_two_deep_are_named_by_their_path_below_the_common_folder(
     tree: Path,
 ) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,10 +48,16 @@ def console(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def numbers_as_numbers(name: str) -> list[tuple[int, int, str]]:
+    return [
+        (0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name)
+    ]
+
+
 def expected_warnings(sweep: Sweep) -> list[str]:
     """What plot says of the sweep's bad runs, in the words every command uses."""
     lines = []
-    for name in sorted(sweep.runs):
+    for name in sorted(sweep.runs, key=numbers_as_numbers):
         run = sweep.runs[name]
         words = invalid_text(run.invalid, run.cut)
         if words:
@@ -164,7 +171,8 @@ def test_the_legend_lies_inside_the_figure(sweep: Sweep) -> None:
     try:
         (legend,) = _inside(figure)
         labels = [text.get_text() for text in legend.get_texts()]
-        assert labels[: len(sweep.runs)] == sorted(sweep.runs)  # every run, by its name
+        # every run, by its name, the numbers in names as numbers (seed2 before seed10)
+        assert labels[: len(sweep.runs)] == sorted(sweep.runs, key=numbers_as_numbers)
         assert labels[-1] == "resumed here (the run's colour)"
         assert notes == []
     finally:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +15,7 @@ import msgspec
 from ..check.checker import Finding, check_request, check_snapshot, run_files
 from ..check.reporter import paint, plural
 from ..runs import clock
-from ..runs.discover import discover
+from ..runs.discover import discover, natural_key
 from ..runs.sidefile import SideFileError
 from ..runs.sizes import invalid_text
 from ..runs.state import (
@@ -273,12 +272,6 @@ def _value(value: Any) -> dict[str, Any] | None:
     return None if value is None else {"step": value.step, "value": value.value}
 
 
-def _natural(text: str) -> list[Any]:
-    """`seed2` before `seed10`: the numbers in a name compared as numbers."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in _DIGITS.split(text)]
-
-
-_DIGITS = re.compile(r"(\d+)")
 _PHASES = ("waiting", "started", "training", "evaluating", "ended")
 
 
@@ -289,7 +282,7 @@ def _key(sort: str) -> Callable[[dict[str, Any]], Any]:
         return lambda row: None if row[name] is None else row[name]["value"]
 
     keys: dict[str, Callable[[dict[str, Any]], Any]] = {
-        "name": lambda row: _natural(row["name"]),
+        "name": lambda row: natural_key(row["name"]),
         "stage": lambda row: _PHASES.index(row["phase"]),
         "step": lambda row: row["step"],
         "loss": metric("loss"),

@@ -9,8 +9,9 @@ A path given is, in this order:
 - a **folder of runs**: any other folder; every folder below it, at any depth, that is a
   run folder is a run (not descending into a run folder — its checkpoints are not walked
   — nor into hidden folders, `.git`, nor through symlinks to folders). Runs in the order
-  of their paths. A folder with no run below is refused: `no metrics.jsonl in this
-  folder or below`;
+  of their paths, the numbers in them as numbers (`seed2` before `seed10`:
+  `natural_key`, which `status --sort name` uses too). A folder with no run below is
+  refused: `no metrics.jsonl in this folder or below`;
 - a **metrics file**: a file named `*.jsonl` or `*.jsonl.gz` (read gzip-compressed), or
   any file that is not a regular file (a FIFO, `/dev/stdin`, `<(zcat run.gz)`: read as
   a stream — no glob gives one by accident);
@@ -37,12 +38,14 @@ API:
   `Found.refused` (`(path, why)` for each path refused, in the order given);
 - `find_runs(paths) -> list[Run]`: the runs, or `RunError` (`"PATH: why"`) for the first
   path refused;
-- `is_metrics_name(name)`, `METRICS_NAMES`, `METRICS_SUFFIXES`.
+- `is_metrics_name(name)`, `METRICS_NAMES`, `METRICS_SUFFIXES`;
+- `natural_key(text)`: the order of names, numbers in them compared as numbers.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -57,6 +60,14 @@ METRICS_NAMES = (METRICS_FILE, METRICS_GZ)
 
 METRICS_SUFFIXES = (".jsonl", ".jsonl.gz")
 """What a metrics file's name ends with, for a file given among other paths."""
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> list[tuple[int, int, str]]:
+    """`seed2` before `seed10`: the numbers in a name compared as numbers, the rest as text."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in _DIGITS.split(text)]
+
 
 NOT_A_RUN = "not a run folder nor a metrics file (.jsonl, .jsonl.gz)"
 
@@ -143,14 +154,14 @@ def metrics_in(folder: Path) -> Path | None:
 
 
 def _walk(top: Path) -> Iterable[Run]:
-    """The run folders below `top`, in the order of their paths."""
+    """The run folders below `top`, in the order of their paths (`natural_key`)."""
     for folder, folders, _ in os.walk(top, followlinks=False):
         here = Path(folder)
         if here != top and metrics_in(here) is not None:
             folders[:] = []  # a run's own folders (checkpoints) hold no runs
             yield resolve(str(here))
             continue
-        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        folders[:] = sorted((name for name in folders if not name.startswith(".")), key=natural_key)
 
 
 def _unit(run: Run) -> str | None:
