@@ -265,3 +265,19 @@ def test_no_two_tick_labels_overlap(log: bool) -> None:
                         assert not one.overlaps(other), (axes.get_ylabel(), one, other)
     finally:
         pyplot.close(figure)
+
+
+def test_a_run_with_nothing_to_draw_is_said_and_the_others_drawn(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "metrics.jsonl").write_text('{"event":"begin","time":1.0}\n')
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "metrics.jsonl").write_text(
+        '{"event":"log","time":2.0,"step":1,"loss":2.5}\n{"event":"log","time":3.0,"step":2,"loss":2.0}\n'
+    )
+    done = console("plot", "empty", "one", "-o", "two.png", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "overbrainer-contract: note: empty: no loss, eval loss or learning rate: not drawn"
+    ]
+    assert done.stdout == "wrote two.png: 1 run\n"
+    assert (tmp_path / "two.png").stat().st_size > 0

@@ -262,6 +262,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return INVALID
     plotted = [series for series in runs if series]
+    for series in runs:
+        if not series:
+            say(f"note: {series.path}: no loss, eval loss or learning rate: not drawn")
     figure, notes = make_figure(plotted, args.title, log=args.log, smooth=args.smooth)
     save(figure, output, args.dpi)
     for note in notes:
