@@ -374,7 +374,7 @@ def cli(session: nox.Session) -> None:
     trainer = ROOT / ".nox" / "plugin" / "bin" / "python"
     if trainer.exists():
         session.env.setdefault("OVERBRAINER_SWEEP_TRAINER_PYTHON", str(trainer))
-    install_project(session, "test", "precommit", extras="[cli,table]")
+    install_project(session, "test", "precommit", "schema-tools", extras="[cli,table]")
     session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
 
 
