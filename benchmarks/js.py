@@ -33,20 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # workloads.py, beside this file
 
+from reference import ROOT, RUNNER, write
 from workloads import other_writer, realistic_lines, with_bad_lines
 
-ROOT = Path(__file__).resolve().parent.parent
-RUNNER = ROOT / "conformance" / "rust" / "target" / "release" / "overbrainer-reference-runner"
 READER = Path(__file__).resolve().parent / "js_reader.mjs"
 PACKAGE = ROOT / "js" / "dist" / "index.js"
 GOAL = 0.5
-
-
-def write(path: Path, lines: list[str]) -> Path:
-    with path.open("w") as handle:
-        for text in lines:
-            handle.write(text + "\n")
-    return path
 
 
 def counts(command: list[str]) -> str:

@@ -149,34 +149,52 @@ def value_problem(parsed: MetricLine, dump: str) -> str | None:
     return None
 
 
-def compare(mine: dict[str, Any], theirs: dict[str, Any], text: bool) -> str | None:
-    """How `mine` (our answer to a line, given as a str when `text`) and the reference's
-    answer `theirs` differ; None when they are the same."""
+def answer_problem(
+    who: str, mine: dict[str, Any], theirs: dict[str, Any], text: bool
+) -> str | None:
+    """How `who`'s answer `mine` (to a line given as a str when `text`) and the reference's
+    `theirs` differ in what both sides write alike: the verdict, a rejection's category and
+    message (bytes that are not UTF-8: the core's syntax error), the dump; None when they
+    agree on those (the values, the mark and the pace are each side's own to compare)."""
     if mine["ok"] is None:
-        return f"parse_line raised {mine['raised']}, not ParseError; reference {theirs}"
+        return f"{who} raised {mine['raised']}, not ParseError; reference {theirs}"
     if mine["ok"] != theirs["ok"]:
-        return f"verdict: parse_line {mine}, reference {theirs}"
+        return f"verdict: {who} {mine}, reference {theirs}"
     if not mine["ok"]:
         if theirs["category"] == "utf8":  # not a str: the reference cannot be given it
             expected = ("syntax", SURROGATE if text else UTF8)
             if (mine["category"], mine["bare"]) != expected:
-                return f"not UTF-8: parse_line {mine}, expected {expected}"
+                return f"not UTF-8: {who} {mine}, expected {expected}"
             return None
         if mine["category"] != theirs["category"]:
-            return f"category: parse_line {mine}, reference {theirs}"
+            return f"category: {who} {mine}, reference {theirs}"
         if mine["message"] != theirs["message"]:
-            return f"message: parse_line {mine['message']!r}, reference {theirs['message']!r}"
+            return f"message: {who} {mine['message']!r}, reference {theirs['message']!r}"
         return None
     if mine["dump"] != theirs["dump"]:
-        return f"dump: parse_line {mine['dump']}, reference {theirs['dump']}"
+        return f"dump: {who} {mine['dump']}, reference {theirs['dump']}"
+    return None
+
+
+def progress_problem(who: str, mine: dict[str, Any], theirs: dict[str, Any]) -> str | None:
+    """How the mark and the pace after an accepted line differ; None when they agree."""
+    if mine["mark"] != theirs["mark"]:
+        return f"mark: {who} {mine['mark']}, reference {theirs['mark']}"
+    if mine["pace"] != theirs["pace"]:
+        return f"pace: {who} {mine['pace']}, reference {theirs['pace']}"
+    return None
+
+
+def compare(mine: dict[str, Any], theirs: dict[str, Any], text: bool) -> str | None:
+    """How `mine` (our answer to a line, given as a str when `text`) and the reference's
+    answer `theirs` differ; None when they are the same."""
+    problem = answer_problem("parse_line", mine, theirs, text)
+    if problem is not None or not mine["ok"]:
+        return problem
     problem = value_problem(mine["line"], theirs["dump"])
     if problem is not None:
         return problem
-    if mine["mark"] != theirs["mark"]:
-        return f"mark: parse_line {mine['mark']}, reference {theirs['mark']}"
-    if mine["pace"] != theirs["pace"]:
-        return f"pace: parse_line {mine['pace']}, reference {theirs['pace']}"
-    return None
+    return progress_problem("parse_line", mine, theirs)
 
 
 def disagreement(
@@ -836,23 +854,9 @@ def js_problem(mine: dict[str, Any], theirs: dict[str, Any], text: bool) -> str 
     that are not UTF-8: the core's syntax error); dump, each field's value (floats to the
     bit against the reference's dump read back, counts exactly, the stage by name), mark,
     pace. None when they are the same."""
-    if mine["ok"] is None:
-        return f"the package raised {mine['raised']}, not ParseError; reference {theirs}"
-    if mine["ok"] != theirs["ok"]:
-        return f"verdict: the package {mine}, reference {theirs}"
-    if not mine["ok"]:
-        if theirs["category"] == "utf8":
-            expected = ("syntax", SURROGATE if text else UTF8)
-            if (mine["category"], mine["bare"]) != expected:
-                return f"not UTF-8: the package {mine}, expected {expected}"
-            return None
-        if mine["category"] != theirs["category"]:
-            return f"category: the package {mine}, reference {theirs}"
-        if mine["message"] != theirs["message"]:
-            return f"message: the package {mine['message']!r}, reference {theirs['message']!r}"
-        return None
-    if mine["dump"] != theirs["dump"]:
-        return f"dump: the package {mine['dump']}, reference {theirs['dump']}"
+    problem = answer_problem("the package", mine, theirs, text)
+    if problem is not None or not mine["ok"]:
+        return problem
     want = json.loads(theirs["dump"])
     tag = want["event"]
     if mine["event"] != tag or len(mine["values"]) != len(VARIANTS[tag]):
@@ -869,11 +873,7 @@ def js_problem(mine: dict[str, Any], theirs: dict[str, Any], text: bool) -> str 
             same = type(value) is float and got == bits(value).hex()
         if not same:
             return f"value of {name}: the package {got!r}, reference {value!r} ({theirs['dump']})"
-    if mine["mark"] != theirs["mark"]:
-        return f"mark: the package {mine['mark']}, reference {theirs['mark']}"
-    if mine["pace"] != theirs["pace"]:
-        return f"pace: the package {mine['pace']}, reference {theirs['pace']}"
-    return None
+    return progress_problem("the package", mine, theirs)
 
 
 def unknown_to_python(path: str | None) -> bool:
