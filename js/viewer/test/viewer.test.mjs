@@ -522,6 +522,37 @@ describe("the run viewer in headless Chromium", () => {
     }
   });
 
+  it("runs no script but its own and reaches no network: its Content-Security-Policy holds", async () => {
+    page = await freshPage();
+    const verdict = await page.evaluate(async () => {
+      const refused = [];
+      document.addEventListener("securitypolicyviolation", (event) => refused.push(event.effectiveDirective));
+      const inline = document.createElement("script");
+      inline.textContent = "window.__injected = true;";
+      document.body.append(inline);
+      const handler = document.createElement("img");
+      handler.setAttribute("src", "data:,x");
+      handler.setAttribute("onerror", "window.__handler = true");
+      document.body.append(handler);
+      try {
+        await fetch("http://127.0.0.1:9/");
+      } catch {
+        // refused: the policy's report below says by what
+      }
+      await new Promise((done) => setTimeout(done, 100));
+      return {
+        injected: window.__injected ?? false,
+        handler: window.__handler ?? false,
+        refused: [...new Set(refused)].sort(),
+      };
+    });
+    assert.equal(verdict.injected, false, "an inserted script ran");
+    assert.equal(verdict.handler, false, "an inserted event handler ran");
+    // each refused by the page's policy, not by chance (a closed port, a bad image)
+    assert.deepEqual(verdict.refused, ["connect-src", "img-src", "script-src-attr", "script-src-elem"]);
+    await page.close();
+  });
+
   it("shows what a file holds as text: markup in lines, names and a proof runs nothing", async () => {
     page = await freshPage();
     const hostile = [
