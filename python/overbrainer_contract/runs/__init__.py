@@ -8,6 +8,8 @@
 - `sizes`: sizes as the command line writes them, the words for a line over `--max-line`;
 - `follower`: following a growing metrics file (`watch`, `snapshot --wait`);
 - `sidefile`: opening a run's files safely (FIFOs, links to devices, huge files);
+- `shown`: a string from a file or a name as a terminal shows it (controls, newlines,
+  bidirectional overrides as visible escapes): the one function every text output uses;
 - `signatures`: what a file's name or first bytes say it is (gzip, a byte order mark):
   below both `chunks` and `sidefile`;
 - `state`: resolving a RUN (a folder, a metrics file, `-`) and what its files say
