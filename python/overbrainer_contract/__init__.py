@@ -66,7 +66,7 @@ if TYPE_CHECKING:
         Stage,
         TrainMetric,
     )
-    from .runs.state import iter_lines, read_run
+    from .runs.state import RunError, iter_lines, read_run
 
 __version__ = "1.2.0"
 
@@ -93,6 +93,7 @@ __all__ = [
     "MetricLine",
     "Pace",
     "ParseError",
+    "RunError",
     "Snapshot",
     "Stage",
     "StageMark",
@@ -131,7 +132,7 @@ _HOMES = {
         "Stage",
         "TrainMetric",
     ),
-    "runs.state": ("iter_lines", "read_run"),
+    "runs.state": ("RunError", "iter_lines", "read_run"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -167,7 +167,7 @@ fn raised(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyErr {
 }
 
 /// A str that is not UTF-8 (a lone surrogate): a syntax error at the first such character.
-fn surrogate_error(py: Python<'_>, bound: &Bound, line: &PyString) -> PyErr {
+fn surrogate_error(py: Python<'_>, line: &PyString) -> ParseError {
     let start = match line.call_method1("encode", ("utf-8",)) {
         Ok(_) => 0,
         Err(error) => error
@@ -176,13 +176,12 @@ fn surrogate_error(py: Python<'_>, bound: &Bound, line: &PyString) -> PyErr {
             .and_then(PyAny::extract::<usize>)
             .unwrap_or(0),
     };
-    let error = ParseError {
+    ParseError {
         category: Category::Syntax,
         message: "not UTF-8: a lone surrogate code point".to_owned(),
         column: Some(start + 1),
         path: None,
-    };
-    raised(py, bound, &error)
+    }
 }
 
 /// The answer to one line of any accepted type.
@@ -192,7 +191,7 @@ fn answer(py: Python<'_>, bound: &Bound, line: &PyAny) -> PyResult<PyObject> {
     } else if let Ok(text) = line.downcast::<PyString>() {
         match text.to_str() {
             Ok(text) => read_str(text),
-            Err(_) => return Err(surrogate_error(py, bound, text)),
+            Err(_) => return Err(raised(py, bound, &surrogate_error(py, text))),
         }
     } else if let Ok(array) = line.downcast::<PyByteArray>() {
         read_line(&array.to_vec())
@@ -299,19 +298,69 @@ where
 /// Every line of `body` as its model or its `ParseError` (made, not raised), in order: a
 /// newline ends each line, and a last line without one is answered too.
 ///
-/// body: bytes. Returns list[MetricLine | ParseError].
+/// body: bytes | str (bytes-like too), as `parse_line` takes a line. Returns
+/// list[MetricLine | ParseError].
 #[pyfunction]
 #[pyo3(text_signature = "(body, /)")]
-fn parse_lines(py: Python<'_>, body: &PyBytes) -> PyResult<PyObject> {
+fn parse_lines(py: Python<'_>, body: &PyAny) -> PyResult<PyObject> {
     let bound = bound(py)?;
+    if let Ok(bytes) = body.downcast::<PyBytes>() {
+        return answers(py, bound, bytes.as_bytes());
+    }
+    if let Ok(text) = body.downcast::<PyString>() {
+        return match text.to_str() {
+            Ok(text) => answers(py, bound, text.as_bytes()),
+            Err(_) => answers_of_surrogates(py, bound, text),
+        };
+    }
+    if let Ok(array) = body.downcast::<PyByteArray>() {
+        return answers(py, bound, &array.to_vec());
+    }
+    if body.get_type().name()? == "memoryview" {
+        let bytes: &PyBytes = body.call_method0("tobytes")?.downcast()?;
+        return answers(py, bound, bytes.as_bytes());
+    }
+    Err(PyTypeError::new_err(format!(
+        "parse_lines takes bytes or str, not {}",
+        body.get_type().name()?
+    )))
+}
+
+/// The answers to the lines of `body`, as `parse_lines` gives them.
+fn answers(py: Python<'_>, bound: &Bound, body: &[u8]) -> PyResult<PyObject> {
     let list = PyList::empty(py);
-    each_answer(body.as_bytes(), |answer| {
+    each_answer(body, |answer| {
         let item = match answer {
             Ok(line) => model(py, bound, &line)?,
             Err(error) => error_object(py, bound, &error)?,
         };
         list.append(item).map(|()| true)
     })?;
+    Ok(list.into())
+}
+
+/// A str that is not UTF-8 throughout (a lone surrogate somewhere): answered a line at a
+/// time, each line as `parse_line` answers it — a line holding a surrogate is the syntax
+/// error at its first one, the others are read as they are.
+fn answers_of_surrogates(py: Python<'_>, bound: &Bound, body: &PyString) -> PyResult<PyObject> {
+    let list = PyList::empty(py);
+    let pieces: &PyList = body.call_method1("split", ("\n",))?.downcast()?;
+    let count = pieces.len();
+    for (at, piece) in pieces.iter().enumerate() {
+        let piece: &PyString = piece.downcast()?;
+        let text = piece.to_str();
+        if at + 1 == count && matches!(text, Ok("")) {
+            break; // the newline that ends the last line begins no line
+        }
+        let item = match text {
+            Ok(text) => match read_str(text) {
+                Ok(line) => model(py, bound, &line)?,
+                Err(error) => error_object(py, bound, &error)?,
+            },
+            Err(_) => error_object(py, bound, &surrogate_error(py, piece))?,
+        };
+        list.append(item)?;
+    }
     Ok(list.into())
 }
 

@@ -33,9 +33,10 @@ def parse_line(line: str | bytes | bytearray | memoryview) -> _Line:
     around the value (a trailing newline included) is accepted. Bytes must be UTF-8.
     """
 
-def parse_lines(body: bytes) -> list[Any]:
+def parse_lines(body: str | bytes | bytearray | memoryview) -> list[Any]:
     """Each line of `body` (split on newlines; a last line without one included) as its model
-    or as its `ParseError`, made and not raised: one call for a whole block."""
+    or as its `ParseError`, made and not raised: one call for a whole block. A str is read
+    as its UTF-8 bytes; a line of it holding a lone surrogate is the error `parse_line` gives."""
 
 def dump_line(line: _Line) -> str:
     """The canonical JSON of a parsed line, as the reference's `serde_json::to_string`
