@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from overbrainer_contract import ParseError, parse_line, parse_lines
 
 LINES = [
@@ -23,11 +22,12 @@ LINES = [
 
 def _same(left: Any, right: Any) -> bool:
     if isinstance(left, ParseError) or isinstance(right, ParseError):
-        return (
-            type(left) is type(right)
-            and (left.category, left.message, left.column, left.path)
-            == (right.category, right.message, right.column, right.path)
-        )
+        return type(left) is type(right) and (
+            left.category,
+            left.message,
+            left.column,
+            left.path,
+        ) == (right.category, right.message, right.column, right.path)
     return bool(left == right)
 
 
@@ -60,9 +60,7 @@ def test_a_line_holding_a_lone_surrogate_is_parse_lines_error_for_that_line_alon
 @pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
 def test_bytes_like_bodies_are_read_alike(kind: Any) -> None:
     body = ("\n".join(LINES) + "\n").encode()
-    assert all(
-        _same(a, b) for a, b in zip(parse_lines(kind(body)), parse_lines(body), strict=True)
-    )
+    assert all(_same(a, b) for a, b in zip(parse_lines(kind(body)), parse_lines(body), strict=True))
 
 
 def test_another_type_is_a_type_error_naming_what_it_takes() -> None:
