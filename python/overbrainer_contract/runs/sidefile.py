@@ -8,6 +8,12 @@ a folder. Every file the command line opens goes through here: it is opened with
 `O_NONBLOCK` (a FIFO opens at once), looked at with `fstat` on what was opened (no race
 with a rename), and refused, with one line naming the path and what it is, unless it is a
 regular file — a metrics file may also be a pipe, as standard input is.
+
+The side files (`snapshot.request`, `snapshot.json`) are opened with `O_NOFOLLOW` too: a
+symlink there is refused unread (`a symlink, not read`), whatever it points to. They are
+written by the plugin and by `snapshot`, never as links; one planted in the folder could
+point at a file its planter may not read (a token, a key) that `status` would print
+otherwise. A metrics file may be a link: an orchestrator may set one up before the run.
 """
 
 from __future__ import annotations
@@ -55,9 +61,24 @@ def what_it_is(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
-def _reason(path: Path | str, error: OSError) -> SideFileError:
-    """The one line for a failed open or stat."""
+SYMLINK = "a symlink, not read"
+"""What a side file that is a symlink is said to be (it is refused unread)."""
+
+
+def _is_link(path: Path | str) -> bool:
+    """Whether `path` itself (its last component) is a symlink."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _reason(path: Path | str, error: OSError, *, follow: bool = True) -> SideFileError:
+    """The one line for a failed open or stat (`follow`: whether the open followed a
+    symlink at `path`; without, a symlink there fails with ELOOP too)."""
     if error.errno == errno.ELOOP:
+        if not follow and _is_link(path):
+            return SideFileError(path, SYMLINK)
         return SideFileError(path, "a symlink loop (too many levels of symbolic links)")
     if error.errno == errno.ENXIO:  # a socket, or a device without its driver
         try:
@@ -67,15 +88,18 @@ def _reason(path: Path | str, error: OSError) -> SideFileError:
     return SideFileError(path, (error.strerror or str(error)).lower())
 
 
-def _open(path: Path | str) -> tuple[int, os.stat_result]:
-    """A descriptor opened without blocking, and what it is; FileNotFoundError if missing."""
+def _open(path: Path | str, *, follow: bool = True) -> tuple[int, os.stat_result]:
+    """A descriptor opened without blocking, and what it is; FileNotFoundError if missing.
+    Without `follow`, a symlink at `path` is refused (`O_NOFOLLOW`), a dangling one too."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow:
+        flags |= os.O_NOFOLLOW
     try:
         descriptor = os.open(path, flags)
     except FileNotFoundError:
         raise
     except OSError as error:
-        raise _reason(path, error) from error
+        raise _reason(path, error, follow=follow) from error
     try:
         return descriptor, os.fstat(descriptor)
     except OSError as error:  # pragma: no cover - fstat of an open descriptor
@@ -84,9 +108,9 @@ def _open(path: Path | str) -> tuple[int, os.stat_result]:
 
 
 def read_side_file(path: Path, limit: int) -> bytes | None:
-    """The bytes of `path`, a regular file of at most `limit` bytes; None when it does not
-    exist. Anything else raises `SideFileError`, without blocking and without reading more
-    than `limit + 1` bytes."""
+    """The bytes of `path`, a regular file (not a symlink) of at most `limit` bytes; None
+    when it does not exist. Anything else raises `SideFileError`, without blocking, without
+    following a link and without reading more than `limit + 1` bytes."""
     read = read_stamped(path, limit)
     return None if read is None else read[0]
 
@@ -94,7 +118,7 @@ def read_side_file(path: Path, limit: int) -> bytes | None:
 def read_stamped(path: Path, limit: int) -> tuple[bytes, int] | None:
     """As `read_side_file`, with the file's modification time (ns) of what was read."""
     try:
-        descriptor, info = _open(path)
+        descriptor, info = _open(path, follow=False)
     except FileNotFoundError:
         return None
     try:
