@@ -1,5 +1,11 @@
 """`status RUN...`: one screen on a run — stage, steps, losses, evaluation, ETA, when its
-last line came, snapshot; over many runs, a table of one row a run."""
+last line came, snapshot; over many runs, a table of one row a run.
+
+Every string that comes from a file or a folder's name (a run's name, a stage, a
+checkpoint's path, a reason, an error's line) is shown through `runs.shown.shown()` on the
+screen and on standard error, and given to rich as `Text`, never as markup: a name such as
+`exp[lr=0.1]` shows as itself. `-o json` writes the values as they are (JSON escapes them).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from ..check.checker import Finding, check_request, check_snapshot, run_files
 from ..check.reporter import paint, plural
 from ..runs import clock
 from ..runs.discover import discover, natural_key
+from ..runs.shown import shown
 from ..runs.sidefile import SideFileError
 from ..runs.sizes import invalid_text
 from ..runs.state import (
@@ -121,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         return _one(found.runs[0], args)
     code = OK
     for name, why in found.refused:
-        say(f"error: {name}: {why}")
+        say(shown(f"error: {name}: {why}"))
         code = USAGE
     at = clock.now()
     rows: list[dict[str, Any]] = []
@@ -130,11 +137,11 @@ def run(args: argparse.Namespace) -> int:
             state = read_state(target, max_line=args.max_line)
             rows.append(summary(target, state, at))
         except RunError as error:
-            say(f"error: {error}")
+            say(shown(f"error: {error}"))
             code = max(code, INVALID if error.invalid else USAGE)
             continue
         except SideFileError as error:
-            say(f"error: {error}")
+            say(shown(f"error: {error}"))
             code = USAGE
             continue
         if not rows[-1]["valid"]:
@@ -156,9 +163,9 @@ def _one(target: Run, args: argparse.Namespace) -> int:
         state = read_state(target, max_line=args.max_line)
         document = summary(target, state)
     except RunError as error:
-        raise CliError(str(error), INVALID if error.invalid else USAGE) from error
+        raise CliError(shown(str(error)), INVALID if error.invalid else USAGE) from error
     except SideFileError as error:
-        raise CliError(str(error)) from error
+        raise CliError(shown(str(error))) from error
     if args.output == "json":
         json.dump(document, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -181,7 +188,8 @@ def _say_invalid(target: Run, state: RunState, document: dict[str, Any]) -> None
     snapshot = document["snapshot"]
     if snapshot is not None and snapshot["problem"]:
         said.append(snapshot["problem"])
-    say(f"{target.name}: {'; '.join(said)} ('{PROG} check {target.name}' says which)")
+    name = shown(target.name)
+    say(shown(f"{name}: {'; '.join(said)} ('{PROG} check {name}' says which)"))
 
 
 def snapshot_status(target: Run) -> dict[str, Any]:
@@ -309,12 +317,12 @@ def _number(value: float) -> str:
 
 
 def render(document: dict[str, Any], colour: bool) -> str:
-    """The status as the lines of one screen."""
-    rows: list[tuple[str, str]] = [("run", document["run"])]
+    """The status as the lines of one screen (each string from the run shown escaped)."""
+    rows: list[tuple[str, str]] = [("run", shown(document["run"]))]
     phase = document["phase"]
     if document["ended"]:
         phase = f"ended at step {document['step']:,}"
-    rows.append(("stage", f"{document['stage'] or '-'} ({phase})"))
+    rows.append(("stage", f"{shown(document['stage'] or '-')} ({phase})"))
     total = document["max_steps"]
     step = f"{document['step']:,}" + (f" / {total:,}" if total is not None else "")
     if document["progress"] is not None:
@@ -379,14 +387,16 @@ def _snapshot_text(snapshot: dict[str, Any] | None) -> str:
         return "- (standard input)"
     parts = []
     if snapshot["pending"]:
-        parts.append(f"requested ({snapshot['reason'] or 'no reason'}), not taken yet")
+        reason = shown(snapshot["reason"] or "no reason")
+        parts.append(f"requested ({reason}), not taken yet")
     taken = snapshot["taken"]
     if taken is not None:
-        reason = taken["reason"] or "no reason"
+        reason = shown(taken["reason"] or "no reason")
         earlier = "an earlier one " if snapshot["pending"] else ""
-        parts.append(f"{earlier}taken at step {taken['step']:,}: {taken['checkpoint']} ({reason})")
+        checkpoint = shown(taken["checkpoint"])
+        parts.append(f"{earlier}taken at step {taken['step']:,}: {checkpoint} ({reason})")
     if snapshot["problem"]:
-        parts.append(snapshot["problem"])
+        parts.append(shown(snapshot["problem"]))
     return "; ".join(parts) or "none requested"
 
 
@@ -396,12 +406,12 @@ def _snapshot_text(snapshot: dict[str, Any] | None) -> str:
 def _cells(row: dict[str, Any]) -> list[str]:
     """A run's row of the table: name, stage (its phase; `, resumed` after a second
     `begin`), step/max_steps, loss, best eval `value @step`, eta, last line, snapshot,
-    invalid."""
+    invalid; each string from the run shown escaped (`shown`)."""
     phase = row["phase"]
     evaluation = row["evaluation"]
     if evaluation is not None and evaluation["total"]:
         phase += f" {evaluation['step']}/{evaluation['total']}"
-    stage = phase if row["stage"] is None else f"{row['stage']} ({phase})"
+    stage = phase if row["stage"] is None else f"{shown(row['stage'])} ({phase})"
     if row["begins"] > 1:
         stage += ", resumed"
     total = row["max_steps"]
@@ -418,7 +428,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     else:
         eta = format_duration(row["eta_remaining_seconds"])
     age = "-" if row["last_time"] is None else _age_text(row)
-    return [row["name"], stage, step, loss, best_text, eta, age, _snapshot_cell(row)]
+    return [shown(row["name"]), stage, step, loss, best_text, eta, age, _snapshot_cell(row)]
 
 
 def _snapshot_cell(row: dict[str, Any]) -> str:
@@ -435,10 +445,12 @@ def _snapshot_cell(row: dict[str, Any]) -> str:
 
 
 def _table(rows: list[dict[str, Any]], colour: bool) -> None:
-    """The rows as a rich table on standard output, as wide as the terminal."""
+    """The rows as a rich table on standard output, as wide as the terminal. Every cell
+    is a `Text`: rich reads no markup in a run's name (`[bold]x`, `sw/[/]`)."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     # As wide as the terminal; written to a file or a pipe, as wide as its rows need.
     wide = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
@@ -465,9 +477,9 @@ def _table(rows: list[dict[str, Any]], colour: bool) -> None:
         table.add_column(heading, justify=justify, no_wrap=heading == "run")  # type: ignore[arg-type]
     for row in rows:
         invalid = row["invalid_lines"]
-        cells = _cells(row)
+        cells = [Text(cell) for cell in (*_cells(row), f"{invalid:,}" if invalid else "")]
         style = "red" if not row["valid"] else ("yellow" if row["eta_stale"] else None)
-        table.add_row(*cells, f"{invalid:,}" if invalid else "", style=style)
+        table.add_row(*cells, style=style)
     console.print(table)
     count = len(rows)
     ended = sum(1 for row in rows if row["ended"])
@@ -478,4 +490,4 @@ def _table(rows: list[dict[str, Any]], colour: bool) -> None:
         parts.append(f"{stale:,} silent for longer than their pace predicts")
     if bad:
         parts.append(f"{bad:,} invalid")
-    console.print(", ".join(parts), style=None)
+    console.print(Text(", ".join(parts)))
