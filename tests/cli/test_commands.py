@@ -124,12 +124,13 @@ def test_stage_appends_the_stage_line(
 def test_stage_writes_what_the_shell_helper_writes(
     tmp_path: Path, cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from overbrainer_contract.plugin.source import stage_command
+    from overbrainer_contract.plugin.source import PLUGIN_PATH, stage_command
 
     ours, theirs = tmp_path / "ours.jsonl", tmp_path / "theirs.jsonl"
     monkeypatch.setenv("OVERBRAINER_METRICS", str(ours))
     assert cli("stage", "merge").code == 0
-    env = {**os.environ, "OVERBRAINER_METRICS": str(theirs)}
+    # a job's shell: the plugin's folder on PYTHONPATH (the command runs the plugin)
+    env = {**os.environ, "OVERBRAINER_METRICS": str(theirs), "PYTHONPATH": str(PLUGIN_PATH.parent)}
     subprocess.run(["sh", "-c", stage_command("merge")], env=env, check=True)
     strip = lambda text: text.rsplit(":", 1)[0]  # noqa: E731 - the time may differ by a second
     assert strip(ours.read_text()) == strip(theirs.read_text())

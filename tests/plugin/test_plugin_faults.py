@@ -264,16 +264,28 @@ def test_a_step_beyond_u64_is_written_as_the_largest_u64(
 def test_a_stray_temporary_proof_is_removed_when_the_run_starts(
     om: ModuleType, assets: tuple[Path, Path, Path], run_folder: Path
 ) -> None:
-    """A killed run left `.snapshot.json.<pid>.tmp`: gone once the training begins; files
-    of other names stay."""
-    stray = run_folder / ".snapshot.json.4242.tmp"
-    stray.write_text('{"checkpoint":"out/checkpoint-1"')
+    """A killed run left `.snapshot.json.<pid>.<random>.tmp` (or `.<pid>.tmp`), perhaps a
+    link planted under such a name: gone once the training begins (a link removed, what it
+    points to untouched); files of other names stay."""
+    strays = [run_folder / n for n in (".snapshot.json.4242.tmp", ".snapshot.json.42.k3_9xq2a.tmp")]
+    for stray in strays:
+        stray.write_text('{"checkpoint":"out/checkpoint-1"')
+    target = run_folder.parent / "target"
+    target.write_text("kept")
+    link = run_folder / ".snapshot.json.4343.abcdefgh.tmp"
+    link.symlink_to(target)
+    strays.append(link)
     others = [run_folder / name for name in (".snapshot.json.x.tmp", "snapshot.json.1.tmp")]
     for other in others:
         other.write_text("not the plugin's")
     seen: list[bool] = []
-    train(om, assets, run_folder, at_step(1, lambda _: seen.append(stray.exists())), max_steps=3)
-    assert seen == [False], "still there after the first step"
+
+    def look(_: Any) -> None:
+        seen.extend(os.path.lexists(stray) for stray in strays)
+
+    train(om, assets, run_folder, at_step(1, look), max_steps=3)
+    assert seen == [False, False, False], "still there after the first step"
+    assert target.read_text() == "kept"
     assert all(other.read_text() == "not the plugin's" for other in others)
     check_metrics(run_folder / "metrics.jsonl")
 

@@ -96,6 +96,18 @@ def test_the_plugin_imports_only_what_travels_with_a_run() -> None:
     assert "overbrainer_contract" not in METRICS_PLUGIN
 
 
+def job_env(**variables: str) -> dict[str, str]:
+    """This environment as a job's shell has it: the plugin's folder on `PYTHONPATH` (where
+    Axolotl finds the plugin, and `stage_command` runs it from), this Python first on `PATH`
+    (the job's `python3` is the training's)."""
+    env = {**os.environ, **variables}
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(PLUGIN_PATH.parent), os.environ.get("PYTHONPATH", "")) if p
+    )
+    env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))
+    return env
+
+
 def shell(name: str) -> str:
     path = shutil.which(name)
     if path is None:
@@ -108,7 +120,7 @@ def shell(name: str) -> str:
 def test_the_stage_command_appends_a_valid_line(sh: str, stage: str, tmp_path: Path) -> None:
     metrics = tmp_path / "metrics.jsonl"
     metrics.write_text('{"event":"begin","time":1.5,"max_steps":null}\n')
-    env = {**os.environ, "OVERBRAINER_METRICS": str(metrics)}
+    env = job_env(OVERBRAINER_METRICS=str(metrics))
     before = int(time.time())
     command = f"set -eu; {stage_command(stage)}; {stage_command(stage)}"
     subprocess.run([shell(sh), "-c", command], env=env, check=True, timeout=30)
@@ -125,7 +137,7 @@ def test_the_stage_command_appends_a_valid_line(sh: str, stage: str, tmp_path: P
 
 @pytest.mark.parametrize("sh", SHELLS)
 def test_the_stage_command_never_fails_the_job(sh: str, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "OVERBRAINER_METRICS"}
+    env = {k: v for k, v in job_env().items() if k != "OVERBRAINER_METRICS"}
     command = f"set -eu; {stage_command('train')}; echo went-on"
     unset = subprocess.run(
         [shell(sh), "-c", command], env=env, capture_output=True, text=True, timeout=30, check=False
@@ -144,7 +156,7 @@ def test_a_path_with_spaces_and_quotes_is_safe(tmp_path: Path) -> None:
     folder = tmp_path / "a b'c\"$d"
     folder.mkdir()
     metrics = folder / "metrics.jsonl"
-    env = {**os.environ, "OVERBRAINER_METRICS": str(metrics)}
+    env = job_env(OVERBRAINER_METRICS=str(metrics))
     subprocess.run([shell("dash"), "-c", stage_command("export")], env=env, check=True, timeout=30)
     assert [line["name"] for line in check_metrics(metrics)] == ["export"]
 

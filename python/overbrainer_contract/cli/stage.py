@@ -1,20 +1,32 @@
-"""`stage NAME`: append the job's stage line to `$OVERBRAINER_METRICS`."""
+"""`stage NAME`: append the job's stage line to `$OVERBRAINER_METRICS`.
+
+The line is written by the plugin's own writer, the plugin file run as a script with this
+Python (`python3 overbrainer_metrics.py stage NAME`, what `plugin.source.stage_command`
+renders for the job's shell): one set of rules for every hand that appends to a metrics
+file. The plugin file is run rather than imported because importing it imports
+transformers and torch, which the command line neither needs nor has; as a script it
+stops before them.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
-import time
+import subprocess
+import sys
 from typing import Any
 
 from ..contract.constants import METRICS_ENV
-from ..plugin.source import JOB_STAGES
+from ..plugin.source import JOB_STAGES, PLUGIN_PATH
+from ..runs.shown import shown
 from ._common import EXIT_CODES, OK, PROG, CliError, formatter
 
 DESCRIPTION = f"""\
 Append {{"event":"stage","name":NAME,"time":<epoch seconds>}} to the file named by
 ${METRICS_ENV}: the line the job's shell writes before each of its commands (the same
-line as `plugin.source.stage_command(NAME)` renders), in one write."""
+line, by the same writer, as `plugin.source.stage_command(NAME)` renders). It never
+blocks, appends only to a regular file (a link in the file's place is not followed),
+writes the whole line or nothing, and starts a fresh line after a cut one."""
 
 EPILOG = f"""\
 examples:
@@ -22,6 +34,9 @@ examples:
   {METRICS_ENV}=runs/7/metrics.jsonl {PROG} stage merge
 
 {EXIT_CODES}"""
+
+WRITER_TIMEOUT = 60.0
+"""Seconds the plugin's writer may take; it never blocks, so this is a broken machine."""
 
 
 def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -38,22 +53,25 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
-def stage_line(name: str, when: float | None = None) -> bytes:
-    """The stage line, as the shell helper renders it (integer epoch seconds)."""
-    seconds = int(time.time() if when is None else when)
-    return f'{{"event":"stage","name":"{name}","time":{seconds}}}\n'.encode("ascii")
-
-
 def run(args: argparse.Namespace) -> int:
     path = args.file or os.environ.get(METRICS_ENV)
     if not path:
         raise CliError(f"${METRICS_ENV} is not set (or give --file)")
+    command = [sys.executable, str(PLUGIN_PATH), "stage", args.name]
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(descriptor, stage_line(args.name))
-        finally:
-            os.close(descriptor)
-    except OSError as error:
-        raise CliError(f"{path}: {error.strerror or error}") from error
+        done = subprocess.run(
+            command,
+            env={**os.environ, METRICS_ENV: path},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="backslashreplace",
+            timeout=WRITER_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise CliError(shown(f"{path}: the plugin's writer did not run ({error})")) from error
+    if done.returncode != 0:
+        said = done.stderr.strip() or f"the plugin's writer ended with status {done.returncode}"
+        raise CliError(shown(said.removeprefix("overbrainer_metrics: ")))
     return OK

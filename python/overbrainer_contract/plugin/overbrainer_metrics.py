@@ -20,6 +20,27 @@ It never blocks (the request may be a FIFO), never leaves a cut line that a late
 line could join, and writes only lines of the contract, whatever the Trainer or
 another callback puts in the state and the logs. A fault (an unset variable, an
 unwritable or vanished folder, a full disk) is logged once and never stops the training.
+
+A run folder is written by several hands (this plugin, the job's shell, the
+orchestrator, people), so the plugin follows no link planted in it:
+
+- the folders of `OVERBRAINER_METRICS` and `OVERBRAINER_SNAPSHOT` are resolved once,
+  when the training begins (a run folder reached through a link set up beforehand
+  works); their last component is never followed (`O_NOFOLLOW`), then or later. The
+  metrics file is appended to only when it is a regular file, checked on the open
+  descriptor (`fstat`): a link or any other kind of file in its place, whenever it
+  appears, is one warning and no line written there. Name the real file in the
+  variable rather than a link to it;
+- the request's presence, whatever it is, is the request; its reason is read only from
+  a regular file opened without following a link (a link to a token is not read: the
+  reason is `null`, with one warning);
+- the proof is written to a temporary file created exclusively (`O_EXCL|O_NOFOLLOW`,
+  a name with the pid and a random part), then renamed over `snapshot.json`.
+
+Run as a script, `python3 -m overbrainer_metrics stage NAME`, it appends the job's stage
+line to `OVERBRAINER_METRICS` with the same writer and rules as the callback's lines
+(the command overbrainer renders for the job's shell; it stops before it imports
+transformers or torch); it exits 1 with one message on stderr when no line was written.
 """
 
 from __future__ import annotations
@@ -34,33 +55,22 @@ import os
 import re
 import signal
 import stat
+import sys
+import tempfile
 import time
 from typing import Any
 
-from transformers import TrainerCallback  # type: ignore[import-not-found, unused-ignore]
-
-try:
-    import torch  # type: ignore[import-not-found, unused-ignore]
-    import torch.distributed as _dist  # type: ignore[import-not-found, unused-ignore]
-except Exception:  # pragma: no cover - transformers' Trainer needs torch anyway
-    torch = None  # type: ignore[assignment, unused-ignore]
-    _dist = None  # type: ignore[assignment, unused-ignore]
-
-try:
-    from axolotl.integrations.base import (  # type: ignore[import-not-found, unused-ignore]
-        BasePlugin as _PluginBase,
-    )
-except Exception:  # axolotl absent (or broken): a plain class, usable with transformers alone
-    _PluginBase = object
-
 __all__ = [
     "EVAL_PROGRESS_INTERVAL_SECONDS",
+    "JOB_STAGES",
     "METRICS_ENV",
     "SNAPSHOT_ENV",
     "SNAPSHOT_FILE",
     "SNAPSHOT_ON_SIGTERM_ENV",
     "OverbrainerMetricsCallback",
     "OverbrainerMetricsPlugin",
+    "append_line",
+    "stage_line",
 ]
 
 # The contract's constants. This file travels alone, so it holds its own copies;
@@ -75,6 +85,8 @@ SNAPSHOT_FILE = "snapshot.json"
 """The proof of a snapshot, written beside the request."""
 EVAL_PROGRESS_INTERVAL_SECONDS = 2.0
 """At most one `eval` line per this many seconds."""
+JOB_STAGES = ("train", "merge", "export", "compare")
+"""The commands of a training job, as their stage lines name them."""
 
 _CHECKPOINT_PREFIX = "checkpoint"  # transformers' PREFIX_CHECKPOINT_DIR
 _WORD = re.compile(rb"[A-Za-z0-9_-]{1,64}")
@@ -84,13 +96,156 @@ _REQUEST_READ_LIMIT = 64 * 1024  # any word padded with white space fits
 _U64_MAX = 2**64 - 1
 _NONBLOCK = os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 # O_NONBLOCK: a FIFO in place of the metrics file fails at once instead of waiting for a reader.
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NONBLOCK
+# O_NOFOLLOW: a link in place of the file fails (ELOOP) instead of being written through.
+_APPEND = os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | _NONBLOCK
+_READ = os.O_RDONLY | os.O_NOFOLLOW | _NONBLOCK
 _FULL = frozenset({errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)})
-_STRAY_PROOF = re.compile(re.escape(f".{SNAPSHOT_FILE}.") + r"[0-9]+\.tmp")
+# `.snapshot.json.<pid>.<random>.tmp` (tempfile's random part), and the `<pid>.tmp` of before.
+_STRAY_PROOF = re.compile(re.escape(f".{SNAPSHOT_FILE}.") + r"[0-9]+(?:\.[a-z0-9_]+)?\.tmp")
 # The decision shared by the ranks (the largest wins): nothing, the request file, a SIGTERM.
 _NOTHING, _REQUESTED, _SIGNALLED = 0, 1, 2
 
 log = logging.getLogger("overbrainer_metrics")
+
+
+# --- the writer: the callback's lines and the job's stage lines ---------------------------
+
+
+class CutShortError(OSError):
+    """A write the disk cut short. `stayed`: a fragment is left at the file's end (another
+    writer appended after it, so it could not be taken back)."""
+
+    def __init__(self, written: int, wanted: int, stayed: bool) -> None:
+        super().__init__(errno.ENOSPC, f"cut short: {written} of {wanted} bytes (a full disk?)")
+        self.written, self.wanted, self.stayed = written, wanted, stayed
+
+
+def settled(path: str) -> str:
+    """`path` with its folders resolved now (links included) and its last component as is:
+    what the callback opens for the whole training, whatever is planted later."""
+    absolute = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
+
+
+def append_line(path: str, line: bytes, *, look: bool = True) -> None:
+    """Appends `line` (one line, its newline included) to the file at `path`: whole, in one
+    `write` on an `O_APPEND` descriptor, or nothing.
+
+    - it never blocks: opened `O_NONBLOCK` (a FIFO without a reader fails at once);
+    - it writes only to a regular file reached without following a link as the last
+      component (`O_NOFOLLOW`), checked on the descriptor (`fstat`): a FIFO with a
+      reader, a device, a socket or a link are refused;
+    - with `look`, a newline goes first when the file's last byte is not one (a cut line
+      left by a killed writer or by a full disk), so no line is ever joined to another;
+    - a write cut short (a full disk) is truncated back to the size before it when
+      nothing was appended after it, and raises `CutShortError`.
+
+    Raises `OSError` (with its path) when nothing could be appended.
+    """
+    try:
+        try:
+            fd = os.open(path, (os.O_RDWR if look else os.O_WRONLY) | _APPEND, 0o644)
+        except PermissionError:
+            if not look:
+                raise
+            look = False  # a file we may write but not read: appended to without a look
+            fd = os.open(path, os.O_WRONLY | _APPEND, 0o644)
+    except OSError as error:
+        raise _refusal(error, path) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.ENXIO, "not a regular file: nothing written to it", path)
+        data = line
+        if look and info.st_size:
+            try:
+                if os.pread(fd, 1, info.st_size - 1) != b"\n":
+                    data = b"\n" + line
+            except OSError:
+                data = b"\n" + line
+        written = os.write(fd, data)
+        if written < len(data):
+            raise CutShortError(written, len(data), _take_back(fd, written))
+    finally:
+        os.close(fd)
+
+
+def _refusal(error: OSError, path: str) -> OSError:
+    """The error of an open that met a link or a FIFO, said as such."""
+    if error.errno == errno.ELOOP:
+        return OSError(errno.ELOOP, "a symbolic link: not written through", path)
+    if error.errno == errno.ENXIO:
+        return OSError(
+            errno.ENXIO, "not a regular file (a FIFO or a socket): nothing written", path
+        )
+    return error
+
+
+def _take_back(fd: int, written: int) -> bool:
+    """Truncates the `written` bytes of a short write away; whether a fragment stayed."""
+    if written == 0:
+        return False
+    try:
+        end = os.lseek(fd, 0, os.SEEK_CUR)  # O_APPEND: just after what this write added
+        if os.fstat(fd).st_size == end:  # nothing appended after it: remove it
+            os.ftruncate(fd, end - written)
+            return False
+    except OSError:
+        pass
+    return True
+
+
+def stage_line(name: str, when: float | None = None) -> bytes:
+    """The job's stage line: `{"event":"stage","name":NAME,"time":<integer epoch seconds>}`."""
+    seconds = int(time.time() if when is None else when)
+    return f'{{"event":"stage","name":"{name}","time":{seconds}}}\n'.encode("ascii")
+
+
+def _main(argv: list[str]) -> int:
+    """`stage NAME`: appends the stage line to `$OVERBRAINER_METRICS`; 1 and one line on
+    stderr when nothing was appended (the job's shell ignores the status), 2 on misuse."""
+    if len(argv) != 2 or argv[0] != "stage" or argv[1] not in JOB_STAGES:
+        stages = "|".join(JOB_STAGES)
+        print(f"usage: python3 -m overbrainer_metrics stage {{{stages}}}", file=sys.stderr)
+        return 2
+    name, path = argv[1], os.environ.get(METRICS_ENV)
+    if not path:
+        print(f"overbrainer_metrics: {METRICS_ENV} is not set: no stage line", file=sys.stderr)
+        return 1
+    try:
+        append_line(path, stage_line(name))
+    except CutShortError as error:
+        kept = "a fragment stayed" if error.stayed else "nothing written"
+        print(
+            f"overbrainer_metrics: {path!r}: stage {name}: {error.strerror}; {kept}",
+            file=sys.stderr,
+        )
+        return 1
+    except OSError as error:
+        why = error.strerror or str(error)
+        print(f"overbrainer_metrics: {path!r}: stage {name}: {why}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # the job's shell: stage lines need neither transformers nor torch
+    raise SystemExit(_main(sys.argv[1:]))
+
+from transformers import TrainerCallback  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
+
+try:
+    import torch  # type: ignore[import-not-found, unused-ignore]
+    import torch.distributed as _dist  # type: ignore[import-not-found, unused-ignore]
+except Exception:  # pragma: no cover - transformers' Trainer needs torch anyway
+    torch = None  # type: ignore[assignment, unused-ignore]
+    _dist = None  # type: ignore[assignment, unused-ignore]
+
+try:
+    from axolotl.integrations.base import (  # type: ignore[import-not-found, unused-ignore]
+        BasePlugin as _PluginBase,
+    )
+except Exception:  # axolotl absent (or broken): a plain class, usable with transformers alone
+    _PluginBase = object
 
 
 def _number(value: Any) -> float | None:
@@ -168,7 +323,8 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
     # --- writing --------------------------------------------------------------
 
     def _emit(self, line: dict[str, Any]) -> None:
-        """Appends `line` to the metrics file as one strict, compact JSON line in one write.
+        """Appends `line` to the metrics file as one strict, compact JSON line in one write
+        (`append_line`: a regular file only, reached without a link, never blocking).
 
         A write cut short (a full disk) leaves no fragment that a later line could join:
         the fragment is truncated away when nothing else was appended after it, and
@@ -182,64 +338,24 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         except Exception as error:  # never a line outside the contract
             self._warn("encode", "a metrics line could not be encoded (%s); skipped", error)
             return
-        if self._cut:
-            data = self._fresh_line(path) + data
         try:
-            fd = os.open(path, _APPEND, 0o644)
+            append_line(path, data, look=self._cut)
+            self._cut = False
+        except CutShortError as error:
+            self._warn(
+                "full",
+                "a metrics line was cut short (%d of %d bytes: a full disk?); training goes on",
+                error.written,
+                error.wanted,
+            )
+            self._cut = self._cut or error.stayed  # the next line looks at how the file ends
         except OSError as error:
             self._write_failed(path, error)
-            return
-        try:
-            written = os.write(fd, data)
-            if written == len(data):
-                self._cut = False
-            else:
-                self._cut_short(fd, data, written)
-        except OSError as error:
-            self._write_failed(path, error)
-        finally:
-            os.close(fd)
 
     def _write_failed(self, path: str, error: OSError) -> None:
         """One warning per kind of failure; a full disk is one kind however it shows."""
         kind = "full" if error.errno in _FULL else f"write-{error.errno}"
-        self._warn(kind, "cannot write to %s (%s); training goes on", path, error)
-
-    def _cut_short(self, fd: int, data: bytes, written: int) -> None:
-        """A short write: removes the fragment, or marks that the next line needs a fresh one."""
-        self._warn(
-            "full",
-            "a metrics line was cut short (%d of %d bytes: a full disk?); training goes on",
-            written,
-            len(data),
-        )
-        if written == 0:
-            return
-        try:
-            end = os.lseek(fd, 0, os.SEEK_CUR)  # O_APPEND: just after what this write added
-            if os.fstat(fd).st_size == end:  # nothing appended after it: remove it
-                os.ftruncate(fd, end - written)
-                return
-        except OSError:
-            pass
-        self._cut = True  # the next line looks at how the file ends
-
-    @staticmethod
-    def _fresh_line(path: str) -> bytes:
-        """`\\n` when the file ends in a cut line (a killed writer, a fragment that stayed)."""
-        try:
-            fd = os.open(path, os.O_RDONLY | _NONBLOCK)
-        except FileNotFoundError:
-            return b""
-        except OSError:
-            return b"\n"
-        try:
-            size = os.fstat(fd).st_size
-            return b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
-        except OSError:
-            return b"\n"
-        finally:
-            os.close(fd)
+        self._warn(kind, "cannot write to %s (%s); training goes on", path, error.strerror or error)
 
     def _step(self, value: Any) -> int:
         """The step to write: a u64 always (`step` is required); an odd one is one warning."""
@@ -278,11 +394,14 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
             self._flag = torch.zeros(1, dtype=torch.int32, device=device)
         if not self._writer:
             return
-        self._metrics = os.environ.get(METRICS_ENV) or None
+        # The folders are resolved here, once; no link met later is followed (see above).
+        metrics = os.environ.get(METRICS_ENV) or None
+        self._metrics = None if metrics is None else settled(metrics)
         if self._metrics is None:
             self._warn("env-metrics", "%s is not set: no metrics are written", METRICS_ENV)
         self._cut = True  # the first line looks at how the file ends
-        self._request = os.environ.get(SNAPSHOT_ENV) or None
+        request = os.environ.get(SNAPSHOT_ENV) or None
+        self._request = None if request is None else settled(request)
         if self._request is None:
             self._warn("env-snapshot", "%s is not set: no snapshot can be requested", SNAPSHOT_ENV)
         else:
@@ -383,17 +502,24 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
             )
 
     def _read_reason(self) -> str | None:
-        """The request's word: read whole from a regular file only, without blocking."""
+        """The request's word: read whole from a regular file only, without blocking and
+        without following a link (a link's presence is the request; what it points to,
+        perhaps a secret, is never read)."""
         assert self._request is not None
         try:
-            if not stat.S_ISREG(os.stat(self._request).st_mode):
-                log.warning(
-                    "overbrainer_metrics: the snapshot request is not a regular file;"
-                    " taking the snapshot with no reason"
-                )
-                return None
-            fd = os.open(self._request, os.O_RDONLY | _NONBLOCK)
+            mode = os.lstat(self._request).st_mode
+            if not stat.S_ISLNK(mode) and not stat.S_ISREG(mode):
+                return _no_reason("is not a regular file")
+            fd = os.open(self._request, _READ)  # ELOOP when a link, even one swapped in now
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                return _no_reason("is a symbolic link: it was not read")
+            log.warning("overbrainer_metrics: cannot read the snapshot request (%s)", error)
+            return None
+        try:
             try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return _no_reason("is not a regular file")
                 content = b""
                 while len(content) <= _REQUEST_READ_LIMIT:
                     chunk = os.read(fd, _REQUEST_READ_LIMIT + 1 - len(content))
@@ -449,10 +575,14 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         }
         data = json.dumps(proof, separators=(",", ":"), allow_nan=False).encode() + b"\n"
         target = os.path.join(folder, SNAPSHOT_FILE)
-        temporary = os.path.join(folder, f".{SNAPSHOT_FILE}.{os.getpid()}.tmp")
+        # Created exclusively (O_EXCL|O_NOFOLLOW) under a name no one can plant ahead: the pid
+        # and a random part, `.snapshot.json.<pid>.<random>.tmp`, which the stray cleanup knows.
+        fd, temporary = tempfile.mkstemp(
+            prefix=f".{SNAPSHOT_FILE}.{os.getpid()}.", suffix=".tmp", dir=folder
+        )
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             try:
+                os.fchmod(fd, 0o644)  # the proof is for others to read (mkstemp gives 0600)
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
@@ -556,6 +686,14 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
                 self._request,
                 getattr(state, "global_step", None),
             )
+
+
+def _no_reason(what: str) -> str | None:
+    """No reason (`None`), and one warning saying why: the request `what`."""
+    log.warning(
+        "overbrainer_metrics: the snapshot request %s; taking the snapshot with no reason", what
+    )
+    return None
 
 
 def _length(loader: Any) -> int | None:

@@ -4,7 +4,7 @@ The plugin itself is one standalone module, `plugin/overbrainer_metrics.py`, shi
 in the wheel as a data file (it must travel alone, so it never imports this package).
 This module exposes where it is and what it says, as the reference's
 `METRICS_PLUGIN`, `PLUGIN_FILE` and `PLUGIN_CLASS` do, and renders the shell command
-that the job's shell runs before each of its commands.
+that the job's shell runs before each of its commands (the plugin run as a script).
 """
 
 from __future__ import annotations
@@ -43,14 +43,23 @@ def stage_command(name: str) -> str:
     """The POSIX shell command that appends the `stage` line of `name` to the metrics file.
 
     The line is `{"event":"stage","name":"<name>","time":<epoch seconds>}` followed by a
-    newline, appended to `"$OVERBRAINER_METRICS"` in one `printf`. The command never
-    fails the job: when the variable is unset or empty it writes nothing, and a file
-    that cannot be written leaves the shell's error message on stderr and status 0.
+    newline. The command runs the plugin itself as a script,
+    `python3 -m overbrainer_metrics stage <name>`: the module is on the job's `PYTHONPATH`
+    (Axolotl finds the plugin there) and the job's `python3` is the training's, so the line
+    is written by the callback's own writer under its rules, which a shell's `>>` cannot
+    keep: it never blocks (a FIFO without a reader), appends only to a regular file never
+    reached through a link as the last component, writes the whole line or nothing (a
+    write a full disk cut short is truncated back), and starts a fresh line when the
+    file's last byte is not a newline. Only the standard library is imported on that path.
+
+    The command never fails the job: when the variable is unset or empty it writes
+    nothing and says nothing, and a line that cannot be written leaves one message on
+    stderr and status 0.
 
     Raises `ValueError` when `name` is not one of `train`, `merge`, `export`, `compare`.
     """
     if name not in JOB_STAGES:
         raise ValueError(f"not a job stage: {name!r} (one of {', '.join(JOB_STAGES)})")
     env = CONTRACT.env.metrics
-    line = f'{{"event":"stage","name":"{name}","time":%s}}\\n'
-    return f'[ -z "${{{env}:-}}" ] || printf \'{line}\' "$(date +%s)" >> "${env}" || true'
+    module = CONTRACT.plugin.module
+    return f'[ -z "${{{env}:-}}" ] || python3 -m {module} stage {name} || true'
