@@ -7,8 +7,12 @@ newline, whatever its length; Python only reads. A chunk is what one read gives,
 Given the file's name (`name=`), a metrics file is read as people keep them:
 
 - a name ending in `.gz` (`metrics.jsonl.gz`) is read gzip-compressed (stdlib gzip, in
-  chunks: flat memory), its lines as if it were not; a stream that is not gzip, cut short
-  or corrupt is a `CompressedError` naming it;
+  chunks: flat memory), its lines as if it were not; a stream that is not gzip or corrupt
+  is a `CompressedError` naming it; one cut short (no end-of-stream marker) gives every
+  byte it holds up to the cut, then raises `GzipCutError`, so the lines before the cut are
+  read. A line of any length is read from a `.gz` as from any file: a small `.gz` may hold
+  one line of gigabytes (a megabyte of gzip holds a gigabyte of one repeated byte), which
+  a line without a bound holds whole; `--max-line` (the scans' `max_line`) is the guard;
 - any other file whose first bytes are gzip's magic bytes (`1f 8b`) is a
   `GzipNotNamedError`: it is gzip-compressed data, not JSON lines (`check` makes it one
   finding instead of a screen of `invalid UTF-8`).
@@ -32,6 +36,21 @@ CHUNK = 4 << 20
 
 class CompressedError(SideFileError):
     """A `.gz` metrics file that cannot be read: not gzip, cut short, corrupt."""
+
+
+class GzipCutError(CompressedError):
+    """A `.gz` whose gzip stream ends before its end-of-stream marker (a file still being
+    written, a copy cut short). Raised only after every byte the stream held up to the cut
+    was given: the lines before the cut are read, and the bytes after the last newline are
+    the last line, cut short. `size`: those bytes, decompressed."""
+
+    def __init__(self, path: Path | str, size: int) -> None:
+        super().__init__(
+            path,
+            f"gzip data cut short after {size:,} bytes"
+            " (the stream ends before its end: a file still being written, or cut)",
+        )
+        self.size = size
 
 
 class GzipNotNamedError(SideFileError):
@@ -94,7 +113,7 @@ def _gunzipped(
 
     tell = handle.tell if handle.seekable() else None
     with gzip.GzipFile(fileobj=handle, mode="rb") as stream:
-        done = 0
+        done = given = 0
         while True:
             try:
                 data = stream.read1(chunk)
@@ -102,14 +121,13 @@ def _gunzipped(
                 raise CompressedError(
                     name, f"not gzip-compressed, although named .gz ({error})"
                 ) from error
-            except EOFError as error:
-                raise CompressedError(
-                    name, "the gzip stream is cut short (a file still being written, or cut)"
-                ) from error
+            except EOFError as error:  # every byte before the cut was given: see GzipCutError
+                raise GzipCutError(name, given) from error
             except zlib.error as error:
                 raise CompressedError(name, f"corrupt gzip data ({error})") from error
             if not data:
                 return
+            given += len(data)
             yield data
             if progress is not None:
                 done = tell() if tell is not None else done + len(data)

@@ -14,7 +14,11 @@ A path given is, in this order:
   refused: `no metrics.jsonl in this folder or below`;
 - a **metrics file**: a file named `*.jsonl` or `*.jsonl.gz` (read gzip-compressed), or
   any file that is not a regular file (a FIFO, `/dev/stdin`, `<(zcat run.gz)`: read as
-  a stream — no glob gives one by accident);
+  a stream — no glob gives one by accident). Only a path named so is read as a stream:
+  the metrics file of a run folder (given, or found by the walk) is read only when it is
+  a regular file (a symlink to one is followed); a FIFO there, whose writer may hold it
+  open and never write, is that run's one line, `PATH: a FIFO, not a file`
+  (`Run.named`, `Run.open_metrics`, which every command opens it with);
 - a regular file of any other name is a metrics file **given on purpose** only when it
   is the only path given (`check notes.txt`). Among several paths — what a glob such as
   `examples/*` gives — it is refused with one line naming it (`examples/make_example.py:
@@ -44,10 +48,11 @@ API:
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -153,15 +158,57 @@ def metrics_in(folder: Path) -> Path | None:
     return None
 
 
-def _walk(top: Path) -> Iterable[Run]:
-    """The run folders below `top`, in the order of their paths (`natural_key`)."""
-    for folder, folders, _ in os.walk(top, followlinks=False):
-        here = Path(folder)
-        if here != top and metrics_in(here) is not None:
-            folders[:] = []  # a run's own folders (checkpoints) hold no runs
+def _walk(top: Path) -> Iterator[Run]:
+    """The run folders below `top`, in the order of their paths (`natural_key`).
+
+    A depth-first walk over an explicit stack of folders, not a recursion (`os.walk`
+    recurses on Python 3.10 and 3.11: a chain of a thousand folders is a `RecursionError`),
+    so a sweep of any depth is walked in flat memory. Not walked: hidden folders, symlinks
+    to folders, a run folder's own folders (its checkpoints hold no runs); a folder that
+    cannot be listed (no permission, a path longer than the system takes) is passed over,
+    as `os.walk` does.
+    """
+    stack = [top]
+    while stack:
+        here = stack.pop()
+        if here != top and _holds_metrics(here):
             yield resolve(str(here))
             continue
-        folders[:] = sorted((name for name in folders if not name.startswith(".")), key=natural_key)
+        names = sorted(_folders_in(here), key=natural_key)
+        stack.extend(here / name for name in reversed(names))  # the first name popped first
+
+
+def _holds_metrics(folder: Path) -> bool:
+    """Whether the walk finds a run in `folder`: `metrics_in`, but a path longer than the
+    system takes (`ENAMETOOLONG`, thousands of folders deep) holds nothing it can read."""
+    for name in METRICS_NAMES:
+        try:
+            os.stat(folder / name)
+        except FileNotFoundError:
+            continue
+        except OSError as error:  # a loop, or not a folder on the way: reading it says so
+            if error.errno == errno.ENAMETOOLONG:
+                return False
+        return True
+    return False
+
+
+def _folders_in(folder: Path) -> list[str]:
+    """The names of the folders in `folder` that the walk enters: not hidden, not symlinks."""
+    try:
+        with os.scandir(folder) as entries:
+            return [entry.name for entry in entries if _enters(entry)]
+    except OSError:
+        return []
+
+
+def _enters(entry: os.DirEntry[str]) -> bool:
+    if entry.name.startswith("."):
+        return False
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _unit(run: Run) -> str | None:

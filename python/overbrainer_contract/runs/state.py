@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, BinaryIO
 
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
@@ -62,6 +62,9 @@ class Run:
     label: str = ""
     """The run's name among the runs given (`runs.discover`: `exp1/seed1`); its folder's
     name (or a metrics file's own name) when resolved alone."""
+    named: bool = False
+    """Whether the metrics file is the path the user named itself (not a run folder's
+    file, nor one a folder walk found): only then may it be a FIFO, read as a stream."""
 
     @property
     def is_stdin(self) -> bool:
@@ -75,6 +78,15 @@ class Run:
     def snapshot(self) -> Path | None:
         return None if self.folder is None else self.folder / SNAPSHOT_FILE
 
+    def open_metrics(self) -> BinaryIO:
+        """The metrics file opened for reading, as every command reads it: a regular file (a
+        symlink to one is followed); a FIFO only when the user named it (`named`), read as a
+        stream. Anything else — a FIFO in a run folder, whose writer may hold it open and
+        never write — is a `SideFileError` (`PATH: a FIFO, not a file`), without blocking.
+        FileNotFoundError when it does not exist. Not for standard input (`metrics` None)."""
+        assert self.metrics is not None, "standard input is read, not opened"
+        return sidefile.open_metrics(self.metrics, pipe=self.named)
+
     def display(self, path: Path) -> str:
         """`path` as the user would write it, relative to the name they gave."""
         if self.is_folder:
@@ -86,7 +98,9 @@ def resolve(name: str, *, must_exist: bool = True) -> Run:
     """The run that `name` names: `-` (standard input), a folder or a metrics file.
 
     Raises `RunError` when it does not exist (unless `must_exist` is false: a folder or a
-    file that will appear), is a symlink loop, or is a folder without a metrics file.
+    file that will appear), is a symlink loop, or is a folder without a metrics file. A
+    file named is `named` (it may be a FIFO, read as a stream); a folder's metrics file is
+    not.
     """
     if name == STDIN:
         return Run(name, None, None, label=STDIN)
@@ -110,7 +124,8 @@ def resolve(name: str, *, must_exist: bool = True) -> Run:
         if mode is None and not path.suffix:  # a run folder still to come
             return Run(name, path / METRICS_FILE, path, is_folder=True, label=_label(path))
         own = path.name not in (METRICS_FILE, METRICS_GZ)
-        return Run(name, path, path.parent, label=path.name if own else _label(path.parent))
+        label = path.name if own else _label(path.parent)
+        return Run(name, path, path.parent, label=label, named=True)
     raise RunError(f"{name}: no such file or folder")
 
 
@@ -342,7 +357,7 @@ def read_state(run: Run, state: RunState | None = None, max_line: int | None = N
         except GzipNotNamedError as error:
             raise RunError(str(error), invalid=True) from error
     try:
-        with sidefile.open_metrics(run.metrics) as handle:
+        with run.open_metrics() as handle:
             return _scanned(state, handle, max_line, run.display(run.metrics))
     except GzipNotNamedError as error:
         raise RunError(str(error), invalid=True) from error
@@ -406,7 +421,7 @@ def iter_lines(path: str | os.PathLike[str], *, strict: bool = False) -> Iterato
         yield from _lines_of(sys.stdin.buffer, STDIN, strict)
         return
     try:
-        with sidefile.open_metrics(run.metrics) as handle:
+        with run.open_metrics() as handle:
             yield from _lines_of(handle, run.display(run.metrics), strict)
     except sidefile.SideFileError as error:
         raise RunError(str(error), invalid=isinstance(error, GzipNotNamedError)) from error
