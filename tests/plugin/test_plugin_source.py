@@ -63,6 +63,8 @@ def test_the_plugin_constants_equal_the_contract() -> None:
     assert constants["EVAL_PROGRESS_INTERVAL_SECONDS"] == CONTRACT["eval_progress_interval_seconds"]
     # what it reads of a request: what the command line reads (contract 1.2.0)
     assert constants["_REQUEST_READ_LIMIT"] == CONTRACT["max_bytes"]["snapshot_request"]
+    # the stage names the plugin's stage writer takes: those the package renders commands for
+    assert constants["JOB_STAGES"] == source.JOB_STAGES
 
 
 def test_the_plugin_is_named_as_the_contract_says() -> None:
