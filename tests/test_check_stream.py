@@ -34,6 +34,7 @@ from overbrainer_contract.check.checker import FileResult, Finding, check_stream
 from overbrainer_contract.check.reporter import JsonReporter, TextReporter
 from overbrainer_contract.cli import main
 from overbrainer_contract.runs.chunks import read_chunks
+from overbrainer_contract.runs.nonfinite import NONFINITE_HINT, nonfinite_token
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests" / "conformance" / "cases").glob("*.jsonl"))
@@ -471,11 +472,20 @@ def _oracle_report(data: bytes, name: str, output: str) -> str:
     default; JSON: every finding), fed `check_lines`'s findings and summary."""
     out = io.StringIO()
     reporter: TextReporter | JsonReporter
+    lines = split_lines(data)
     if output == "text":
-        reporter = TextReporter(out, colour=False, limit=20)
+        text = TextReporter(out, colour=False, limit=20)
+        reporter = text
+
+        def emit(finding: Finding) -> None:  # with the hint the rule gives its whole line
+            text.finding(finding)
+            if _nonfinite(lines, finding):
+                text.hint(finding, NONFINITE_HINT)
+
+        reporter.result(check_lines(lines, name, emit))
     else:
         reporter = JsonReporter(out, 0)
-    reporter.result(check_lines(split_lines(data), name, reporter.finding))
+        reporter.result(check_lines(lines, name, reporter.finding))
     reporter.close()
     return out.getvalue()
 
@@ -494,6 +504,57 @@ def test_each_golden_and_example_file_through_the_command_line(
     summary = expected.splitlines()[-1]
     valid = json.loads(summary)["valid"] if output == "json" else ": valid: " in summary
     assert code == (0 if valid else 1)
+
+
+def _nonfinite(lines: list[bytes], finding: Finding) -> bool:
+    """Whether `runs.nonfinite`'s rule, given the whole line, finds a NaN or an Infinity
+    where the reference rejected it."""
+    if finding.line is None or finding.severity != "error":
+        return False
+    line = lines[finding.line - 1]
+    return nonfinite_token(line, finding.column, finding.category) is not None
+
+
+def _hinted(data: bytes, cut: Cutting) -> list[int | None]:
+    """The lines `check_stream` hints at, `data` in chunks as `cut` gives them."""
+    hinted: list[int | None] = []
+    check_stream(cut(data), "f", lambda _: None, hint=lambda found, _: hinted.append(found.line))
+    return hinted
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b'{"event":"log","time":1,"step":1,"loss":NaN}',
+                b'{"event":"log","time":1,"step":1,"loss":-Infinity}',
+                b'{"event":"log","time":1,"step":1,"loss":Infinity}',
+                b'{"event":"log","time":1,"step":1,"loss":nan}',
+                b'{"event":"log","time":1,"step":1,"NaN":1,"loss":x}',
+                b'{"event":"log","time":1,"step":1,"' + b"k" * 5_000 + b'":NaN}',
+                b"NaN",
+                b"x",
+                b"",
+            ]
+        ),
+        max_size=12,
+    ),
+    st.booleans(),
+    cuttings,
+)
+def test_the_nonfinite_hint_is_the_rule_on_whole_lines(
+    lines: list[bytes], newline_last: bool, cut: Cutting
+) -> None:
+    """Every rejected line whose bytes at the error's column read NaN or Infinity, and no
+    other, however the file comes in chunks: a token across chunks, in a line longer than
+    a chunk (within the 64 KiB of a line's start the checker keeps for it), in the last
+    line without its newline."""
+    data = b"\n".join(lines) + (b"\n" if newline_last and lines else b"")
+    found, _ = line_by_line(data)
+    split = split_lines(data)
+    expected = [finding.line for finding in found if _nonfinite(split, finding)]
+    assert _hinted(data, cut) == expected
 
 
 # --- one core and several --------------------------------------------------------------

@@ -10,7 +10,6 @@ the file's size; a line is held whole only while it is read.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,8 @@ from typing import Any, Literal
 import msgspec
 
 from ..reader import SKIP_LIMIT, TAGS, CheckScan, ParseError
-from ..runs.chunks import GzipNotNamedError
+from ..runs.chunks import GzipCutError, GzipNotNamedError
+from ..runs.nonfinite import NONFINITE_HINT, WINDOW_AFTER, WINDOW_BEFORE, nonfinite_token
 from ..runs.sidefile import ProofError, exists
 from ..runs.signatures import BOM_NOTE, starts_with_bom
 from ..runs.sizes import overlong_reason, size_text
@@ -71,16 +71,23 @@ class FileResult:
 
 
 Emit = Callable[[Finding], None]
+Hint = Callable[[Finding, str], None]
 
 
 def check_stream(
-    chunks: Iterable[bytes], name: str, emit: Emit, max_line: int | None = None
+    chunks: Iterable[bytes],
+    name: str,
+    emit: Emit,
+    max_line: int | None = None,
+    hint: Hint | None = None,
 ) -> FileResult:
     """Check the lines of a metrics file, its bytes in `chunks` (any cut: `chunks.read_chunks`),
     calling `emit` for every problem found, in the file's order; the file's summary.
 
     Every line is read by the core (`CheckScan`: any length, on every core), which gives
-    the facts; what they mean is said here.
+    the facts; what they mean is said here. The chunks are fed in pieces of at most
+    `PIECE_LINES` lines, and each finding is emitted as it is made: nothing is held but
+    one piece's facts and the counts, whatever the count of problems.
     Errors: a line the reference rejects, and a line longer than the user's bound
     (`max_line`, the CLI's `--max-line`; none by default). The last line without its
     newline is a warning only when the reference would read it as a line cut short: a
@@ -89,43 +96,44 @@ def check_stream(
     A first line that begins with a UTF-8 byte order mark keeps the reference's error, and
     says so (`BOM_NOTE`); chunks that raise `GzipNotNamedError` (`chunks.read_chunks` given
     the file's name: gzip data not named `.gz`) make one finding of the whole file
-    (line null, no line read) instead of a screen of invalid UTF-8.
+    (line null, no line read) instead of a screen of invalid UTF-8. Chunks that raise
+    `GzipCutError` (a `.gz` cut short, after every byte it held) end the file there: its
+    lines are checked and counted, its last bytes are its last line, and the cut is one
+    error (category `truncated`, at that last line; line null when the cut falls after a
+    newline), where the last line's own finding would be.
     Warnings too: the order the reader relies on — a log, an evaluation or an end before
     the first `begin`, a log or an evaluation after an `end` (until the next `begin`), a
     training step going back.
+    With `hint`, a rejected line whose error lies on `NaN`, `Infinity` or `-Infinity`
+    (`runs.nonfinite`) is followed by `hint(finding, NONFINITE_HINT)`: the reference's words
+    stay as they are, the hint is said beside them.
     """
     scan = CheckScan(max_line)
     errors = warnings = 0
     cut = False
     bom = False
+    first = True
+    lines = _LineBytes() if hint is not None else None
+    tell: Hint = hint if hint is not None else _no_hint
+    gzip_cut: GzipCutError | None = None
 
-    def facts() -> Iterator[list[tuple[Any, ...]]]:
-        nonlocal bom
-        first = True
-        for chunk in chunks:
-            if first and chunk:
-                first, bom = False, starts_with_bom(chunk)
-            yield scan.feed(chunk)
-            if scan.stopped:
-                return
-        yield scan.finish()
-
-    try:
-        found_all = facts()
-        found_first = next(found_all)
-    except GzipNotNamedError as error:  # before any line: the file is gzip, not lines
-        emit(Finding(name, None, "$", "error", "syntax", error.what))
-        return FileResult(name, "metrics", 0, dict.fromkeys(EVENTS, 0), 1, 0)
-
-    for found in itertools.chain((found_first,), found_all):
+    def take(found: list[tuple[Any, ...]]) -> None:
+        nonlocal errors, warnings, cut
         for fact in found:
             if fact[0] == "rejected":  # most facts of a bad file: made here, at once
                 _, number, path, category, text, column = fact
                 errors += 1
                 if number == 1 and bom:
                     text = f"{text} ({BOM_NOTE})"
-                emit(Finding(name, number, path or "$", "error", category, text, column))
+                finding = Finding(name, number, path or "$", "error", category, text, column)
+                emit(finding)
+                if lines is not None and lines.holds and column is not None:
+                    window, at = lines.window(number, column)
+                    if nonfinite_token(window, at, category) is not None:
+                        tell(finding, NONFINITE_HINT)
                 continue
+            if fact[0] == "last" and gzip_cut is not None:
+                continue  # the cut is said instead, once
             finding = _finding(name, fact, scan.stopped)
             if finding.severity == "error":
                 errors += 1
@@ -134,6 +142,40 @@ def check_stream(
                 # the last line rejected as cut short (not a whole line without its newline)
                 cut = cut or (finding.category == "truncated" and fact[2] is not None)
             emit(finding)
+            if lines is not None and fact[0] == "last" and fact[2] is not None:
+                error = fact[2]
+                window, at = lines.window(number=fact[1], column=error.column or 0)
+                if nonfinite_token(window, at, error.category) is not None:
+                    tell(finding, NONFINITE_HINT)
+
+    try:
+        for chunk in chunks:
+            if first and chunk:
+                first, bom = False, starts_with_bom(chunk)
+            for piece in _pieces(chunk):
+                if lines is not None:
+                    lines.fed(piece, scan.lines + 1)
+                take(scan.feed(piece))
+                if lines is not None:
+                    lines.done()
+                if scan.stopped:
+                    break
+            if scan.stopped:
+                break
+    except GzipNotNamedError as error:  # before any line: the file is gzip, not lines
+        emit(Finding(name, None, "$", "error", "syntax", error.what))
+        return FileResult(name, "metrics", 0, dict.fromkeys(EVENTS, 0), 1, 0)
+    except GzipCutError as error:  # after every byte the stream held
+        gzip_cut = error
+    if lines is not None:
+        lines.fed(b"", scan.lines + 1)
+    partial = scan.lines
+    take(scan.finish())
+    if gzip_cut is not None:
+        errors += 1
+        at = scan.lines if scan.lines > partial else None
+        cut = at is not None
+        emit(Finding(name, at, "$", "error", "truncated", gzip_cut.what))
     counts = dict(zip(TAGS, scan.counts, strict=True))
     return FileResult(
         name,
@@ -142,9 +184,93 @@ def check_stream(
         {event: counts[event] for event in EVENTS},
         errors,
         warnings,
-        invalid=errors,
+        invalid=errors - (gzip_cut is not None),
         cut=cut,
     )
+
+
+PIECE_LINES = 8192
+"""The most lines fed to the core at once: a feed's facts are held until they are reported
+(about 0.5 KiB each, in the core and then in Python), and a bad file has one a line — 4 MiB
+of findings at most whatever the file. A realistic line is about 200 bytes: a piece is then
+1.6 MB, answered on every core."""
+
+HELD = 64 * 1024
+"""The first bytes of a line under way that are kept, beside the core, for the hint on a
+rejected line (`_LineBytes`): past them a long line's error gets no hint."""
+
+
+def _pieces(chunk: bytes, most: int = PIECE_LINES) -> Iterator[bytes]:
+    """`chunk` in pieces of at most `most` newlines each (whole when it has no more), cut
+    in halves: the core holds a line that spans pieces until its newline."""
+    if len(chunk) <= most or chunk.count(b"\n") <= most:
+        yield chunk
+        return
+    half = len(chunk) // 2
+    yield from _pieces(chunk[:half], most)
+    yield from _pieces(chunk[half:], most)
+
+
+class _LineBytes:
+    """The bytes of the lines the core completes, as much as the hint on a rejected line
+    reads (`nonfinite_token`): the piece fed last, and the first `HELD` bytes of the line
+    that began before it. Looked at only where a piece holds one of the tokens."""
+
+    def __init__(self) -> None:
+        self.head = b""
+        """The first `HELD` bytes of the line under way (not yet ended by a newline)."""
+        self.carried = 0
+        """The length of that line so far, all of it."""
+        self.head_holds = False
+        self.piece = b""
+        self.number = 1
+        self.start = 0
+        self.holds = False
+
+    def fed(self, piece: bytes, number: int) -> None:
+        """`piece` is fed; it goes on with line `number` (the line under way, or the next)."""
+        self.piece, self.number, self.start = piece, number, -self.carried
+        edge = self.head[-len(b"-Infinit") :] + piece[: len(b"Infinity")] if self.carried else b""
+        self.holds = self.head_holds or _holds(piece) or _holds(edge)
+
+    def window(self, number: int, column: int) -> tuple[bytes, int]:
+        """Line `number`'s bytes around `column` (1-based, in bytes), and that column in them:
+        `nonfinite_token`'s window; nothing where the bytes are not held."""
+        piece = self.piece
+        while self.number < number:
+            end = piece.find(b"\n", max(self.start, 0))
+            if end < 0:
+                return b"", 0
+            self.start, self.number = end + 1, self.number + 1
+        low = max(column - 1 - WINDOW_BEFORE, 0)
+        high = column - 1 + WINDOW_AFTER
+        if self.start >= 0:
+            return piece[self.start + low : self.start + high], column - low
+        line = self.head
+        if self.carried == len(line):  # the head is the whole start of the line
+            line += piece[: max(high - self.carried, 0)]
+        return line[low:high], column - low
+
+    def done(self) -> None:
+        """The piece's facts are taken: keep the start of the line it leaves under way."""
+        piece = self.piece
+        end = piece.rfind(b"\n")
+        if end < 0:
+            if len(self.head) == self.carried and self.carried < HELD:
+                self.head += piece[: HELD - self.carried]
+            self.carried += len(piece)
+        else:
+            self.head = piece[end + 1 : end + 1 + HELD]
+            self.carried = len(piece) - end - 1
+        self.head_holds = _holds(self.head)
+
+
+def _no_hint(finding: Finding, text: str) -> None:
+    """No hint is asked for (`check -o json`, the API): none is looked for."""
+
+
+def _holds(data: bytes) -> bool:
+    return b"NaN" in data or b"Infinity" in data
 
 
 def _finding(name: str, fact: tuple[Any, ...], stopped: bool) -> Finding:

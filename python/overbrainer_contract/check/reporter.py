@@ -1,5 +1,10 @@
 """Output of `check`: plain text for people and JSON Lines for machines, both streamed
-as problems are found."""
+as problems are found.
+
+Every string the text shows that comes from a file or a name (the file's display name, a
+message that echoes a line's content or a path, a JSON path's keys) goes through
+`runs.shown.shown`: a control character is a visible escape, never a terminal's command.
+The JSON Lines are JSON's own escapes, the strings as they are."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from overbrainer_contract_models.check_report_schema import (
 )
 from overbrainer_contract_models.check_total_schema import CheckTotal
 
+from ..runs.shown import shown
 from ..runs.sizes import invalid_text
 from .checker import FileResult, Finding
 
@@ -65,7 +71,9 @@ class TextReporter:
     """`PATH:LINE $.field: message` per problem, then a summary line per file.
 
     At most `limit` errors and `limit` warnings are printed per file (0: all); one line
-    counts those not shown, and the summary counts them all.
+    counts those not shown, and the summary counts them all. A hint (`hint`: what a
+    finding's words do not say) is printed once per file, indented, after the first
+    finding shown that it explains.
     """
 
     def __init__(self, out: Writer, colour: bool = False, limit: int = 0) -> None:
@@ -74,28 +82,44 @@ class TextReporter:
         self.limit = limit
         self.shown = {"error": 0, "warning": 0}
         self.hidden = {"error": 0, "warning": 0}
+        self.last: Finding | None = None
+        """The finding printed last, in this file (None when the last one was not shown)."""
+        self.hinted: set[str] = set()
 
     def finding(self, finding: Finding) -> None:
         severity = finding.severity
         if self.limit and self.shown[severity] >= self.limit:
             self.hidden[severity] += 1
+            self.last = None
             return
         self.shown[severity] += 1
-        where = finding.file if finding.line is None else f"{finding.file}:{finding.line}"
+        self.last = finding
+        file = shown(finding.file)
+        where = file if finding.line is None else f"{file}:{finding.line}"
         if severity == "warning":
-            message = f"{paint('warning', 'warning', self.colour)}: {finding.message}"
+            message = f"{paint('warning', 'warning', self.colour)}: {shown(finding.message)}"
         else:
-            message = finding.message
-        self.out.write(f"{where} {finding.path}: {message}\n")
+            message = shown(finding.message)
+        self.out.write(f"{where} {shown(finding.path)}: {message}\n")
+
+    def hint(self, finding: Finding, text: str) -> None:
+        """`  hint: TEXT` after `finding`, when it was printed and the hint not yet in
+        this file."""
+        if finding is self.last and text not in self.hinted:
+            self.hinted.add(text)
+            self.out.write(f"  hint: {text}\n")
 
     def result(self, result: FileResult) -> None:
         if any(self.hidden.values()):
             counts = [plural(n, f"more {s}") for s, n in self.hidden.items() if n]
             self.out.write(
-                f"{result.file}: {' and '.join(counts)} not shown (--max-errors {self.limit})\n"
+                f"{shown(result.file)}: {' and '.join(counts)} not shown"
+                f" (--max-errors {self.limit})\n"
             )
         self.shown = dict.fromkeys(self.shown, 0)
         self.hidden = dict.fromkeys(self.hidden, 0)
+        self.last = None
+        self.hinted.clear()
         parts = []
         if result.lines is not None:
             events = ", ".join(f"{name} {count:,}" for name, count in result.events.items())
@@ -111,7 +135,7 @@ class TextReporter:
         if lines:  # in the words `status` and `plot` say them in
             parts[-1] += f" ({lines})"
         verdict = paint("valid", "ok", self.colour) if result.valid else "invalid"
-        self.out.write(f"{result.file}: {verdict}: {', '.join(parts)}\n")
+        self.out.write(f"{shown(result.file)}: {verdict}: {', '.join(parts)}\n")
 
     def unreadable_path(self, name: str, message: str) -> None:
         """Nothing on standard output: the command says it on standard error."""
@@ -154,6 +178,9 @@ class JsonReporter:
         self.limit = limit
         self.counts = {"error": 0, "warning": 0}
         self.encode = msgspec.json.Encoder().encode
+        self.hint = None
+        """No hints: the findings' objects are the schema's, their messages the reference's
+        words (`check_stream` skips what a hint costs)."""
 
     def _line(self, item: ReportFinding | ReportFile | ReportUnreadable | CheckTotal) -> None:
         self.out.write(self.encode(item).decode() + "\n")

@@ -7,14 +7,15 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import IO, Any
 
 from ..check.checker import FileResult, check_request, check_snapshot, check_stream, run_files
 from ..check.reporter import JsonReporter, TextReporter, Total
 from ..runs.chunks import read_chunks
 from ..runs.discover import discover
-from ..runs.sidefile import SideFileError, open_metrics
+from ..runs.shown import shown
+from ..runs.sidefile import SideFileError
+from ..runs.state import Run
 from ._common import (
     EXIT_CODES,
     INVALID,
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         nonlocal unreadable
         unreadable = True
         total.unreadable += 1
-        say(f"error: {name}: {message}")
+        say(f"error: {shown(name)}: {shown(message)}")
         reporter.unreadable_path(name, message)
 
     found = discover(args.paths)
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     for target in found.runs:
         if target.metrics is None:  # standard input
             chunks = read_chunks(sys.stdin.buffer, name="-")
-            result = check_stream(chunks, "-", reporter.finding, args.max_line)
+            result = check_stream(chunks, "-", reporter.finding, args.max_line, reporter.hint)
             total.add(result)
             reporter.result(result)
             invalid |= not result.valid
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
             display = target.display(path)
             try:
                 if kind == "metrics":
-                    result = _check_metrics(path, display, reporter, args)
+                    result = _check_metrics(target, display, reporter, args)
                 elif kind == "snapshot":
                     result = check_snapshot(path, display, reporter.finding)
                 else:
@@ -159,10 +160,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_metrics(
-    path: Path, display: str, reporter: TextReporter | JsonReporter, args: argparse.Namespace
+    target: Run, display: str, reporter: TextReporter | JsonReporter, args: argparse.Namespace
 ) -> FileResult:
-    progress, max_line = args.progress, args.max_line
-    with open_metrics(path) as handle:
+    progress, max_line, hint = args.progress, args.max_line, reporter.hint
+    with target.open_metrics() as handle:
         size = _size(handle)
         show = progress == "always" or (
             progress == "auto" and size >= PROGRESS_BYTES and sys.stderr.isatty()
@@ -171,10 +172,11 @@ def _check_metrics(
             try:
                 with _progress_bar(size, display) as advance:
                     chunks = read_chunks(handle, progress=advance, name=display)
-                    return check_stream(chunks, display, reporter.finding, max_line)
+                    return check_stream(chunks, display, reporter.finding, max_line, hint)
             except ImportError:  # no rich: no bar
                 pass
-        return check_stream(read_chunks(handle, name=display), display, reporter.finding, max_line)
+        chunks = read_chunks(handle, name=display)
+        return check_stream(chunks, display, reporter.finding, max_line, hint)
 
 
 def _size(handle: IO[bytes]) -> int:
@@ -187,7 +189,8 @@ def _size(handle: IO[bytes]) -> int:
 @contextlib.contextmanager
 def _progress_bar(size: int, label: str) -> Iterator[Callable[[int], None]]:
     """A transient rich progress bar on stderr, over `size` bytes: the function that moves
-    it to the bytes read so far."""
+    it to the bytes read so far. `label`, a file's name, is data: shown escaped
+    (`runs.shown`), and never read as rich markup."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -199,7 +202,7 @@ def _progress_bar(size: int, label: str) -> Iterator[Callable[[int], None]]:
     )
 
     columns = (
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         DownloadColumn(),
         TransferSpeedColumn(),
@@ -209,5 +212,5 @@ def _progress_bar(size: int, label: str) -> Iterator[Callable[[int], None]]:
     # Findings printed meanwhile go above the bar when both streams are the terminal.
     redirect = sys.stdout.isatty()
     with Progress(*columns, console=console, transient=True, redirect_stdout=redirect) as bar:
-        task = bar.add_task(label, total=size or None)
+        task = bar.add_task(shown(label), total=size or None)
         yield lambda done: bar.update(task, completed=done)

@@ -10,6 +10,9 @@
 - `sidefile`: opening a run's files safely (FIFOs, links to devices, huge files);
 - `shown`: a string from a file or a name as a terminal shows it (controls, newlines,
   bidirectional overrides as visible escapes): the one function every text output uses;
+- `nonfinite`: NaN and Infinity in a rejected line (what Python's `json.dumps` writes by
+  default), the rule that finds them at the reference's error and the hint every command
+  may say beside its words;
 - `signatures`: what a file's name or first bytes say it is (gzip, a byte order mark):
   below both `chunks` and `sidefile`;
 - `state`: resolving a RUN (a folder, a metrics file, `-`) and what its files say
