@@ -113,6 +113,28 @@ def test_a_cut_gz_file_is_said_to_be_cut(tmp_path: Path) -> None:
     assert "plain.jsonl.gz: not gzip-compressed, although named .gz" in plain.stderr
 
 
+def test_status_reads_a_cut_gz_up_to_the_cut_and_says_the_cut_once(tmp_path: Path) -> None:
+    # A writer still at work: LINES and half a line flushed through gzip (a sync flush),
+    # the stream never closed (no end-of-stream marker, no trailer).
+    raw = (tmp_path / "cut.jsonl.gz").open("wb")
+    stream = gzip.GzipFile(fileobj=raw, mode="wb")
+    stream.write(LINES + b'{"event":"log","ti')
+    stream.flush()
+    raw.close()
+    said = (
+        f"gzip data cut short after {len(LINES) + 18:,} bytes (the stream ends before its"
+        " end: a file still being written, or cut)"
+    )
+    status = cli("status", "cut.jsonl.gz", cwd=tmp_path)
+    assert status.returncode == 1, status.stderr  # as check: the lines read, the cut an error
+    assert "lines       32 (the last line cut short)" in status.stdout
+    assert "step        30 / 40 (75%)" in status.stdout
+    [line] = status.stderr.splitlines()
+    assert line.startswith(f"{PREFIX}cut.jsonl.gz: {said}")
+    report = json.loads(cli("status", "cut.jsonl.gz", "-o", "json", cwd=tmp_path).stdout)
+    assert (report["lines"], report["step"], report["valid"]) == (32, 30, False)
+
+
 def test_a_byte_order_mark_is_named(tmp_path: Path) -> None:
     (tmp_path / "bom.jsonl").write_bytes(b"\xef\xbb\xbf" + LINES)
     check = cli("check", "bom.jsonl", cwd=tmp_path)

@@ -110,7 +110,7 @@ def test_table_is_an_attribute_and_pyarrow_waits_for_it() -> None:
         (oc.mark, ["mark(line, /)", "StageMark | EvalMark | EndMark | None"]),
         (oc.Pace.add, ["add(self, metric, /)", "metric: Log"]),
         (oc.read_run, ["read_run(path: 'str | os.PathLike[str]'", "-> 'RunState'"]),
-        (oc.iter_lines, ["iter_lines(path: 'str | os.PathLike[str]'", "Iterator[MetricLine]"]),
+        (oc.iter_lines, ["iter_lines(path: 'str | os.PathLike[str]'", "-> 'Lines'", "rejected"]),
     ],
 )
 def test_help_shows_the_types(function: object, words: list[str]) -> None:

@@ -20,7 +20,7 @@ from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
 from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line, parse_lines
 from . import sidefile
-from .chunks import GzipNotNamedError, read_chunks
+from .chunks import GzipCutError, GzipNotNamedError, read_chunks
 from .signatures import starts_with_bom
 
 if TYPE_CHECKING:
@@ -202,6 +202,10 @@ class RunState:
     begin_max_steps: int | None = None
     """`max_steps` of the latest `begin` line (known before the first log)."""
     pace: Pace = field(default_factory=Pace)
+    gzip_cut: str | None = None
+    """For a `.gz` cut short (`chunks.GzipCutError`): what is said of it (`gzip data cut
+    short after N bytes ...`, without the path); the lines before the cut are read (the
+    bytes after its last newline are the last line, cut)."""
 
     @property
     def ended(self) -> bool:
@@ -372,13 +376,16 @@ def read_state(run: Run, state: RunState | None = None, max_line: int | None = N
 def _scanned(state: RunState, handle: IO[bytes], max_line: int | None, name: str) -> RunState:
     scan = StateScan(max_line)
     first = state.lines == 0
-    for chunk in read_chunks(handle, name=name):
-        if first and chunk:
-            first = False
-            state.bom = starts_with_bom(chunk)
-        state.take_scanned(scan.feed(chunk))
-        if scan.stopped:
-            break
+    try:
+        for chunk in read_chunks(handle, name=name):
+            if first and chunk:
+                first = False
+                state.bom = starts_with_bom(chunk)
+            state.take_scanned(scan.feed(chunk))
+            if scan.stopped:
+                break
+    except GzipCutError as error:  # raised after every byte before the cut: those lines read
+        state.gzip_cut = error.what
     state.take_scanned(scan.finish())
     state.lines += scan.lines
     return state
@@ -391,7 +398,8 @@ def read_run(path: str | os.PathLike[str], *, max_line: int | None = None) -> Ru
     The `RunState` holds what its lines say so far — `phase`, `stage`, `step`,
     `total_steps`, `loss`, `eval_loss`, `best_eval`, `learning_rate`, `evaluation`,
     `ended`, `begins`, `last_time`, `lines`, `invalid` — and its `pace` (`Pace`: `step`,
-    `max_steps`, `eta()`), as overbrainer computes it. Raises `RunError` for a path that
+    `max_steps`, `eta()`), as overbrainer computes it. A `.gz` cut short gives the state of
+    its lines up to the cut, and `gzip_cut` says so. Raises `RunError` for a path that
     names no run.
 
     >>> state = read_run("examples/tiny-run")  # doctest: +SKIP
@@ -401,56 +409,128 @@ def read_run(path: str | os.PathLike[str], *, max_line: int | None = None) -> Ru
     return read_state(resolve(os.fspath(path)), max_line=max_line)
 
 
-def iter_lines(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[MetricLine]:
+class LineParseError(ParseError):
+    """A `ParseError` that knows its line: `line`, the line's number in the file (from 1),
+    also the start of its text (`line 7: expected value at column 1`). `category`,
+    `message`, `path` and `column` are the reference's, as on any `ParseError`."""
+
+    line: int = 0
+
+    @classmethod
+    def at(cls, error: ParseError, line: int) -> LineParseError:
+        """`error`, the parser's answer for the line numbered `line`, with that number."""
+        made = cls(error.category, error.message, error.path, error.column)
+        made.line = line
+        return made
+
+    def _text(self) -> str:
+        return f"line {self.line}: {super()._text()}"
+
+    def __repr__(self) -> str:
+        return f"{super().__repr__()[:-1]}, line={self.line!r})"
+
+
+REJECTED = ("syntax", "eof", "data")
+"""The categories of the lines `iter_lines` leaves out: the reference's (`ParseError`)."""
+
+
+class Lines(Iterator[MetricLine]):
+    """The lines of one run's metrics file, each as `parse_line` reads it, read as they
+    are consumed (flat memory): what `iter_lines` gives. What it left out, read at any
+    time (complete once the iteration ends):
+
+    - `lines`: the lines read so far, rejected ones and a cut last line included;
+    - `rejected`: the lines left out, per category of the reference (`syntax`, `eof`,
+      `data`): what `status` counts invalid;
+    - `cut`: the last line when it is cut short (no newline, and the reference finds it
+      cut: category `eof`; a run still writing, or killed), its bytes; None otherwise;
+    - `gzip_cut`: for a `.gz` whose stream is cut short, what is said of it (`gzip data cut
+      short after N bytes ...`); its lines up to the cut are given; None otherwise.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, strict: bool = False) -> None:
+        self.lines = 0
+        self.rejected: dict[str, int] = dict.fromkeys(REJECTED, 0)
+        self.cut: bytes | None = None
+        self.gzip_cut: str | None = None
+        self._strict = strict
+        self._read = self._lines(os.fspath(path))
+
+    def __iter__(self) -> Lines:
+        return self
+
+    def __next__(self) -> MetricLine:
+        return next(self._read)
+
+    def _lines(self, path: str) -> Iterator[MetricLine]:
+        import sys
+
+        run = resolve(path)
+        if run.metrics is None:
+            yield from self._lines_of(sys.stdin.buffer, STDIN)
+            return
+        try:
+            with run.open_metrics() as handle:
+                yield from self._lines_of(handle, run.display(run.metrics))
+        except GzipCutError as error:  # strict: after every line before the cut
+            raise RunError(str(error)) from error
+        except sidefile.SideFileError as error:
+            raise RunError(str(error), invalid=isinstance(error, GzipNotNamedError)) from error
+        except FileNotFoundError as error:
+            raise RunError(f"{run.display(run.metrics)}: no such file") from error
+
+    def _lines_of(self, handle: IO[bytes], name: str) -> Iterator[MetricLine]:
+        """The parsed lines of a stream: whole lines are answered by the core a chunk at a
+        time; a line that spans chunks is held until its newline."""
+        held: list[bytes] = []
+        cut: GzipCutError | None = None
+        try:
+            for chunk in read_chunks(handle, name=name):
+                end = chunk.rfind(b"\n") + 1
+                if not end:
+                    held.append(chunk)
+                    continue
+                body = b"".join((*held, chunk[:end])) if held else chunk[:end]
+                held = [chunk[end:]] if end < len(chunk) else []
+                yield from self._answers(body, last=False)
+        except GzipCutError as error:  # every byte before the cut was given: `held` is the rest
+            cut = error
+            self.gzip_cut = error.what
+        if held:
+            yield from self._answers(b"".join(held), last=True)
+        if cut is not None and self._strict:
+            raise cut
+
+    def _answers(self, body: bytes, last: bool) -> Iterator[MetricLine]:
+        answers = parse_lines(body)
+        first = self.lines + 1
+        self.lines += len(answers)
+        for index, answer in enumerate(answers):
+            if not isinstance(answer, ParseError):
+                yield answer
+            elif last and index == len(answers) - 1 and answer.category == "eof":
+                self.cut = body[body.rfind(b"\n") + 1 :]  # not an error, as in `check`
+            else:
+                self.rejected[answer.category] += 1
+                if self._strict:
+                    raise LineParseError.at(answer, first + index)
+
+
+def iter_lines(path: str | os.PathLike[str], *, strict: bool = False) -> Lines:
     """The lines of one run's metrics file, each as `parse_line` reads it, in order, read
     as they are consumed (flat memory): a run folder, a metrics file (`.jsonl`,
-    `.jsonl.gz`) or `-`.
+    `.jsonl.gz`) or `-`. The iterator is a `Lines`, which counts what it leaves out
+    (`rejected`, per category; `cut`, the last line cut short; `gzip_cut`).
 
-    A line the reference rejects is skipped (`status` counts it invalid), or with `strict`
-    raises its `ParseError`. A last line cut short (no newline: a run still writing) is
-    skipped either way, as `check` only warns of it. Raises `RunError` for a path that
-    names no run.
+    A line the reference rejects is skipped and counted (`status` counts it invalid), or
+    with `strict` raises its `ParseError`, a `LineParseError` that holds the line's number
+    (`line`; `line 7: ...`). A last line cut short (no newline: a run still writing) is
+    skipped either way, as `check` only warns of it. A `.gz` cut short gives its lines up
+    to the cut, then ends (`gzip_cut` says so), or with `strict` raises `RunError` saying
+    so. Raises `RunError` for a path that names no run.
 
-    >>> [type(line).__name__ for line in iter_lines("examples/tiny-run")][:2]  # doctest: +SKIP
-    ['Stage', 'Begin']
+    >>> lines = iter_lines("examples/tiny-run")  # doctest: +SKIP
+    >>> [type(line).__name__ for line in lines][:2], lines.rejected  # doctest: +SKIP
+    (['Stage', 'Begin'], {'syntax': 0, 'eof': 0, 'data': 0})
     """
-    import sys
-
-    run = resolve(os.fspath(path))
-    if run.metrics is None:
-        yield from _lines_of(sys.stdin.buffer, STDIN, strict)
-        return
-    try:
-        with run.open_metrics() as handle:
-            yield from _lines_of(handle, run.display(run.metrics), strict)
-    except sidefile.SideFileError as error:
-        raise RunError(str(error), invalid=isinstance(error, GzipNotNamedError)) from error
-    except FileNotFoundError as error:
-        raise RunError(f"{run.display(run.metrics)}: no such file") from error
-
-
-def _lines_of(handle: IO[bytes], name: str, strict: bool) -> Iterator[MetricLine]:
-    """The parsed lines of a stream: whole lines are answered by the core a chunk at a
-    time; a line that spans chunks is held until its newline."""
-    held: list[bytes] = []
-    for chunk in read_chunks(handle, name=name):
-        end = chunk.rfind(b"\n") + 1
-        if not end:
-            held.append(chunk)
-            continue
-        body = b"".join((*held, chunk[:end])) if held else chunk[:end]
-        held = [chunk[end:]] if end < len(chunk) else []
-        yield from _answers(body, strict, last=False)
-    if held:
-        yield from _answers(b"".join(held), strict, last=True)
-
-
-def _answers(body: bytes, strict: bool, last: bool) -> Iterator[MetricLine]:
-    answers = parse_lines(body)
-    for index, answer in enumerate(answers):
-        if not isinstance(answer, ParseError):
-            yield answer
-        elif last and index == len(answers) - 1 and answer.category == "eof":
-            return  # the last line, cut short: not an error, as in `check`
-        elif strict:
-            raise answer
+    return Lines(path, strict=strict)
