@@ -185,6 +185,8 @@ def _say_invalid(target: Run, state: RunState, document: dict[str, Any]) -> None
         said.append(
             f"{plural(state.lines, 'line')}: {invalid_text(state.invalid, state.partial)}{bom}"
         )
+    if state.gzip_cut is not None:  # its lines up to the cut are shown
+        said.append(state.gzip_cut)
     snapshot = document["snapshot"]
     if snapshot is not None and snapshot["problem"]:
         said.append(snapshot["problem"])
@@ -272,7 +274,9 @@ def summary(target: Run, state: RunState, at: float | None = None) -> dict[str, 
         "last_line_seconds": None if state.last_time is None else at - state.last_time,
         "now": at,
         "snapshot": snapshot,
-        "valid": not state.invalid and (snapshot is None or snapshot["problem"] is None),
+        "valid": not state.invalid
+        and state.gzip_cut is None
+        and (snapshot is None or snapshot["problem"] is None),
     }
 
 
