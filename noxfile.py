@@ -293,9 +293,10 @@ def bench(session: nox.Session) -> None:
     """Benchmark (on demand): parse_line against orjson, json, msgspec, jsonschema.
 
     Side by side in one run on a realistic 1M-line metrics.jsonl; then `check` against a
-    bare parse_line loop, `export` against `check` (and export's peak memory on 5M lines),
-    the npm package's whole-file reader under Node against the reference runner (js.py),
-    and the plugin's callback against a no-op callback.
+    bare parse_line loop, `check`'s peak memory over 200k and 1M bad lines (goal: 64 MB),
+    `export` against `check` (and export's peak memory on 5M lines), the npm package's
+    whole-file reader under Node against the reference runner (js.py), and the plugin's
+    callback against a no-op callback.
     """
     install_project(session, "bench")
     # Each script prints its figures and says which goals are not met (exit 1): the session
@@ -303,6 +304,7 @@ def bench(session: nox.Session) -> None:
     measured = {"success_codes": [0, 1]}
     session.run("python", "benchmarks/parse.py", *session.posargs, **measured)
     session.run("python", "benchmarks/check.py", *session.posargs, **measured)  # vs a bare loop
+    session.run("python", "benchmarks/check_memory.py", *session.posargs, **measured)  # bad lines
     session.run("python", "benchmarks/lines.py", *session.posargs, **measured)  # long lines
     session.run("python", "benchmarks/cli.py", *session.posargs, **measured)  # watch, -o json
     session.run("python", "benchmarks/export.py", *session.posargs, **measured)  # vs check
