@@ -25,7 +25,7 @@ from overbrainer_contract.cli import watch
 from overbrainer_contract.cli.watch import PlainView, describe, eval_loss_event, follow
 from overbrainer_contract.contract.models import Eval, Log, Stage
 from overbrainer_contract.reader import ParseError, dump_line, parse_line
-from overbrainer_contract.runs.follower import Follower
+from overbrainer_contract.runs.follower import Change, Follower
 from overbrainer_contract.runs.sizes import overlong_reason
 from overbrainer_contract.runs.state import RunState
 
@@ -50,7 +50,7 @@ class LineFollower:
         self.offset = 0
         self.held = b""
         self.behind = False
-        self.restarted = False
+        self.restarted: Change | None = None
 
     def poll(self) -> list[bytes] | None:
         if self.handle is None:
@@ -67,7 +67,7 @@ class LineFollower:
             if size < self.offset or replaced:
                 self.handle.close()
                 self.handle, self.offset, self.held = None, 0, b""
-                self.restarted = True
+                self.restarted = Change.REPLACED if replaced else Change.TRUNCATED
                 return self.poll()
             if size == self.offset:
                 return []
@@ -137,10 +137,11 @@ def follow_by_lines(
                     waiting_said = True
                 sleep(interval)
                 continue
-            if follower.restarted:
-                follower.restarted = False
-                view.event(f"{path} was truncated or replaced: reading it again")
-                state, number = RunState(), 0
+            if follower.restarted:  # said in watch's words; what was invalid stays seen
+                view.event(watch.change_text(path, follower.restarted))
+                follower.restarted = None
+                invalid, state, number = state.invalid, RunState(), 0
+                state.invalid = invalid
             seen = number
             number, done = one_by_one(raws, number)
             state.lines += number - seen

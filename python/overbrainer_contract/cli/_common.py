@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import sys
+from collections.abc import Callable
 from typing import NoReturn, TextIO
 
+from ..runs.shown import shown
 from ..runs.sizes import parse_size
 
 PROG = "overbrainer-contract"
@@ -43,7 +47,8 @@ class Parser(argparse.ArgumentParser):
 
 
 MAX_LINE_HELP = (
-    "a bound on a line's length, yours to set: bytes, or with K, M, G (default: none, a line"
+    "a bound on a line's length, yours to set: bytes (ASCII digits), or with K, M, G, up to"
+    " 1024T (default: none, a line"
     " of any length is read, as the reference reads it); a longer line is skipped unread, in"
     " flat memory, and counts as invalid (category length)"
 )
@@ -55,6 +60,51 @@ def max_line_size(text: str) -> int:
         return parse_size(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from error
+
+
+_SECONDS = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
+"""A number of seconds as the command line writes one: ASCII digits, a point, an
+exponent (`0.5`, `2`, `1e-2`); no sign, no `nan` or `inf`, no other script's digits."""
+
+
+def seconds(least: float, most: float) -> Callable[[str], float]:
+    """argparse's type for an option in seconds, from `least` to `most` (both included):
+    anything else is a usage error of one line (exit 2) before the command does anything."""
+
+    def parse(text: str) -> float:
+        value = float(text) if _SECONDS.fullmatch(text) else math.nan
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r} (e.g. 0.5)")
+        if not least <= value <= most:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} seconds: from {least:g} to {most:g} s, not outside"
+            )
+        return value
+
+    parse.__name__ = "seconds"  # argparse's words for a value it cannot convert
+    return parse
+
+
+def refuse_folder_of_runs(name: str, command: str) -> None:
+    """A folder with no metrics file of its own but runs below (`runs.discover`): `command`
+    takes one run, so the runs found are named, and it ends (exit 2) before anything is
+    read or written. A folder with no run below is left to the command."""
+    from pathlib import Path
+
+    from ..runs.discover import discover, metrics_in  # here: the core, for two commands
+
+    try:
+        if not os.path.isdir(name) or metrics_in(Path(name)) is not None:
+            return
+    except (OSError, ValueError):
+        return
+    runs = [run.folder for run in discover([name]).runs if run.folder is not None]
+    if not runs:
+        return
+    paths = [shown(os.fspath(folder)) for folder in runs]
+    listed = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
+    many = f"{len(runs):,} runs" if len(runs) != 1 else "one run"
+    raise CliError(f"{shown(name)}: a folder of {many}, not a run: {command} one ({listed})")
 
 
 def add_max_line(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -17,24 +19,46 @@ from ..contract.models import Begin, End, Snapshot, Stage
 from ..plugin.source import JOB_STAGES
 from ..runs import sidefile
 from ..runs.follower import Follower
+from ..runs.shown import shown
 from ..runs.state import WORD, RunError, resolve
-from ._common import EXIT_CODES, INVALID, OK, PROG, USAGE, CliError, formatter
+from ._common import (
+    EXIT_CODES,
+    INVALID,
+    OK,
+    PROG,
+    USAGE,
+    CliError,
+    formatter,
+    refuse_folder_of_runs,
+    seconds,
+)
 
 DEFAULT_WAIT = 3600.0
+MAX_WAIT = 7 * 86400.0
+"""The longest --wait: a week."""
+MIN_INTERVAL, MAX_INTERVAL = 0.01, 3600.0
+"""The seconds between looks: a floor (no busy polling), and an hour."""
+STALE_TEMPORARY = 3600.0
+"""Seconds after which a request's temporary file left in the folder (by a snapshot
+killed between writing it and renaming it) is removed by the next snapshot."""
 
 TRAIN = JOB_STAGES[0]
 
 DESCRIPTION = f"""\
-Write {SNAPSHOT_REQUEST} into the run folder, atomically (a temporary file, then a rename),
-holding the reason: one word of 1 to 64 letters, digits, `_` or `-`. At the end of its
-current step the plugin saves a checkpoint, stops the training and writes {SNAPSHOT_FILE}.
+Write {SNAPSHOT_REQUEST} into the run folder, atomically (a temporary file of a name no one
+can guess, created exclusively, then a rename; one an interrupted snapshot left is removed
+by the next after an hour), holding the reason: one word of 1 to 64 letters, digits, `_`
+or `-`. At the end of its current step the plugin saves a checkpoint, stops the training
+and writes {SNAPSHOT_FILE}.
 A run that has ended (its latest `end` line, or a stage after training, with no `begin`
 since) takes no snapshot: that is said, nothing is written, exit 1.
 With --wait, wait for that proof (a snapshot.json newer than the request) and print it;
 exit 1 when the time runs out (the request stays: the run may still take it), or as soon
 as the run shows it ended without one (an `end` line written after the request, or a stage
 after training, up to `compare`: the request, still the one written, is removed, so that a
-run resumed later does not stop at once). The request is written with the mode your umask
+run resumed later does not stop at once). A folder of runs is refused (the runs found are
+named: snapshot one), as is any --wait or --interval that is not a number of seconds in
+range, before anything is written. The request is written with the mode your umask
 gives a new file (readable by the plugin's user). Delete or rename {SNAPSHOT_REQUEST}
 before resuming from the checkpoint."""
 
@@ -60,14 +84,18 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--wait",
         nargs="?",
-        type=float,
+        type=seconds(0.0, MAX_WAIT),
         const=DEFAULT_WAIT,
         default=None,
         metavar="SECONDS",
-        help=f"wait for {SNAPSHOT_FILE} and print it (default {DEFAULT_WAIT:.0f} s)",
+        help=f"wait for {SNAPSHOT_FILE} and print it, up to {MAX_WAIT:g} s"
+        f" (default {DEFAULT_WAIT:.0f} s)",
     )
     parser.add_argument(
-        "--interval", type=float, default=0.5, help="seconds between looks (default 0.5)"
+        "--interval",
+        type=seconds(MIN_INTERVAL, MAX_INTERVAL),
+        default=0.5,
+        help=f"seconds between looks, {MIN_INTERVAL:g} to {MAX_INTERVAL:g} (default 0.5)",
     )
     parser.set_defaults(run=run)
 
@@ -80,32 +108,54 @@ def _identity(path: Path) -> tuple[int, int, int] | None:
     return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
-def _umask() -> int:
-    """The process's umask (read by setting it, then putting it back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+TEMPORARY_PREFIX = f".{SNAPSHOT_REQUEST}."
+TEMPORARY_SUFFIX = ".tmp"
 
 
 def write_request(folder: Path, reason: str) -> Path:
-    """Write `snapshot.request` in `folder` atomically, with the mode the user's umask gives
-    a new file (mkstemp's 0600 would hide the reason from a plugin running as another user);
-    its path."""
-    import tempfile  # here: every command's start would pay for it (random, shutil...)
+    """Write `snapshot.request` in `folder` atomically; its path.
 
+    The temporary file is created exclusively (`O_CREAT|O_EXCL|O_NOFOLLOW`: nothing planted
+    at its name, a symlink included, is written through) under a name of 16 random hex
+    digits no one can plant ahead, with the mode the user's umask gives a new file (0600
+    would hide the reason from a plugin running as another user), then renamed over the
+    request (`os.replace`). Temporaries older than `STALE_TEMPORARY` are removed first."""
+    _remove_stale_temporaries(folder)
     target = folder / SNAPSHOT_REQUEST
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{SNAPSHOT_REQUEST}.", dir=folder)
+    temporary = folder / f"{TEMPORARY_PREFIX}{os.urandom(8).hex()}{TEMPORARY_SUFFIX}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    descriptor = os.open(temporary, flags, 0o666)  # the umask applies, as to any new file
     try:
-        os.fchmod(descriptor, 0o666 & ~_umask())
         with os.fdopen(descriptor, "w", encoding="ascii") as handle:
             handle.write(f"{reason}\n")
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
     return target
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """Remove the request temporaries an interrupted snapshot left (regular files of our
+    name's pattern, older than `STALE_TEMPORARY`): none stays for ever. One being written
+    now is younger; anything else at such a name is left alone."""
+    now = time.time()
+    try:
+        names = [entry for entry in os.scandir(folder) if entry.name.startswith(TEMPORARY_PREFIX)]
+    except OSError:
+        return
+    for entry in names:
+        middle = entry.name[len(TEMPORARY_PREFIX) : -len(TEMPORARY_SUFFIX)]
+        if not entry.name.endswith(TEMPORARY_SUFFIX) or len(middle) != 16:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_TEMPORARY:
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,12 +166,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         target = resolve(args.run_name, must_exist=False)
     except RunError as error:
-        raise CliError(str(error)) from error
+        raise CliError(shown(str(error))) from error
     folder = target.folder
     if folder is None or target.metrics is None:
         raise CliError("a snapshot needs a run folder, not standard input")
     if not folder.is_dir():
-        raise CliError(f"{args.run_name}: no such run folder", USAGE)
+        raise CliError(f"{shown(args.run_name)}: no such run folder", USAGE)
+    refuse_folder_of_runs(args.run_name, "a snapshot asks")
     proof = folder / SNAPSHOT_FILE
     before = _identity(proof)
     with contextlib.closing(Follower(target.metrics)) as follower:
@@ -129,8 +180,8 @@ def run(args: argparse.Namespace) -> int:
         ended_before = _ended(follower)
         if ended_before is not None:
             raise CliError(
-                f"{args.run_name}: the run has ended ({ended_before}): no snapshot will come;"
-                f" no {SNAPSHOT_REQUEST} written",
+                f"{shown(args.run_name)}: the run has ended ({ended_before}): no snapshot will"
+                f" come; no {SNAPSHOT_REQUEST} written",
                 INVALID,
             )
         try:
@@ -139,9 +190,9 @@ def run(args: argparse.Namespace) -> int:
             requested_at = request.stat().st_mtime_ns
         except OSError as error:
             raise CliError(
-                f"{folder}: cannot write {SNAPSHOT_REQUEST}: {error.strerror or error}"
+                shown(f"{folder}: cannot write {SNAPSHOT_REQUEST}: {error.strerror or error}")
             ) from error
-        print(f"requested a snapshot ({args.reason}): {request}", file=sys.stderr)
+        print(f"requested a snapshot ({args.reason}): {shown(str(request))}", file=sys.stderr)
         if args.wait is None:
             return OK
         try:
@@ -185,12 +236,13 @@ def _wait(
                 return OK
             raise Ended(
                 f"the run ended ({ended}, after the request) without a new {SNAPSHOT_FILE}"
-                f" in {proof.parent}"
+                f" in {shown(str(proof.parent))}"
             )
         if time.monotonic() >= deadline:
             older = "; the one there is older than the request" if before is not None else ""
             raise CliError(
-                f"no new {SNAPSHOT_FILE} in {proof.parent} after {wait:g} s{older}", INVALID
+                f"no new {SNAPSHOT_FILE} in {shown(str(proof.parent))} after {wait:g} s{older}",
+                INVALID,
             )
         time.sleep(max(0.0, min(interval, deadline - time.monotonic())))
 
@@ -206,10 +258,13 @@ def _print_new_proof(proof: Path, before: tuple[int, int, int] | None, requested
             return False
         msgspec.json.decode(read, type=Snapshot)
     except sidefile.SideFileError as error:
-        raise CliError(str(error)) from error
+        raise CliError(shown(str(error))) from error
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
-        raise CliError(f"{proof}: not a valid proof: {error}", INVALID) from error
-    sys.stdout.write(read.decode("utf-8").rstrip("\n") + "\n")
+        raise CliError(shown(f"{proof}: not a valid proof: {error}"), INVALID) from error
+    # JSON again, as the plugin writes it: ASCII, every control character in its strings
+    # (a checkpoint's path, a reason) an escape that no terminal acts on.
+    document = msgspec.json.decode(read)
+    sys.stdout.write(json.dumps(document, separators=(",", ":"), ensure_ascii=True) + "\n")
     return True
 
 
@@ -221,7 +276,7 @@ def _ended(follower: Follower, ended: str | None = None) -> str | None:
         try:
             lines = follower.poll()
         except sidefile.SideFileError as error:
-            raise CliError(str(error)) from error
+            raise CliError(shown(str(error))) from error
         for item in lines or ():
             if item[0] != "line":  # logs change nothing here; a bad line says nothing
                 continue
@@ -229,7 +284,8 @@ def _ended(follower: Follower, ended: str | None = None) -> str | None:
             if isinstance(line, End):
                 ended = f"an end line at step {line.step:,}"
             elif isinstance(line, Stage):
-                ended = None if line.name.value == TRAIN else f"the {line.name.value} stage began"
+                name = line.name.value
+                ended = None if name == TRAIN else f"the {shown(name)} stage began"
             elif isinstance(line, Begin):
                 ended = None
         if not follower.behind:

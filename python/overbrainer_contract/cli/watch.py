@@ -14,7 +14,8 @@ from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
 from ..plugin.source import JOB_STAGES
 from ..reader import EvalMark, ParseError
 from ..runs import clock
-from ..runs.follower import Follower
+from ..runs.follower import Change, Follower
+from ..runs.shown import shown
 from ..runs.sidefile import SideFileError, open_metrics
 from ..runs.signatures import GZIP_MAGIC, is_gzip_name
 from ..runs.sizes import overlong_reason
@@ -29,12 +30,19 @@ from ._common import (
     colour_on,
     format_duration,
     formatter,
+    refuse_folder_of_runs,
+    seconds,
 )
 
 if TYPE_CHECKING:
     from overbrainer_contract_core._core import StateItem
 
 LAST_STAGE = JOB_STAGES[-1]
+
+MIN_INTERVAL, MAX_INTERVAL = 0.01, 3600.0
+"""The seconds between looks: a floor (no busy polling of the file), and an hour."""
+MAX_GRACE = 86400.0
+"""The most seconds waited after the end line: a day."""
 
 DESCRIPTION = f"""\
 Follow a run's metrics file as it grows: read only what was appended, hold a partial
@@ -51,7 +59,14 @@ and, as tqdm does, `[elapsed<remaining, rate]`: elapsed since the latest `begin`
 The ETA is shown as `eta stale`, not counted down, once the run has been silent for
 longer than 50 steps take at its pace (never under 2 minutes): said once as an event.
 A folder that does not exist ends the watch at once (exit 2), as does a gzip-compressed
-file (it cannot grow line by line: `check`, `status` and `plot` read it)."""
+file (it cannot grow line by line: `check`, `status` and `plot` read it), and a folder of
+runs (the runs found are named: watch one).
+
+The file followed is the one at the path, checked at every look: one cut shorter,
+rewritten in place or replaced by another file is said once and read again from its
+start, as a run starting over (the progress, stage and evaluations shown are the new
+file's; an invalid line seen before still makes the exit 1). A file removed is said once;
+what was shown stays until a file is there again, read from its start."""
 
 EPILOG = f"""\
 examples:
@@ -72,13 +87,17 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("run_name", metavar="RUN", help="a run folder or a metrics file")
     parser.add_argument(
-        "--interval", type=float, default=1.0, help="seconds between looks at the file (default 1)"
+        "--interval",
+        type=seconds(MIN_INTERVAL, MAX_INTERVAL),
+        default=1.0,
+        help=f"seconds between looks at the file, {MIN_INTERVAL:g} to {MAX_INTERVAL:g} (default 1)",
     )
     parser.add_argument(
         "--grace",
-        type=float,
+        type=seconds(0.0, MAX_GRACE),
         default=10.0,
-        help="seconds to wait after the end line for a next stage (default 10)",
+        help=f"seconds to wait after the end line for a next stage, up to {MAX_GRACE:g}"
+        " (default 10)",
     )
     parser.add_argument(
         "--plain",
@@ -199,10 +218,11 @@ class RichView:
 
         console = Console(no_color=not colour, highlight=False)
         self.bar = Progress(
-            TextColumn("{task.description}"),
+            # The stage's name comes from the file: shown, and never read as markup.
+            TextColumn("{task.description}", markup=False, highlighter=None),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[info]}"),
+            TextColumn("{task.fields[info]}", markup=False, highlighter=None),
             console=console,
         )
         self.bar.start()
@@ -214,7 +234,7 @@ class RichView:
         self.bar.console.print(text, markup=False)
 
     def progress(self, state: RunState, force: bool = False) -> None:  # noqa: ARG002
-        label = state.stage or ("training" if state.began else "waiting")
+        label = shown(state.stage) if state.stage else ("training" if state.began else "waiting")
         info = progress_text(state, self.span).partition(", ")[2]
         self.bar.update(
             self.train, description=label, completed=state.step, total=state.total_steps, info=info
@@ -245,7 +265,7 @@ def describe(line: MetricLine, state: RunState, was: EvalMark | None) -> str | N
     if kind is Eval:
         return None if was is not None else f"evaluation at step {state.pace.step:,}"
     if kind is Stage:
-        return f"stage {line.name.value}"  # type: ignore[union-attr]
+        return f"stage {shown(line.name.value)}"  # type: ignore[union-attr]
     if kind is Begin:
         steps = line.max_steps  # type: ignore[union-attr]
         return "training began" + ("" if not isinstance(steps, int) else f": {steps:,} steps")
@@ -264,6 +284,7 @@ def run(args: argparse.Namespace) -> int:
     except RunError as error:  # pragma: no cover - resolve does not fail without must_exist
         raise CliError(str(error)) from error
     assert target.metrics is not None
+    refuse_folder_of_runs(args.run_name, "watch follows")
     _refuse_unfollowable(args.run_name, target.metrics)
     plain = args.plain or not sys.stdout.isatty()
     view: PlainView | RichView
@@ -286,18 +307,22 @@ def _refuse_unfollowable(name: str, metrics: Path) -> None:
     folder = metrics.parent
     if not folder.is_dir():
         where = name if metrics.name != Path(name).name else str(folder)
-        raise CliError(f"{where}: no such folder")
+        raise CliError(f"{shown(where)}: no such folder")
     gzipped = metrics.with_name(metrics.name + ".gz")
     if is_gzip_name(metrics) or (not metrics.exists() and gzipped.exists()):
-        shown = metrics if is_gzip_name(metrics) else gzipped
-        raise CliError(f"{shown}: compressed with gzip: watch cannot follow one ({_READERS})")
+        compressed = metrics if is_gzip_name(metrics) else gzipped
+        raise CliError(
+            f"{shown(str(compressed))}: compressed with gzip: watch cannot follow one ({_READERS})"
+        )
     try:
         with open_metrics(metrics, pipe=False) as handle:
             start = handle.read(len(GZIP_MAGIC))
     except OSError:  # absent (watch waits for it), or what the follower will say
         return
     if start == GZIP_MAGIC:
-        raise CliError(f"{metrics}: compressed with gzip: watch cannot follow one ({_READERS})")
+        raise CliError(
+            f"{shown(str(metrics))}: compressed with gzip: watch cannot follow one ({_READERS})"
+        )
 
 
 _READERS = "check, status and plot read it"
@@ -326,6 +351,7 @@ def follow(
     follower = Follower(path, max_line=max_line)
     state = RunState()
     waiting_said = False
+    had_file = False
     first = True
     quiet_since = time.monotonic()
 
@@ -337,9 +363,9 @@ def follow(
             if what == "logs":
                 if view.span.began is None:
                     view.span.take(item[1][0], state.step)
-                for shown in state.take_logs(item[1]):
+                for log in state.take_logs(item[1]):
                     if not first:
-                        view.event(eval_loss_event(shown))
+                        view.event(eval_loss_event(log))
                 continue
             line_number: int = item[1]
             if what == "line":
@@ -363,18 +389,23 @@ def follow(
             try:
                 items = follower.poll()
             except SideFileError as error:
-                raise CliError(str(error)) from error
-            if items is None:
-                if not waiting_said:
-                    view.event(f"waiting for {path}")
-                    waiting_said = True
-                time.sleep(interval)
-                continue
-            if follower.restarted:
+                raise CliError(shown(str(error))) from error
+            if follower.change is not None:
+                view.event(change_text(path, follower.change))
+            if follower.restarted:  # a run starting over; what was invalid stays seen
                 follower.restarted = False
-                view.event(f"{path} was truncated or replaced: reading it again")
-                state, seen = RunState(), 0
+                invalid, state, seen = state.invalid, RunState(), 0
+                state.invalid = invalid
                 view.span = Span()
+            if items is None:
+                if not had_file:
+                    if not waiting_said:
+                        view.event(f"waiting for {shown(str(path))}")
+                        waiting_said = True
+                    time.sleep(interval)
+                    continue
+                items = []  # removed: what was shown stays, and the time goes on
+            had_file = True
             done_at = taken(items)
             if done_at is not None:
                 state.lines += done_at - seen
@@ -403,6 +434,19 @@ def follow(
         follower.close()
 
 
+def change_text(path: Path, change: Change) -> str:
+    """The event of a look that found another file than the one read (`Follower.change`)."""
+    name = shown(str(path))
+    if change is Change.REMOVED:
+        return f"{name} was removed: waiting for it to come back (the run as last read shown)"
+    if change is Change.REPLACED:
+        return f"{name} was replaced by another file: reading the new file from its start"
+    if change is Change.BACK:
+        return f"{name} is there again: reading the new file from its start"
+    how = "truncated" if change is Change.TRUNCATED else "rewritten in place"
+    return f"{name} was {how}: reading it again from its start"
+
+
 def eval_loss_event(log: Log) -> str:
     """The event of a log with an evaluation loss."""
     return f"eval loss {log.eval_loss:.4g} at step {log.step:,}"
@@ -410,7 +454,8 @@ def eval_loss_event(log: Log) -> str:
 
 def _invalid(path: Path, number: int, item: StateItem) -> str:
     """The event of a line the reader rejects (`rejected`) or over the bound (`over`)."""
+    name = shown(str(path))
     if item[0] == "over":
-        return f"{path}:{number} $: {overlong_reason(*item[2:])}"
+        return f"{name}:{number} $: {overlong_reason(*item[2:])}"
     error: ParseError = item[2]
-    return f"{path}:{number} {error.path or '$'}: {error}"
+    return f"{name}:{number} {shown(error.path or '$')}: {shown(str(error))}"

@@ -5,10 +5,17 @@ request: did the run end without a proof?). The bytes appended are fed to the co
 (`reader.StateScan`), which holds a line until its newline, whatever its length, and gives
 back only the lines a run's state is made of. Each look reads at most one chunk, so a
 backlog of millions of lines is taken a chunk at a time in flat memory.
+
+The file is the one at the path, whoever put it there: at every look the follower checks
+that what it reads is still that file, as it was read (`Change`). A file that is not (cut
+shorter, rewritten in place, replaced by another, removed) is never read on from the old
+offset, which would start in the middle of a line of other bytes: it is read again from
+its start, a run of its own (a removed one once a file is there again).
 """
 
 from __future__ import annotations
 
+import enum
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -20,15 +27,38 @@ from .sidefile import open_metrics
 if TYPE_CHECKING:
     from overbrainer_contract_core._core import StateItem
 
+SAMPLE = 64
+"""Bytes kept of what was read, at its start and just before the offset: read back at
+each look, they tell a file rewritten in place from one that only grew (a truncated file
+written again past the old offset has the same size and identity, other bytes)."""
+
+
+class Change(enum.Enum):
+    """What a look found of the file at the path, other than new bytes."""
+
+    TRUNCATED = "truncated"
+    """The same file, shorter than what was read: read again from its start."""
+    REWRITTEN = "rewritten"
+    """The same file, its bytes already read changed (truncated and written again past
+    the offset between two looks): read again from its start."""
+    REPLACED = "replaced"
+    """Another file at the path (its st_dev/st_ino): the old one read to the size it had
+    then, the new one from its start."""
+    REMOVED = "removed"
+    """Nothing at the path: the old file read to the size it had then, and left."""
+    BACK = "back"
+    """A file at the path again after it was removed: read from its start."""
+
 
 class Follower:
     """The complete lines appended to a file since the last look, as the core keeps them.
 
     Keeps the file open and its offset: each look reads only new bytes, at most `block`
     of them (`behind` says whether more are there already). A partial last line waits for
-    its newline (a line over the user's `max_line` bytes is skipped, and kept as `over`). A
-    file that shrinks or is replaced is read again from its start (`restarted`). Only a
-    regular file is followed: anything else is a `SideFileError`.
+    its newline (a line over the user's `max_line` bytes is skipped, and kept as `over`).
+    Each look says in `change` what it found (a `Change`, or None); every one but
+    `REMOVED` restarts the reading from the file's start (`restarted` set, the line
+    numbers from 1). Only a regular file is followed: anything else is a `SideFileError`.
     """
 
     def __init__(
@@ -41,8 +71,18 @@ class Follower:
         self.max_line = max_line
         self.scan = StateScan(max_line)
         self.restarted = False
+        """Set when the reading starts again from the file's start; the caller clears it."""
+        self.change: Change | None = None
+        """What the latest look found (None: the same file, maybe grown)."""
         self.behind = False
         """Whether the last look left bytes unread (the next one needs no wait)."""
+        self._identity: tuple[int, int] | None = None
+        self._known = False  # a file was opened at the path once
+        self._gone = False  # ... and the path has been empty since
+        self._head = b""
+        self._tail = b""
+        self._leaving: Change | None = None  # REPLACED or REMOVED: read to `_until`, then left
+        self._until = 0
 
     @property
     def lines(self) -> int:
@@ -51,51 +91,102 @@ class Follower:
 
     def poll(self) -> list[StateItem] | None:
         """What the complete lines appended keep (`StateScan.feed`); None while the file
-        does not exist.
-
-        Within a backlog (`behind`) the next block is read at once; between blocks, and
-        only there, the file is looked at: shrunk or replaced, it is read again."""
+        does not exist (`change` is `REMOVED` at the look that finds it gone)."""
+        self.change = None
         data = self._read()
         return None if data is None else self.scan.feed(data)
 
     def _read(self) -> bytes | None:
         """The next bytes appended (b"": none yet), at most a block; None while the file
         does not exist."""
-        if self.handle is None:
-            try:
-                self.handle = open_metrics(self.path, pipe=False)
-            except FileNotFoundError:
-                return None
-        if not self.behind:
-            size = os.fstat(self.handle.fileno()).st_size
-            if size < self.offset or self._replaced():
-                self.reopen()
+        if self.handle is None and not self._open():
+            return None
+        assert self.handle is not None
+        size = os.fstat(self.handle.fileno()).st_size
+        if self._leaving is None:
+            found = self._look(size)
+            if found in (Change.TRUNCATED, Change.REWRITTEN):
+                self._restart(found)
+            elif found is not None:  # what was written before it went is read first
+                self._leaving, self._until = found, size
+        if self._leaving is not None:
+            if self.offset >= self._until:
+                self._leave()
                 return self._read()
-            if size == self.offset:
-                return b""
-            self.handle.seek(self.offset)
-        data = self.handle.read(self.block)
-        self.offset += len(data)
-        self.behind = len(data) == self.block  # maybe more there: read on without a wait
+            size = self._until
+        if size <= self.offset:
+            self.behind = False
+            return b""
+        self.handle.seek(self.offset)
+        data = self.handle.read(min(self.block, size - self.offset))
+        self._took(data)
+        # maybe more there: read on without a wait (and a file being left, left at once)
+        self.behind = len(data) == self.block or self._leaving is not None
         return data
 
-    def _replaced(self) -> bool:
+    def _open(self) -> bool:
+        """Open the file at the path; whether there is one. A file opened after one was
+        followed is a new one: the reading restarts (`REPLACED`, or `BACK` after
+        `REMOVED`); a followed file found missing is `REMOVED`, said once."""
+        try:
+            handle = open_metrics(self.path, pipe=False)
+        except FileNotFoundError:
+            if self._known and not self._gone:
+                self._gone, self.change = True, Change.REMOVED
+            return False
+        info = os.fstat(handle.fileno())
+        if self._known:
+            self._restart(Change.BACK if self._gone else Change.REPLACED)
+        self._known, self._gone = True, False
+        self.handle, self._identity = handle, (info.st_dev, info.st_ino)
+        return True
+
+    def _look(self, size: int) -> Change | None:
+        """Whether the file open is still the one at the path, as it was read."""
         assert self.handle is not None
         try:
-            return os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
+            there = os.stat(self.path)
         except FileNotFoundError:
-            return False
+            return Change.REMOVED
+        except OSError:  # a loop, a folder on the way: opening it again says what it is
+            return Change.REPLACED
+        if (there.st_dev, there.st_ino) != self._identity:
+            return Change.REPLACED
+        if size < self.offset:
+            return Change.TRUNCATED
+        descriptor = self.handle.fileno()
+        head = os.pread(descriptor, len(self._head), 0) if self._head else b""
+        start = self.offset - len(self._tail)
+        tail = os.pread(descriptor, len(self._tail), start) if self._tail else b""
+        if head != self._head or tail != self._tail:
+            return Change.REWRITTEN
+        return None
 
-    def reopen(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-        self.handle = None
+    def _took(self, data: bytes) -> None:
+        """Keep the samples of what was read (`SAMPLE`), and move the offset past it."""
+        self.offset += len(data)
+        if len(self._head) < SAMPLE:
+            self._head += data[: SAMPLE - len(self._head)]
+        self._tail = data[-SAMPLE:] if len(data) >= SAMPLE else (self._tail + data)[-SAMPLE:]
+
+    def _leave(self) -> None:
+        """Close the file being left; the next look opens what is at the path."""
+        self._close()
+        self._leaving = None
+
+    def _restart(self, change: Change) -> None:
+        """Read from the file's start again, a run of its own."""
         self.offset = 0
         self.behind = False
         self.scan = StateScan(self.max_line)
+        self._head = self._tail = b""
         self.restarted = True
+        self.change = change
 
-    def close(self) -> None:
+    def _close(self) -> None:
         if self.handle is not None:
             self.handle.close()
             self.handle = None
+
+    def close(self) -> None:
+        self._close()

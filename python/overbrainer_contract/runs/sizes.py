@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-_SIZE = re.compile(r"\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*\Z", re.IGNORECASE)
+_SIZE = re.compile(r"\s*([0-9]+)\s*([KMGT]?)(?:I?B)?\s*\Z", re.IGNORECASE | re.ASCII)
+"""ASCII digits only: `int` would take any script's (`٣` as 3)."""
+
+LARGEST = 1 << 50
+"""The largest size taken, 1024T: a bound on a line's length that every reader holds in
+its integers (the core's `usize`), and far above any file."""
 
 
 def overlong_reason(size: int, complete: bool, limit: int) -> str:
@@ -24,14 +29,19 @@ def overlong_reason(size: int, complete: bool, limit: int) -> str:
 
 
 def parse_size(text: str) -> int:
-    """A size in bytes from `1048576`, `512K`, `64M`, `1GiB` (binary units); ValueError
-    for anything else, zero included."""
+    """A size in bytes from `1048576`, `512K`, `64M`, `1GiB` (binary units, ASCII digits),
+    from one byte to `LARGEST`; ValueError for anything else."""
     match = _SIZE.match(text)
     if not match:
         raise ValueError(f"not a size: {text!r} (a number of bytes, or with K, M, G: 64M)")
-    size = int(match.group(1)) * _UNITS[match.group(2).upper()]
+    digits = match.group(1).lstrip("0")
+    # At most 16 digits read: no more are needed up to LARGEST (int's own limit is 4,300).
+    size = LARGEST + 1 if len(digits) > 16 else int(digits or "0")
+    size *= _UNITS[match.group(2).upper()]
     if size < 1:
         raise ValueError(f"a size of at least one byte, not {text!r}")
+    if size > LARGEST:
+        raise ValueError(f"a size of at most {size_text(LARGEST)}, not {text!r}")
     return size
 
 
