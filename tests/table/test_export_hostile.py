@@ -8,8 +8,9 @@ core threads): a hang fails by the timeout, a line held whole by running out of 
 
 What export says of a line is the old reader's rule, line by line: a complete line the
 reference rejects is left out under the category of its error on the line without its
-newline (as the golden suite cuts a file), a last line without its newline that does not
-parse is cut short (left out with a warning, not counted as rejected), and only a line
+newline (as the golden suite cuts a file), a last line without its newline is cut short
+(left out with a warning, not counted as rejected) when the reference reads it to its end
+(`eof`, `check`'s rule), rejected under its category otherwise, and only a line
 over the user's bound is `length`. A NUL byte where a JSON value must start is serde_json's
 `expected value`, a `syntax` error, whatever follows it."""
 
@@ -90,18 +91,19 @@ def test_a_gigabyte_line_is_left_out_and_the_rest_exported(
 
 
 def test_a_gigabyte_without_a_newline_is_a_cut_line_or_over_max_line(tmp_path: Path) -> None:
-    """Junk without a newline at the end: by default the last line without its newline
-    that does not parse, cut short (a warning, left out: export's rule, see the module),
-    in flat memory; over the user's bound it is `length` (an error), not a cut line."""
+    """Junk without a newline at the end: by default a last line no byte can mend (a NUL
+    where a value must start: `syntax` at column 1), an invalid line as `check` says,
+    judged in flat memory; over the user's bound it is `length` (an error), not a cut line."""
     path = tmp_path / "junk.jsonl"
     path.write_bytes(TINY)
     with path.open("ab") as handle:
         handle.truncate(len(TINY) + GIGABYTE)
     result = export("junk.jsonl", "-o", "t.csv", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
     assert result.stderr.splitlines() == [
-        f"{PREFIX}junk.jsonl: warning: the last line is cut short (no newline): left out",
-        f"{PREFIX}exported {TINY_LINES} rows of 1 run to t.csv",
+        f"{PREFIX}junk.jsonl: 1 line left out, rejected by the reference (syntax 1);"
+        f" the first at line {TINY_LINES + 1}",
+        f"{PREFIX}exported {TINY_LINES} rows of 1 run to t.csv; 1 line left out",
     ]
     result = export("junk.jsonl", "-o", "t.csv", "--max-line", "1M", cwd=tmp_path)
     assert result.returncode == 1, result.stderr

@@ -91,7 +91,8 @@ def by_lines(
     """The rows and counts of a file read line by line: split on newlines as the golden
     suite splits a file, each line (without its newline) through `parse_line`; a line over
     `max_line` (without its newline) left out under `length`, the last one too; a last line
-    without its newline that does not parse: `cut`."""
+    without its newline that the reference reads to its end (`eof`: more bytes could mend
+    it): `cut`; one it rejects otherwise (`GARBAGE`), rejected under its category."""
     pieces = data.split(b"\n")
     last = pieces.pop()
     rows: list[dict[str, Any]] = []
@@ -108,7 +109,7 @@ def by_lines(
         try:
             value = parse_line(bare)
         except ParseError as error:
-            if not complete:
+            if not complete and error.category == "eof":
                 cut = True
                 continue
             category = error.category
@@ -124,6 +125,7 @@ def by_lines(
         "rejected": rejected,
         "first_rejected": first,
         "cut": cut,
+        "gzip_cut": None,
     }
     return rows, counts
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..check.reporter import plural
+from ..runs.shown import shown
 from ..runs.sidefile import SideFileError
 from ..runs.sizes import size_text
 from ..runs.state import RunError
@@ -30,10 +31,13 @@ any metrics line (schema: `python -c "from overbrainer_contract.table import SCH
 print(SCHEMA)"`). The format follows the output's suffix: .parquet, .arrow (Arrow IPC
 file) or .csv. Lines the reference rejects are left out and counted (exit 1), and so
 are lines over --max-line bytes (category `length`, read in flat memory as `check`
-reads them); a last line cut short (a run still writing) is left out with a warning.
+reads them); a last line cut short (a run still writing) is left out with a warning,
+one that no byte could make valid is an invalid line (as `check` says); a .gz cut short
+gives its lines up to the cut, and the cut is said (exit 1).
 A metrics file is opened as `check` opens it: a FIFO is read as a stream, a device or
 a folder is refused (exit 2). Streams in record
-batches (flat memory); the output is replaced only once complete. --partition-by run
+batches (flat memory); the output is replaced only once complete, never by a table of
+no rows, and never when it is one of the inputs (exit 2). --partition-by run
 writes a folder of Hive partitions (OUT/run=NAME/part-0.parquet) instead. Needs
 pyarrow: pip install 'overbrainer-contract[table]'."""
 
@@ -91,17 +95,29 @@ def run(args: argparse.Namespace) -> int:
         format_of(output)
         reader = RunReader(args.runs, max_line=args.max_line)
     except (OutputError, RunError, ValueError) as error:
-        raise CliError(str(error)) from error
+        raise CliError(shown(str(error))) from error
+    read_here = reader.reading(output)
+    if read_here is not None:
+        raise CliError(
+            f"{shown(str(output))}: is the metrics file of the run {shown(read_here)}"
+            " (an input): the output must be another file"
+        )
+
+    def any_rows() -> bool:
+        return any(item.rows for item in reader.counts)
+
     try:
-        write_batches(_shown(reader, args), output, partition_by=args.partition_by)
+        written = write_batches(
+            _shown(reader, args), output, partition_by=args.partition_by, replace_if=any_rows
+        )
     except (OutputError, SideFileError) as error:
-        raise CliError(str(error)) from error
+        raise CliError(shown(str(error))) from error
     except OSError as error:
         where = getattr(error, "filename", None) or output
-        raise CliError(f"{where}: {error.strerror or error}") from error
+        raise CliError(f"{shown(str(where))}: {error.strerror or error}") from error
     except pa.ArrowException as error:
-        raise CliError(f"{output}: {error}") from error
-    return _summary(reader.counts, output, reader.max_line)
+        raise CliError(f"{shown(str(output))}: {error}") from error
+    return _summary(reader.counts, output, reader.max_line, written)
 
 
 def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBatch]:
@@ -140,10 +156,12 @@ def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBat
     return batches()
 
 
-def _summary(counts: list[RunCounts], output: Path, max_line: int | None) -> int:
+def _summary(counts: list[RunCounts], output: Path, max_line: int | None, written: bool) -> int:
     rows = sum(item.rows for item in counts)
     rejected = 0
+    cut_gzip = False
     for item in counts:
+        path = shown(item.path)
         bad = sum(item.rejected.values())
         rejected += bad
         if bad:
@@ -156,13 +174,23 @@ def _summary(counts: list[RunCounts], output: Path, max_line: int | None) -> int
                     f"over --max-line {size_text(max_line)} (length {item.rejected['length']})"
                 )
             say(
-                f"{item.path}: {plural(bad, 'line')} left out, {'; '.join(why)};"
+                f"{path}: {plural(bad, 'line')} left out, {'; '.join(why)};"
                 f" the first at line {item.first_rejected}"
             )
+        if item.gzip_cut is not None:
+            cut_gzip = True
+            say(f"{path}: {shown(item.gzip_cut)}: the lines before the cut exported")
         if item.cut:
-            say(f"{item.path}: warning: the last line is cut short (no newline): left out")
+            say(f"{path}: warning: the last line is cut short (no newline): left out")
+    if not written:
+        say(
+            f"{shown(str(output))}: left as it was: no row was read"
+            f" ({plural(len(counts), 'run')}"
+            + (f", {plural(rejected, 'line')} left out)" if rejected else ")")
+        )
+        return INVALID
     say(
-        f"exported {plural(rows, 'row')} of {plural(len(counts), 'run')} to {output}"
+        f"exported {plural(rows, 'row')} of {plural(len(counts), 'run')} to {shown(str(output))}"
         + (f"; {plural(rejected, 'line')} left out" if rejected else "")
     )
-    return INVALID if rejected else OK
+    return INVALID if rejected or cut_gzip else OK

@@ -2,7 +2,7 @@
 
 Needs pyarrow (`pip install 'overbrainer-contract[table]'`). The schema is generated from
 `schema/`; every row is what `parse_line` reads, and a line it rejects is left out and
-counted.
+counted (`counts_of(table)`: each run's lines, rows and lines left out).
 
 >>> table = read_runs(["examples/tiny-run", "examples/sweep-lr3e-2-seed1"])  # doctest: +SKIP
 """
@@ -16,9 +16,18 @@ except ImportError as error:  # pragma: no cover - the extra is missing
         "overbrainer_contract.table needs pyarrow: pip install 'overbrainer-contract[table]'"
     ) from error
 
-from .reader import BATCH_LINES, COUNTS_KEY, RunCounts, RunReader, iter_batches, read_runs, run_name
+from .reader import (
+    BATCH_LINES,
+    COUNTS_KEY,
+    RunCounts,
+    RunReader,
+    counts_of,
+    iter_batches,
+    read_runs,
+    run_name,
+)
 from .schema import DICTIONARIES, EVENTS, SCHEMA, VARIANT_FIELDS
-from .writers import FORMATS, OutputError, format_of, write_batches
+from .writers import FORMATS, ROW_GROUP_ROWS, OutputError, format_of, write_batches
 
 __all__ = [
     "BATCH_LINES",
@@ -26,11 +35,13 @@ __all__ = [
     "DICTIONARIES",
     "EVENTS",
     "FORMATS",
+    "ROW_GROUP_ROWS",
     "SCHEMA",
     "VARIANT_FIELDS",
     "OutputError",
     "RunCounts",
     "RunReader",
+    "counts_of",
     "format_of",
     "iter_batches",
     "read_runs",

@@ -22,10 +22,10 @@ import pyarrow as pa
 
 from ..contract.constants import METRICS_FILE
 from ..contract.models import JobStage
-from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
-from ..runs.chunks import read_chunks
+from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, ParseError, TableScan, parse_line
+from ..reader.errors import cut_short
+from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
-from ..runs.sidefile import open_metrics
 from ..runs.state import Run
 from .schema import DICTIONARIES, SCHEMA
 
@@ -37,6 +37,11 @@ BATCH_LINES = 65_536
 
 COUNTS_KEY = b"overbrainer:counts"
 """The key of `read_runs`'s schema metadata holding each run's counts (JSON)."""
+
+TAIL_LIMIT = 1 << 20
+"""The most bytes of a last line without its newline kept to tell whether it is cut short
+(the reference: category `eof`) or invalid; a longer one is judged by its first MiB (as
+`plot` judges it)."""
 
 _TABLE_COLUMNS = ("run", "line")
 _LINE_COLUMNS = tuple(name for name in SCHEMA.names if name not in _TABLE_COLUMNS)
@@ -66,8 +71,13 @@ class RunCounts:
     first_rejected: int | None = None
     """The number of the first rejected line."""
     cut: bool = False
-    """Whether the last line has no newline and does not parse (a run still writing, or
-    killed): left out, but not counted among the rejected lines."""
+    """Whether the last line has no newline and reads as cut short (a run still writing,
+    or killed: the reference's `eof`, the rule `check` applies, `reader.errors.cut_short`):
+    left out, but not counted among the rejected lines. A last line no byte can make valid
+    (`GARBAGE`) is a rejected line of its category instead."""
+    gzip_cut: str | None = None
+    """For a `.gz` cut short (`chunks.GzipCutError`): what is said of it (its lines up to
+    the cut are read); None otherwise."""
 
     @property
     def left_out(self) -> int:
@@ -100,8 +110,9 @@ class RunReader:
     another name among several paths). `counts` fills as the batches are read;
     `bytes_read` / `bytes_total` tell the progress over the files.
 
-    Each metrics file is opened as `check` opens it (`sidefile.open_metrics`: a FIFO
-    without a writer reads as empty, a device or a folder is a `SideFileError`) and read
+    Each metrics file is opened as `check` opens it (`Run.open_metrics`: a FIFO only when
+    it is the path named, a FIFO found in a folder, a device or a folder is a
+    `SideFileError`) and read
     in chunks by the core (`TableScan`): a line of any length is read, and only a line
     over the user's bound (`max_line`, none by default) is left out unread,
     counted under `length`, in flat memory.
@@ -138,7 +149,32 @@ class RunReader:
         self.stdin = stdin
         self.bytes_read = 0
         self.bytes_total = sum(_size(run) for run in self.runs)
+        # One dictionary of every run's name, the same array shared by every batch (never
+        # copied): one Arrow IPC file needs one dictionary for all its batches. Parquet's
+        # writer cuts it to the runs of each row group (`writers`).
         self._run_dictionary = pa.array(names, pa.string())
+
+    def reading(self, path: str | os.PathLike[str]) -> str | None:
+        """The run (as the user named it) whose metrics file is the file at `path`, the
+        same file (device and inode, symlinks followed: a run folder's `metrics.jsonl`
+        too, standard input when it is that file); None when no run reads it (or nothing
+        is at `path`)."""
+        try:
+            target = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        for run in self.runs:
+            try:
+                if run.metrics is None:
+                    handle = self.stdin if self.stdin is not None else sys.stdin.buffer
+                    here = os.fstat(handle.fileno())
+                else:
+                    here = os.stat(run.metrics)
+            except (OSError, ValueError, AttributeError):
+                continue
+            if (here.st_dev, here.st_ino) == (target.st_dev, target.st_ino):
+                return run.name
+        return None
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         """The rows of every run, in order: a run's rows in the order of its lines."""
@@ -148,7 +184,7 @@ class RunReader:
                 handle = self.stdin if self.stdin is not None else sys.stdin.buffer
                 yield from self._read(handle, index, counts, lambda: 0, name=run.name)
                 continue
-            with open_metrics(run.metrics) as handle:
+            with run.open_metrics() as handle:
                 tell = handle.tell if handle.seekable() else lambda: 0  # a FIFO has no position
                 name = run.display(run.metrics)
                 yield from self._read(handle, index, counts, tell, done, name=name)
@@ -174,17 +210,49 @@ class RunReader:
         read decompressed (`chunks.read_chunks`, given the file's `name`)."""
         run_index: pa.Int32Scalar = pa.scalar(index, pa.int32())
         scan = TableScan(self.batch_lines, self.max_line)
-        for chunk in read_chunks(handle, name=name):
-            batches = scan.feed(chunk)
-            self._count(counts, scan)
-            if batches:
-                self.bytes_read = done + tell()
-                yield from (self._batch(run_index, batch) for batch in batches)
-            if scan.stopped:
-                break
+        # The first bytes after the last newline (`TAIL_LIMIT` of them at most, in flat
+        # memory), for what the reference answers of a last line without its newline.
+        tail: list[bytes] = []
+        held = 0
+        try:
+            for chunk in read_chunks(handle, name=name):
+                end = chunk.rfind(b"\n")
+                if end >= 0:
+                    tail = [chunk[end + 1 : end + 1 + TAIL_LIMIT]]
+                    held = len(tail[0])
+                elif held < TAIL_LIMIT:
+                    tail.append(chunk[: TAIL_LIMIT - held])
+                    held += len(tail[-1])
+                batches = scan.feed(chunk)
+                self._count(counts, scan)
+                if batches:
+                    self.bytes_read = done + tell()
+                    yield from (self._batch(run_index, batch) for batch in batches)
+                if scan.stopped:
+                    break
+        except GzipCutError as error:  # after every byte before the cut: those lines count
+            counts.gzip_cut = error.what
         batches = scan.finish()
         self._count(counts, scan)
+        if counts.cut:
+            self._last_line(counts, b"".join(tail))
         yield from (self._batch(run_index, batch) for batch in batches)
+
+    @staticmethod
+    def _last_line(counts: RunCounts, line: bytes) -> None:
+        """A last line without its newline that the core left out: cut short (`check`'s
+        rule, `cut_short`), or rejected by its category when no byte can mend it."""
+        error: ParseError | None = None
+        try:
+            parse_line(line)
+        except ParseError as rejected:
+            error = rejected
+        if error is None or cut_short(error):
+            return
+        counts.cut = False
+        counts.rejected[error.category] += 1
+        if counts.first_rejected is None:
+            counts.first_rejected = counts.lines
 
     @staticmethod
     def _count(counts: RunCounts, scan: TableScan) -> None:
@@ -244,7 +312,9 @@ def iter_batches(
     max_line: int | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The rows of `runs` as record batches of the table's schema, read as they are
-    consumed (for runs larger than memory). `RunReader` also gives the counts."""
+    consumed (for runs larger than memory). The lines left out are not in the batches:
+    for them, read through a `RunReader` (`RunReader(runs).batches()`, the same batches),
+    whose `counts` (a `RunCounts` per run) fill as the batches are read."""
     return RunReader(runs, batch_lines=batch_lines, max_line=max_line).batches()
 
 
@@ -258,13 +328,27 @@ def read_runs(
 
     The lines left out are counted per run in the schema's metadata under
     `overbrainer:counts` (JSON: a list of `RunCounts`, `rejected` per category: `syntax`,
-    `eof`, `data`, `length`); `RunReader` gives them as objects.
+    `eof`, `data`, `length`, and `cut`, `gzip_cut`); `counts_of(table)` gives them back as
+    `RunCounts`, and `RunReader` gives them as objects as it reads:
+
+    >>> table = read_runs("examples/tiny-run")  # doctest: +SKIP
+    >>> [(c.run, c.rows, c.left_out) for c in counts_of(table)]  # doctest: +SKIP
+    [('tiny-run', 76, 0)]
     """
     reader = RunReader(runs, max_line=max_line)
     table = pa.Table.from_batches(list(reader.batches()), schema=SCHEMA)
     metadata: dict[bytes, bytes] = dict(SCHEMA.metadata or {})
     metadata[COUNTS_KEY] = json.dumps([asdict(counts) for counts in reader.counts]).encode()
     return table.replace_schema_metadata(metadata)
+
+
+def counts_of(table: pa.Table | pa.Schema) -> list[RunCounts]:
+    """The counts of each run that `read_runs` read into `table` (or its schema): its
+    lines, rows, and lines left out per category, from the metadata `overbrainer:counts`.
+    A `KeyError` when the table holds none (it was not made by `read_runs`)."""
+    schema = table if isinstance(table, pa.Schema) else table.schema
+    counts = json.loads((schema.metadata or {})[COUNTS_KEY])
+    return [RunCounts(**item) for item in counts]
 
 
 def _size(run: Run) -> int:

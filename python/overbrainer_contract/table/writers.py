@@ -1,27 +1,33 @@
 """Writing the table's record batches: Parquet, Arrow IPC or CSV, one file or Hive partitions.
 
-A batch is written as soon as it is read, so memory stays flat. A file is written beside
-its destination under a temporary name and renamed into place once complete: an export
-that fails or is interrupted leaves the previous file (or nothing), never half a file.
-A partitioned export is written the same way, as a folder (`run=<name>/part-0.parquet`,
+A batch is written as soon as it is read, so memory stays flat. A file is written through
+`runs.atomic`: an exclusive temporary beside its destination, renamed into place once
+complete, removed on an error (a full disk) or an ending signal (SIGINT, SIGTERM): an
+export that fails or is interrupted leaves the previous file (or nothing), never half a
+file. A partitioned export is written the same way, as a folder (`run=<name>/part-0.parquet`,
 the name percent-encoded as Hive does; the partition column lives in the folder names,
 not in the files), and never into a folder that already holds something.
+
+Parquet is written in row groups of `ROW_GROUP_ROWS` rows whatever the runs' sizes (many
+small runs share a row group), and each row group's `run` dictionary holds the runs of
+that row group only: the file's size follows its rows, not the square of the runs.
 """
 
 from __future__ import annotations
 
-import os
+import io
 import queue
-import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import quote
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from ..runs.atomic import atomic_file, atomic_path, create_exclusive
 from .schema import SCHEMA
 
 FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".csv": "csv"}
@@ -29,6 +35,17 @@ FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".csv": "csv"}
 
 PARTITION_COLUMNS = ("run",)
 """The columns an export can be partitioned by: each batch holds one value of them."""
+
+ROW_GROUP_ROWS = 65_536
+"""Rows per Parquet row group (the last one of a file holds what is left)."""
+
+_COMPACTED = ("run",)
+"""Dictionary columns whose dictionary (every run of an export) is cut, in each Parquet
+row group, to the values that row group holds (they hold no nulls)."""
+
+
+class _Kept(Exception):
+    """Raised inside an atomic write to leave the earlier file as it is."""
 
 
 class OutputError(Exception):
@@ -50,45 +67,78 @@ def write_batches(
     *,
     schema: pa.Schema = SCHEMA,
     partition_by: str | None = None,
-) -> None:
+    replace_if: Callable[[], bool] | None = None,
+) -> bool:
     """Write every batch of `batches` (of `schema`) to `path` in the format its suffix
-    names; with `partition_by` (`run`), `path` is a folder of Hive partitions."""
+    names; with `partition_by` (`run`), `path` is a folder of Hive partitions. Once every
+    batch is written, `replace_if()` (when given) decides whether the new file takes the
+    place of one already at `path`: when it answers False, that earlier file is left as
+    it was and nothing is written. Whether `path` was written."""
     kind = format_of(path)
+    keep = None if replace_if is None else (lambda: path.exists() and not replace_if())
     if partition_by is None:
         if path.is_dir():
             raise OutputError(f"{path}: is a folder (--partition-by writes a folder)")
-        _atomically(path, lambda temporary: _write_file(batches, schema, temporary, kind))
-        return
+        try:
+            with atomic_file(path) as handle:
+                _write_file(batches, schema, handle, kind)
+                if keep is not None and keep():
+                    raise _Kept
+        except _Kept:
+            return False
+        return True
     if partition_by not in PARTITION_COLUMNS or partition_by not in schema.names:
         raise OutputError(f"cannot partition by {partition_by!r} (only by {PARTITION_COLUMNS})")
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise OutputError(f"{path}: already exists; a partitioned export needs a new folder")
-    _atomically(
-        path, lambda temporary: _write_partitions(batches, schema, temporary, kind, partition_by)
-    )
-
-
-def _atomically(path: Path, write: Callable[[Path], None]) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        write(temporary)
-        if path.is_dir():  # an empty folder, checked above
-            path.rmdir()
-        os.replace(temporary, path)
-    except BaseException:
-        if temporary.is_dir():
-            shutil.rmtree(temporary, ignore_errors=True)
-        else:
-            temporary.unlink(missing_ok=True)
-        raise
+        with atomic_path(path, folder=True) as folder:
+            _write_partitions(batches, schema, folder, kind, partition_by)
+            if keep is not None and path.is_dir() and keep():
+                raise _Kept
+    except _Kept:
+        return False
+    return True
+
+
+class _Held(io.RawIOBase):
+    """`handle` as Arrow writes it: closing it only flushes it, leaving it to its owner
+    (`runs.atomic` syncs it to disk before closing it)."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        super().__init__()
+        self._handle = handle
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        return self._handle.write(data)
+
+    def tell(self) -> int:
+        return self._handle.tell()
+
+    def flush(self) -> None:
+        if not self.closed:
+            self._handle.flush()
 
 
 class _Sink:
-    """One output file of a format, open for batches."""
+    """One output file of a format, open for batches: `handle`, a file we created (closed
+    with the sink when `owned`)."""
 
-    def __init__(self, path: Path, schema: pa.Schema, kind: str) -> None:
+    def __init__(
+        self, handle: IO[bytes], schema: pa.Schema, kind: str, *, owned: bool = False
+    ) -> None:
         self._stack = ExitStack()
-        write: Callable[[pa.RecordBatch], None]
+        if owned:
+            self._stack.callback(handle.close)
+        # Arrow's writers write through the Python file we created (exclusively), never
+        # opening a path themselves; a buffer makes their many small writes large ones.
+        raw = self._stack.enter_context(pa.PythonFile(_Held(handle), mode="w"))
+        stream = self._stack.enter_context(pa.BufferedOutputStream(raw, buffer_size=1 << 20))
+        self.write: Callable[[pa.RecordBatch], None]
+        self._flush: Callable[[], None] = lambda: None
         if kind == "parquet":
             import pyarrow.parquet as pq
 
@@ -96,28 +146,60 @@ class _Sink:
             # cost more than half the write, for values that hardly repeat.
             dictionaries = [f.name for f in schema if isinstance(f.type, pa.DictionaryType)]
             parquet = pq.ParquetWriter(
-                path,
+                stream,
                 schema,
                 use_dictionary=dictionaries,  # type: ignore[arg-type]  # a list: stubs lag
             )
-            write = self._stack.enter_context(parquet).write_batch
+            self._parquet = self._stack.enter_context(parquet)
+            self._schema = schema
+            self._pending: list[pa.RecordBatch] = []
+            self._rows = 0
+            self.write = self._group
+            self._flush = self._write_group
         elif kind == "arrow":
-            sink = self._stack.enter_context(pa.OSFile(str(path), "wb"))
-            write = self._stack.enter_context(pa.ipc.new_file(sink, schema)).write_batch
+            self.write = self._stack.enter_context(pa.ipc.new_file(stream, schema)).write_batch
         else:
             import pyarrow.csv as csv
 
-            write = self._stack.enter_context(csv.CSVWriter(path, schema)).write_batch
-        self.write = write
+            self.write = self._stack.enter_context(csv.CSVWriter(stream, schema)).write_batch  # type: ignore[arg-type]  # a NativeFile: stubs lag
+
+    def _group(self, batch: pa.RecordBatch) -> None:
+        """A batch into the row group being gathered; written once it holds enough rows."""
+        self._pending.append(batch)
+        self._rows += batch.num_rows
+        if self._rows >= ROW_GROUP_ROWS:
+            self._write_group()
+
+    def _write_group(self) -> None:
+        if not self._pending:
+            return
+        table = pa.Table.from_batches(self._pending, schema=self._schema).combine_chunks()
+        self._pending, self._rows = [], 0
+        for name in _COMPACTED:
+            if name in table.schema.names:
+                index = table.schema.get_field_index(name)
+                column: Any = table.column(index).combine_chunks()
+                table = table.set_column(index, table.schema.field(index), _compacted(column))
+        self._parquet.write_table(table, row_group_size=ROW_GROUP_ROWS)
 
     def close(self) -> None:
-        self._stack.close()
+        try:
+            self._flush()
+        finally:
+            self._stack.close()
+
+
+def _compacted(column: pa.DictionaryArray[Any, Any]) -> pa.DictionaryArray[Any, Any]:
+    """`column` with a dictionary of the values it uses only (in their first order)."""
+    used = pc.unique(column.indices)
+    indices = pc.index_in(column.indices, value_set=used).cast(column.type.index_type)
+    return pa.DictionaryArray.from_arrays(indices, column.dictionary.take(used))
 
 
 def _write_file(
-    batches: Iterable[pa.RecordBatch], schema: pa.Schema, path: Path, kind: str
+    batches: Iterable[pa.RecordBatch], schema: pa.Schema, handle: IO[bytes], kind: str
 ) -> None:
-    sink = _Sink(path, schema, kind)
+    sink = _Sink(handle, schema, kind)
     try:
         for batch in _read_ahead(batches):
             sink.write(batch)
@@ -132,7 +214,6 @@ def _write_partitions(
     kept = [name for name in schema.names if name != by]
     inner = pa.schema([schema.field(name) for name in kept]).with_metadata(schema.metadata)
     suffix = next(suffix for suffix, name in FORMATS.items() if name == kind)
-    folder.mkdir()
     parts: dict[str, int] = {}
     current: str | None = None
     sink: _Sink | None = None
@@ -149,7 +230,8 @@ def _write_partitions(
                 part = folder / f"{by}={quote(value, safe='')}"
                 part.mkdir(exist_ok=True)
                 index = parts[value] = parts.get(value, -1) + 1
-                sink = _Sink(part / f"part-{index}{suffix}", inner, kind)
+                handle = create_exclusive(part / f"part-{index}{suffix}")
+                sink = _Sink(handle, inner, kind, owned=True)
                 current = value
             assert sink is not None
             sink.write(batch.select(kept))
