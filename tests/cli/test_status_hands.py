@@ -138,6 +138,19 @@ def test_check_refuses_a_linked_request_as_status_does(tmp_path: Path, token: Pa
     assert f"run/snapshot.request: {SYMLINK}" in done.stderr
 
 
+@pytest.mark.parametrize("command", ["check", "status"])
+def test_a_dangling_link_for_a_request_is_there_for_check_and_status(
+    tmp_path: Path, command: str
+) -> None:
+    """The plugin takes a link's presence as a request (`os.path.lexists`): to `check` and
+    `status` a dangling one is there too, and refused unread — never skipped as absent."""
+    run = make_run(tmp_path / "run", VALID)
+    os.symlink(tmp_path / "nowhere", run / "snapshot.request")
+    done = capped_cli(command, "run", cwd=tmp_path, memory=MEMORY, timeout=TIMEOUT)
+    assert done.returncode == 2
+    assert f"run/snapshot.request: {SYMLINK}" in done.stderr
+
+
 # -- item: control characters from the run are shown escaped -----------------------------
 
 

@@ -10,6 +10,7 @@ the file's size; a line is held whole only while it is read.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ import msgspec
 from ..reader import SKIP_LIMIT, TAGS, CheckScan, ParseError
 from ..runs.chunks import GzipCutError, GzipNotNamedError
 from ..runs.nonfinite import NONFINITE_HINT, WINDOW_AFTER, WINDOW_BEFORE, nonfinite_token
-from ..runs.sidefile import ProofError, exists
+from ..runs.sidefile import ProofError
 from ..runs.signatures import BOM_NOTE, starts_with_bom
 from ..runs.sizes import overlong_reason, size_text
 from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
@@ -374,13 +375,14 @@ def check_request(path: Path, name: str, emit: Emit) -> FileResult:
 
 def run_files(run: Run) -> list[tuple[Path, Kind]]:
     """The files of a run that `check` reads: its metrics file, and in a run folder the
-    snapshot request and proof that exist."""
+    snapshot request and proof that are there — a symlink among them, even a dangling one,
+    is there (the plugin takes a link's presence as a request; reading it refuses it)."""
     files: list[tuple[Path, Kind]] = []
     if run.metrics is not None:
         files.append((run.metrics, "metrics"))
     if run.is_folder and run.request is not None and run.snapshot is not None:
-        if exists(run.request):
+        if os.path.lexists(run.request):
             files.append((run.request, "snapshot-request"))
-        if exists(run.snapshot):
+        if os.path.lexists(run.snapshot):
             files.append((run.snapshot, "snapshot"))
     return files
