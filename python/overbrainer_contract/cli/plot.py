@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..reader import FIELD_NAMES, TAGS, ParseError, TableScan, parse_line
-from ..runs.chunks import read_chunks
+from ..reader.errors import cut_short
+from ..runs.atomic import atomic_file
+from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
-from ..runs.sidefile import SideFileError, open_metrics
+from ..runs.shown import shown
+from ..runs.sidefile import SideFileError
 from ..runs.sizes import invalid_text
 from ..runs.state import Run, RunError
 from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
@@ -124,6 +127,9 @@ class Series:
     """Lines the reader rejects (or over `--max-line`): `check`'s errors on lines."""
     cut: bool = False
     """Whether the last line is cut short (no newline, category `eof`): `check`'s warning."""
+    gzip_cut: str | None = None
+    """For a `.gz` cut short (`chunks.GzipCutError`): what is said of it (the lines
+    before the cut are drawn)."""
     lines: int = 0
     resumes: list[int] = field(default_factory=list)
     """The step each resumption (a `begin` after the first) started from."""
@@ -150,12 +156,12 @@ def read_series(target: Run, max_line: int | None = None) -> Series:
     if target.metrics is None:
         return _fill(series, sys.stdin.buffer, max_line, target.name)
     try:
-        with open_metrics(target.metrics) as handle:
+        with target.open_metrics() as handle:
             return _fill(series, handle, max_line, target.display(target.metrics))
     except SideFileError as error:
-        raise CliError(str(error)) from error
+        raise CliError(shown(str(error))) from error
     except OSError as error:
-        raise CliError(f"{target.name}: {error.strerror or error}") from error
+        raise CliError(f"{shown(target.name)}: {error.strerror or error}") from error
 
 
 def _numpy() -> Any:
@@ -173,15 +179,18 @@ def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) ->
     scan = TableScan(BATCH_LINES, max_line)
     batches: list[TableBatch] = []
     tail = b""  # the bytes after the last newline (at most TAIL_LIMIT of them)
-    for chunk in read_chunks(handle, name=name):
-        batches += scan.feed(chunk)
-        cut_at = chunk.rfind(b"\n")
-        if cut_at >= 0:
-            tail = chunk[cut_at + 1 : cut_at + 1 + TAIL_LIMIT]
-        elif len(tail) < TAIL_LIMIT:
-            tail += chunk[: TAIL_LIMIT - len(tail)]
-        if scan.stopped:
-            break
+    try:
+        for chunk in read_chunks(handle, name=name):
+            batches += scan.feed(chunk)
+            cut_at = chunk.rfind(b"\n")
+            if cut_at >= 0:
+                tail = chunk[cut_at + 1 : cut_at + 1 + TAIL_LIMIT]
+            elif len(tail) < TAIL_LIMIT:
+                tail += chunk[: TAIL_LIMIT - len(tail)]
+            if scan.stopped:
+                break
+    except GzipCutError as error:  # after every byte before the cut: those lines drawn
+        series.gzip_cut = error.what
     batches += scan.finish()
     series.lines = scan.lines
     series.invalid = sum(scan.left_out)
@@ -235,42 +244,45 @@ def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) ->
 
 def _cut_short(tail: bytes) -> bool:
     """Whether a last line without its newline is cut short: the reference rejects it with
-    the category `eof` (what `check` takes for a warning)."""
+    the category `eof` (`cut_short`, the rule `check` applies)."""
     try:
         parse_line(tail)
     except ParseError as error:
-        return error.category == "eof"
+        return cut_short(error)
     return False  # pragma: no cover - the core kept it out: not a metrics line
 
 
 def run(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if not output.suffix:
-        raise CliError(f"{output}: give the file a suffix (.png, .svg) for its format")
+        raise CliError(f"{shown(str(output))}: give the file a suffix (.png, .svg) for its format")
     try:
         targets = find_runs(args.runs)
     except RunError as error:
-        raise CliError(str(error)) from error
+        raise CliError(shown(str(error))) from error
     runs = [read_series(target, args.max_line) for target in targets]
     for series in runs:
+        if series.gzip_cut is not None:
+            say(
+                f"warning: {shown(series.path)}: {shown(series.gzip_cut)}: the lines before it read"
+            )
         words = invalid_text(series.invalid, series.cut)
         if words:
-            say(f"warning: {series.path}: {words} (skipped)")
+            say(f"warning: {shown(series.path)}: {words} (skipped)")
     if not any(runs):
-        say(
-            f"error: nothing to plot: no loss, eval loss or learning rate in {', '.join(args.runs)}"
-        )
+        given = ", ".join(shown(name) for name in args.runs)
+        say(f"error: nothing to plot: no loss, eval loss or learning rate in {given}")
         return INVALID
     plotted = [series for series in runs if series]
     for series in runs:
         if not series:
-            say(f"note: {series.path}: no loss, eval loss or learning rate: not drawn")
+            say(f"note: {shown(series.path)}: no loss, eval loss or learning rate: not drawn")
     figure, notes = make_figure(plotted, args.title, log=args.log, smooth=args.smooth)
     save(figure, output, args.dpi)
     for note in notes:
-        say(f"note: {note}")
+        say(f"note: {shown(note)}")
     resumed = sum(1 for series in plotted if series.resumes)
-    told = f"wrote {output}: {len(plotted):,} run" + ("" if len(plotted) == 1 else "s")
+    told = f"wrote {shown(str(output))}: {len(plotted):,} run" + ("" if len(plotted) == 1 else "s")
     if resumed:
         told += f", {resumed:,} resumed (the dotted marks)"
     sys.stdout.write(told + "\n")
@@ -402,7 +414,13 @@ def make_figure(
         elif name == "learning_rate":
             panel.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     axes[names[-1]].set_xlabel("step")
-    axes[names[0]].set_title(title or (runs[0].label if len(runs) == 1 else f"{len(runs):,} runs"))
+    # Every text from data (a run's name, the title given) is drawn as data: controls as
+    # visible escapes (`shown`), never read as mathtext (`a$\frac{x}{$` would fail the
+    # whole figure).
+    axes[names[0]].set_title(
+        shown(title or (runs[0].label if len(runs) == 1 else f"{len(runs):,} runs")),
+        parse_math=False,
+    )
     if left_out_of_log:
         notes.append(f"{left_out_of_log:,} values <= 0 left out of the log scale")
     if len(runs) > STYLES:
@@ -410,7 +428,7 @@ def make_figure(
     handles = [
         Line2D([], [], linewidth=1.5, markersize=4, **style(index)) for index in range(len(runs))
     ]
-    labels = [series.label for series in runs]
+    labels = [shown(series.label) for series in runs]
     if any(series.resumes for series in runs):
         handles.append(Line2D([], [], color="0.3", linestyle=":", linewidth=1.2))
         labels.append("resumed here (the run's colour)")
@@ -454,17 +472,30 @@ def _legend(figure: Figure, handles: list[Any], labels: list[str], resumed: bool
         columnspacing=1.0,
         labelspacing=0.4,
     )
+    for text in legend.get_texts():
+        text.set_parse_math(False)  # run names are data, not mathtext
     legend.set_in_layout(True)
     return note
 
 
 def save(figure: Figure, output: Path, dpi: int) -> None:
+    """`figure` into `output` through `runs.atomic` (an exclusive temporary, renamed once
+    complete): a full disk, an error or an ending signal leaves the earlier picture as it
+    was and no temporary; the format is the suffix's."""
     from matplotlib import pyplot
 
+    kind = output.suffix[1:].lower()
     try:
-        figure.savefig(output, dpi=dpi)
-    except (OSError, ValueError) as error:
-        raise CliError(f"{output}: {error}") from error
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        if kind not in FigureCanvasBase.get_supported_filetypes():
+            raise ValueError(f"Format {kind!r} is not supported")
+        with atomic_file(output) as handle:
+            figure.savefig(handle, dpi=dpi, format=kind)
+    except OSError as error:
+        raise CliError(f"{shown(str(output))}: {error.strerror or error}") from error
+    except ValueError as error:
+        raise CliError(f"{shown(str(output))}: {error}") from error
     finally:
         pyplot.close(figure)
 
