@@ -19,6 +19,7 @@ from typing import Any, Literal
 import msgspec
 
 from ..reader import SKIP_LIMIT, TAGS, CheckScan, ParseError
+from ..reader.errors import cut_short
 from ..runs.chunks import GzipCutError, GzipNotNamedError
 from ..runs.nonfinite import NONFINITE_HINT, WINDOW_AFTER, WINDOW_BEFORE, nonfinite_token
 from ..runs.sidefile import ProofError
@@ -306,7 +307,7 @@ def _last_line(name: str, number: int, error: ParseError | None, stopped: bool) 
         return Finding(
             name, number, "$", "warning", "truncated", "truncated last line: no newline at its end"
         )
-    if error.category == "eof":
+    if cut_short(error):
         return Finding(
             name,
             number,
