@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import stat
 import sys
 import time
 from pathlib import Path
@@ -18,6 +16,7 @@ from ..contract.constants import SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Snapshot, Stage
 from ..plugin.source import JOB_STAGES
 from ..runs import sidefile
+from ..runs.atomic import write_atomically
 from ..runs.follower import Follower
 from ..runs.shown import shown
 from ..runs.state import WORD, RunError, resolve
@@ -38,16 +37,13 @@ MAX_WAIT = 7 * 86400.0
 """The longest --wait: a week."""
 MIN_INTERVAL, MAX_INTERVAL = 0.01, 3600.0
 """The seconds between looks: a floor (no busy polling), and an hour."""
-STALE_TEMPORARY = 3600.0
-"""Seconds after which a request's temporary file left in the folder (by a snapshot
-killed between writing it and renaming it) is removed by the next snapshot."""
 
 TRAIN = JOB_STAGES[0]
 
 DESCRIPTION = f"""\
 Write {SNAPSHOT_REQUEST} into the run folder, atomically (a temporary file of a name no one
-can guess, created exclusively, then a rename; one an interrupted snapshot left is removed
-by the next after an hour), holding the reason: one word of 1 to 64 letters, digits, `_`
+can guess, created exclusively, then a rename; one a killed snapshot left is removed by
+the next once its process is gone), holding the reason: one word of 1 to 64 letters, digits, `_`
 or `-`. At the end of its current step the plugin saves a checkpoint, stops the training
 and writes {SNAPSHOT_FILE}.
 A run that has ended (its latest `end` line, or a stage after training, with no `begin`
@@ -108,54 +104,14 @@ def _identity(path: Path) -> tuple[int, int, int] | None:
     return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
-TEMPORARY_PREFIX = f".{SNAPSHOT_REQUEST}."
-TEMPORARY_SUFFIX = ".tmp"
-
-
 def write_request(folder: Path, reason: str) -> Path:
-    """Write `snapshot.request` in `folder` atomically; its path.
-
-    The temporary file is created exclusively (`O_CREAT|O_EXCL|O_NOFOLLOW`: nothing planted
-    at its name, a symlink included, is written through) under a name of 16 random hex
-    digits no one can plant ahead, with the mode the user's umask gives a new file (0600
-    would hide the reason from a plugin running as another user), then renamed over the
-    request (`os.replace`). Temporaries older than `STALE_TEMPORARY` are removed first."""
-    _remove_stale_temporaries(folder)
+    """Write `snapshot.request` in `folder` atomically (`runs.atomic`: an exclusive
+    temporary of a name no one can plant ahead, then a rename; stale temporaries of a
+    snapshot killed meanwhile removed first), with the mode the user's umask gives a new
+    file (0600 would hide the reason from a plugin running as another user); its path."""
     target = folder / SNAPSHOT_REQUEST
-    temporary = folder / f"{TEMPORARY_PREFIX}{os.urandom(8).hex()}{TEMPORARY_SUFFIX}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    descriptor = os.open(temporary, flags, 0o666)  # the umask applies, as to any new file
-    try:
-        with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-            handle.write(f"{reason}\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_atomically(target, f"{reason}\n".encode("ascii"))
     return target
-
-
-def _remove_stale_temporaries(folder: Path) -> None:
-    """Remove the request temporaries an interrupted snapshot left (regular files of our
-    name's pattern, older than `STALE_TEMPORARY`): none stays for ever. One being written
-    now is younger; anything else at such a name is left alone."""
-    now = time.time()
-    try:
-        names = [entry for entry in os.scandir(folder) if entry.name.startswith(TEMPORARY_PREFIX)]
-    except OSError:
-        return
-    for entry in names:
-        middle = entry.name[len(TEMPORARY_PREFIX) : -len(TEMPORARY_SUFFIX)]
-        if not entry.name.endswith(TEMPORARY_SUFFIX) or len(middle) != 16:
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_TEMPORARY:
-                os.unlink(entry.path)
-        except OSError:
-            continue
 
 
 def run(args: argparse.Namespace) -> int:
