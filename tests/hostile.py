@@ -127,3 +127,20 @@ def tmpfs(folder: Path, size: str) -> Iterator[Path]:
         yield folder
     finally:
         subprocess.run(["umount", "-l", str(folder)], timeout=30, check=False)
+
+
+def sized_lines(size: int) -> bytes:
+    """Valid stage lines (`time` of 1 to 12 digits) of exactly `size` bytes in all: what
+    fills a small file system to the byte before a line that cannot fit."""
+    lines, left = [], size
+    while left:
+        for digits in range(12, 0, -1):  # 42 to 53 bytes a line
+            line = f'{{"event":"stage","name":"train","time":{"1" * digits}}}\n'.encode()
+            rest = left - len(line)
+            if rest == 0 or rest >= 42:
+                lines.append(line)
+                left = rest
+                break
+        else:
+            raise AssertionError(f"no lines of {size} bytes")
+    return b"".join(lines)

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from hostile import capped_cli, tmpfs
+from hostile import capped_cli, sized_lines, tmpfs
 
 TIMEOUT = 30  # seconds; a stage line takes well under one, an open() onto a FIFO for ever
 MEMORY = 2**30
@@ -38,22 +38,6 @@ def stage_lines(data: bytes) -> list[str]:
         assert tail.endswith("}")
         names.append(head.removeprefix('{"event":"stage","name":"'))
     return names
-
-
-def sized_lines(size: int) -> bytes:
-    """Valid stage lines (`time` of 1 to 12 digits) of exactly `size` bytes in all."""
-    lines, left = [], size
-    while left:
-        for digits in range(12, 0, -1):  # 42 to 53 bytes a line
-            line = f'{{"event":"stage","name":"train","time":{"1" * digits}}}\n'.encode()
-            rest = left - len(line)
-            if rest == 0 or rest >= 42:
-                lines.append(line)
-                left = rest
-                break
-        else:
-            raise AssertionError(f"no lines of {size} bytes")
-    return b"".join(lines)
 
 
 def test_a_fifo_with_no_reader_is_refused_at_once(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile import tmpfs
+from hostile import sized_lines, tmpfs
 from overbrainer_contract.plugin.source import PLUGIN_PATH, stage_command
 from plugin_helpers import Filler, check_metrics
 
@@ -81,22 +81,6 @@ def test_after_a_cut_last_line_the_stage_line_starts_a_fresh_one(sh: str, tmp_pa
     assert data[:2] == [BEGIN.rstrip(), b'{"event":"st'], "the cut line stays, alone"
     assert data[2].startswith(b'{"event":"stage","name":"export","time":')
     assert len(data) == 3
-
-
-def sized_lines(size: int) -> bytes:
-    """Valid stage lines (`time` of 1 to 12 digits) of exactly `size` bytes in all."""
-    lines, left = [], size
-    while left:
-        for digits in range(12, 0, -1):  # 42 to 53 bytes a line
-            line = f'{{"event":"stage","name":"train","time":{"1" * digits}}}\n'.encode()
-            rest = left - len(line)
-            if rest == 0 or rest >= 42:
-                lines.append(line)
-                left = rest
-                break
-        else:
-            raise AssertionError(f"no lines of {size} bytes")
-    return b"".join(lines)
 
 
 @pytest.mark.parametrize("sh", SHELLS)
