@@ -195,7 +195,7 @@ def _generate(session: nox.Session, out: Path) -> None:
             shutil.copy(path, src / path.name)
         session.run("datamodel-codegen", "--input", str(src), "--output", str(out), silent=True)
     (out / "py.typed").write_text("")  # the models are typed: PEP 561
-    # The Arrow schema of a table of metrics lines (issue: many runs as one table).
+    # The Arrow schema of a table of metrics lines.
     session.run("python", str(ARROW_CODEGEN), str(SCHEMA), str(out / "metrics_line_arrow.py"))
     # The reader core's Rust types (core/reader/src/generated.rs), kept beside for the check.
     session.run("python", str(RUST_CODEGEN), str(SCHEMA), str(out.parent / RUST_GENERATED.name))
@@ -323,7 +323,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/plugin_callback.py")
 
 
-# --- sessions of the plugin (issue: the Axolotl plugin) are added below ---
+# --- the plugin ---
 
 # torch comes from pip, pinned, in its own install call before anything that depends on it:
 # torch==2.13.0 is the CPU wheel this workplace serves; any other version (or uv) would pull
@@ -357,7 +357,7 @@ def axolotl(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", "tests/axolotl", *session.posargs)
 
 
-# --- the command line (issue: the command line) ---
+# --- the command line ---
 
 
 @nox.session(python=PYTHON)
@@ -380,7 +380,7 @@ def cli(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
 
 
-# --- other languages and schema evolution (issue: other languages consume the contract) ---
+# --- other languages and schema evolution ---
 
 JS = ROOT / "js"
 
@@ -491,7 +491,7 @@ def compat(session: nox.Session) -> None:
     session.run("python", "-m", "overbrainer_contract.contract.compat", *session.posargs)
 
 
-# --- many runs as one table (issue: Arrow and Parquet from the schema, queried with DuckDB) ---
+# --- many runs as one table ---
 
 
 @nox.session(python=PYTHON)
@@ -505,7 +505,7 @@ def table(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", "tests/table", *session.posargs)
 
 
-# --- the reference itself (issue: the reader at full speed, measured against the reference) ---
+# --- the reference itself ---
 
 REFERENCE_CRATE = ROOT / "conformance" / "rust"
 FUZZ_SEED = "20261130"

@@ -79,7 +79,7 @@ def token(tmp_path: Path) -> Path:
     return path
 
 
-# -- item: a side file that is a symlink is refused unread ------------------------------
+# -- a side file that is a symlink is refused unread ------------------------------
 
 
 @pytest.mark.parametrize("output", ["text", "json"])
@@ -151,7 +151,7 @@ def test_a_dangling_link_for_a_request_is_there_for_check_and_status(
     assert f"run/snapshot.request: {SYMLINK}" in done.stderr
 
 
-# -- item: control characters from the run are shown escaped -----------------------------
+# -- control characters from the run are shown escaped -----------------------------
 
 
 @pytest.mark.parametrize("colour", ["never", "always"])
@@ -229,7 +229,7 @@ def test_a_run_that_cannot_be_read_is_said_escaped(tmp_path: Path) -> None:
     assert err == "overbrainer-contract: error: \\x1b[31mred/snapshot.json: a FIFO, not a file\n"
 
 
-# -- item: names are never read as rich markup -------------------------------------------
+# -- names are never read as rich markup -------------------------------------------
 
 
 @pytest.mark.parametrize("colour", ["never", "always"])
