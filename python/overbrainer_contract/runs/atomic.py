@@ -2,7 +2,7 @@
 
 A file (or a folder of files) we write is first written to a temporary beside its
 target, named `.NAME.PID.RANDOM.tmp`: `PID` the writing process, `RANDOM` 16 hex digits
-from `secrets`, so no one can plant the name ahead. The file is created exclusively
+from `os.urandom`, so no one can plant the name ahead. The file is created exclusively
 (`O_CREAT|O_EXCL|O_NOFOLLOW`: neither a file nor a symlink already there is written
 through), written, flushed to disk (`fsync`) and put in place by `os.replace`, which
 is atomic on one file system: the target is the earlier file or the whole new one,
@@ -22,8 +22,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
-import shutil
 import signal
 import stat
 import threading
@@ -55,7 +53,7 @@ def create_exclusive(path: str | os.PathLike[str], mode: int = 0o666) -> IO[byte
 
 def temporary_name(target: Path) -> Path:
     """A fresh temporary's name for `target`, beside it: `.NAME.PID.RANDOM.tmp`."""
-    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
+    return target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(8).hex()}.tmp")
 
 
 def _stale_pattern(target: Path) -> re.Pattern[str]:
@@ -94,7 +92,7 @@ def clean_stale(target: Path) -> list[Path]:
         path = target.parent / name
         try:
             if stat.S_ISDIR(os.lstat(path).st_mode):
-                shutil.rmtree(path)
+                _remove_tree(path)
             else:
                 path.unlink()
         except OSError:
@@ -103,10 +101,18 @@ def clean_stale(target: Path) -> list[Path]:
     return removed
 
 
+def _remove_tree(path: Path) -> None:
+    """A temporary folder (a partitioned export's) removed with what it holds; shutil is
+    loaded only here: not every command's start."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _remove(path: Path) -> None:
     try:
         if stat.S_ISDIR(os.lstat(path).st_mode):
-            shutil.rmtree(path, ignore_errors=True)
+            _remove_tree(path)
         else:
             path.unlink()
     except OSError:
