@@ -191,11 +191,11 @@ def check_stream(
     )
 
 
-PIECE_LINES = 8192
+PIECE_LINES = 32768
 """The most lines fed to the core at once: a feed's facts are held until they are reported
-(about 0.5 KiB each, in the core and then in Python), and a bad file has one a line — 4 MiB
-of findings at most whatever the file. A realistic line is about 200 bytes: a piece is then
-1.6 MB, answered on every core."""
+(about 0.5 KiB each, in the core and then in Python), and a bad file has one a line — 16 MiB
+of findings at most whatever the file. A realistic line is about 200 bytes: a 4 MiB chunk
+of them (about 20k lines) is fed whole, and answered on every core."""
 
 HELD = 64 * 1024
 """The first bytes of a line under way that are kept, beside the core, for the hint on a
