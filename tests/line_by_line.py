@@ -6,6 +6,8 @@ the commands' policy written out here once, line by line, as it was.
 `check_lines` is the checker as it was (`check/checker.py` at 1.1.1, its `MetricsCheck`),
 less its block path, with the user's bound (`max_line`) applied to each line as the old
 splitter did: a line longer than the bound, without its newline, is a `length` error.
+A line is read as its bytes before its newline, as the reference runner and the golden
+suite read it (a line cut short mid-file is `eof`; a blank line is `""`, `eof` at column 0).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class MetricsCheck:
                 emit(_overlong(name, number, len(raw), raw[-1:] == b"\n", max_line))
                 continue
             try:
-                line = parse(raw)
+                line = parse(raw[:-1] if raw[-1:] == b"\n" else raw)  # the bytes before it
             except ParseError as error:
                 if raw[-1:] != b"\n":  # the last line, cut: checked in `result`
                     continue

@@ -76,12 +76,12 @@ Line: TypeAlias = Annotated[
 Column: TypeAlias = Annotated[
     int,
     Meta(
-        description='1-based column in the line where the problem was found, when known.',
-        ge=1,
+        description="The column in the line where the problem was found, when known: the reference's (serde_json's), counted in bytes of the line without its newline, 1 for its first byte; 0 is before the first byte, where a line with no byte at all (a blank line) is rejected. Null when no column is known. From 0 since contract 2.0.0 (1 before).",
+        ge=0,
     ),
 ]
 """
-1-based column in the line where the problem was found, when known.
+The column in the line where the problem was found, when known: the reference's (serde_json's), counted in bytes of the line without its newline, 1 for its first byte; 0 is before the first byte, where a line with no byte at all (a blank line) is rejected. Null when no column is known. From 0 since contract 2.0.0 (1 before).
 """
 
 
@@ -101,9 +101,9 @@ class ReportFinding(Struct, tag_field='type', tag='finding'):
     """
     1-based line number; null for a snapshot file, or a finding of the whole file (gzip-compressed data where lines should be).
     """
-    column: Annotated[Column, Meta(description='1-based column in the line where the problem was found, when known.')] | None
+    column: Annotated[Column, Meta(description="The column in the line where the problem was found, when known: the reference's (serde_json's), counted in bytes of the line without its newline, 1 for its first byte; 0 is before the first byte, where a line with no byte at all (a blank line) is rejected. Null when no column is known. From 0 since contract 2.0.0 (1 before).")] | None
     """
-    1-based column in the line where the problem was found, when known.
+    The column in the line where the problem was found, when known: the reference's (serde_json's), counted in bytes of the line without its newline, 1 for its first byte; 0 is before the first byte, where a line with no byte at all (a blank line) is rejected. Null when no column is known. From 0 since contract 2.0.0 (1 before).
     """
     path: Annotated[
         str,

@@ -141,9 +141,36 @@ class MaxBytes(Struct):
     """
 
 
+class Stale(Struct):
+    """
+    When a run's ETA is stale: the run silent (no line of any kind) for longer than `max(steps * step_seconds, floor_seconds)`, `step_seconds` being the mean time a step takes at the run's own pace (the floor alone without a pace). A stale ETA is said as such, never counted down. Since contract 2.0.0.
+    """
+
+    steps: Annotated[
+        int,
+        Meta(
+            description="Silence, in steps at the run's own pace, after which its ETA is stale (`STALE_STEPS`): a run writes a line every few steps, and may go quiet longer while it saves a checkpoint.",
+            ge=1,
+        ),
+    ]
+    """
+    Silence, in steps at the run's own pace, after which its ETA is stale (`STALE_STEPS`): a run writes a line every few steps, and may go quiet longer while it saves a checkpoint.
+    """
+    floor_seconds: Annotated[
+        float,
+        Meta(
+            description="Silence, in seconds, below which an ETA is never stale (`STALE_FLOOR`): a fast run's saves and evaluations are not taken for a stall.",
+            gt=0.0,
+        ),
+    ]
+    """
+    Silence, in seconds, below which an ETA is never stale (`STALE_FLOOR`): a fast run's saves and evaluations are not taken for a stall.
+    """
+
+
 class Contract(Struct):
     """
-    The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, the files of a run folder and the most bytes its side files may hold.
+    The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, the files of a run folder, the most bytes its side files may hold and when a run's ETA is stale.
     """
 
     version: Annotated[
@@ -204,4 +231,16 @@ class Contract(Struct):
     ) = UNSET
     """
     The most bytes each side file of a run folder may hold, by its key in `files`: the command line refuses a larger one unread, the plugin reads no reason from a larger request. Since contract 1.2.0.
+    """
+    stale: (
+        Annotated[
+            Stale,
+            Meta(
+                description="When a run's ETA is stale: the run silent (no line of any kind) for longer than `max(steps * step_seconds, floor_seconds)`, `step_seconds` being the mean time a step takes at the run's own pace (the floor alone without a pace). A stale ETA is said as such, never counted down. Since contract 2.0.0."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    When a run's ETA is stale: the run silent (no line of any kind) for longer than `max(steps * step_seconds, floor_seconds)`, `step_seconds` being the mean time a step takes at the run's own pace (the floor alone without a pace). A stale ETA is said as such, never counted down. Since contract 2.0.0.
     """

@@ -103,9 +103,10 @@ export interface ReaderOptions {
    * `over`, unread and unheld. Default: none (a line of any length is read; junk without a
    * newline is recognised by its start and skipped, as the core's splitter does). */
   maxLine?: number | null;
-  /** Whether a rejected complete line is read with its newline (where an error is placed
-   * then: what `overbrainer-contract check` reports) or without (as `parseLine` of the line,
-   * as the golden suite cuts a file). Default: `false`. */
+  /** Accepted and without effect: every reader reads a line as the bytes before its
+   * newline (as `parseLine` of those bytes, the reference runner and
+   * `overbrainer-contract check` read it), so an error is placed the same way in each.
+   * @deprecated kept so that code passing it still compiles and runs. */
   newlineInErrors?: boolean;
 }
 
@@ -192,7 +193,7 @@ interface Exports {
     maxSteps: bigint,
     step: bigint,
   ): number;
-  ob_reader_new(hasMax: number, maxLine: number, newlineInErrors: number): number;
+  ob_reader_new(hasMax: number, maxLine: number): number;
   ob_reader_feed(id: number, len: number): number;
   ob_reader_finish(id: number): number;
   ob_reader_stopped(id: number): number;
@@ -577,11 +578,11 @@ function bind(ex: Exports): Api {
     #lines = 0;
 
     constructor(options: ReaderOptions = {}) {
-      const { maxLine = null, newlineInErrors = false } = options;
+      const { maxLine = null } = options;
       if (maxLine !== null && !(Number.isInteger(maxLine) && maxLine >= 0)) {
         throw new TypeError(`maxLine is a number of bytes (an integer from 0) or null, not ${describe(maxLine)}`);
       }
-      this.#id = ex.ob_reader_new(maxLine === null ? 0 : 1, maxLine ?? 0, newlineInErrors ? 1 : 0);
+      this.#id = ex.ob_reader_new(maxLine === null ? 0 : 1, maxLine ?? 0);
       registry.register(this, this.#id, this);
     }
 

@@ -69,7 +69,7 @@ function parts(data: Uint8Array, count: number): [number, number][] {
 
 /** The answers of `data`'s lines, its parts read by worker threads (see `ReadOptions.threads`). */
 async function* threaded(data: Uint8Array, options: ReadOptions, threads: number): AsyncGenerator<Answer[], void, undefined> {
-  const { maxLine = null, newlineInErrors = false, chunkSize = 1 << 20 } = options;
+  const { maxLine = null, chunkSize = 1 << 20 } = options;
   const queues = parts(data, threads).map(([start, end]) => {
     const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { module } });
     const queue = { worker, records: [] as Uint8Array[], done: false, failed: null as unknown, wake: (): void => {} };
@@ -84,7 +84,7 @@ async function* threaded(data: Uint8Array, options: ReadOptions, threads: number
     });
     const part = new Uint8Array(end - start); // a copy (a Buffer's `slice` is a view), transferred
     part.set(data.subarray(start, end));
-    worker.postMessage({ part, maxLine, newlineInErrors, slice: chunkSize }, [part.buffer]);
+    worker.postMessage({ part, maxLine, slice: chunkSize }, [part.buffer]);
     return queue;
   });
   let first = 1;

@@ -10,7 +10,7 @@ interface Exports {
   ob_input(len: number): number;
   ob_output(): number;
   ob_output_len(): number;
-  ob_reader_new(hasMax: number, maxLine: number, newlineInErrors: number): number;
+  ob_reader_new(hasMax: number, maxLine: number): number;
   ob_reader_feed(id: number, len: number): number;
   ob_reader_finish(id: number): number;
   ob_reader_free(id: number): void;
@@ -20,7 +20,6 @@ interface Exports {
 export interface Request {
   part: Uint8Array;
   maxLine: number | null;
-  newlineInErrors: boolean;
   slice: number;
 }
 
@@ -36,8 +35,8 @@ function records(): Uint8Array {
   return new Uint8Array(ex.memory.buffer, start, length).slice();
 }
 
-port.on("message", ({ part, maxLine, newlineInErrors, slice }: Request) => {
-  const id = ex.ob_reader_new(maxLine === null ? 0 : 1, maxLine ?? 0, newlineInErrors ? 1 : 0);
+port.on("message", ({ part, maxLine, slice }: Request) => {
+  const id = ex.ob_reader_new(maxLine === null ? 0 : 1, maxLine ?? 0);
   try {
     for (let at = 0; at < part.length; at += slice) {
       const chunk = part.subarray(at, at + slice);

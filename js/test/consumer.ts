@@ -71,6 +71,21 @@ assert.deepEqual(
   [[1, "line", true], [2, "over", true], [3, "error", false]],
 );
 
+// A line is the bytes before its newline, for every reader: a line cut short mid-file is
+// `eof`, a blank line `eof` at column 0 (the reference runner's answers to those bytes).
+// `newlineInErrors` is still accepted, and changes nothing.
+const cutMidFile = new TextEncoder().encode('{"event":"log","time":2.0,"step":1,"no\n\n{"event":"end","time":1,"step":2}\n');
+const placed = (answers: Answer[]): (string | number | null)[][] =>
+  answers.map((answer) => (answer.kind === "error" ? [answer.line, answer.error.category, answer.error.column] : [answer.line, answer.kind]));
+const wants = [[1, "eof", 38], [2, "eof", 0], [3, "line"]];
+for (const options of [{}, { newlineInErrors: true }, { newlineInErrors: false }]) {
+  const alone = new Reader(options);
+  assert.deepEqual(placed([...alone.feed(cutMidFile), ...alone.finish()]), wants);
+  const batches: Answer[] = [];
+  for await (const batch of readLines(cutMidFile, { ...options, threads: 1 })) batches.push(...batch);
+  assert.deepEqual(placed(batches), wants);
+}
+
 // A Uint8Array read by worker threads (the package's worker.js, beside its main module): the
 // same answers as one thread's, in order.
 const many = new TextEncoder().encode(

@@ -35,7 +35,7 @@ export interface ReportFinding {
    */
   line: number | null;
   /**
-   * 1-based column in the line where the problem was found, when known.
+   * The column in the line where the problem was found, when known: the reference's (serde_json's), counted in bytes of the line without its newline, 1 for its first byte; 0 is before the first byte, where a line with no byte at all (a blank line) is rejected. Null when no column is known. From 0 since contract 2.0.0 (1 before).
    */
   column: number | null;
   /**

@@ -1,7 +1,7 @@
 /* Generated from schema/contract.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `cd js && npm ci && node generate-types.mjs`. */
 
 /**
- * The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, the files of a run folder and the most bytes its side files may hold.
+ * The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, the files of a run folder, the most bytes its side files may hold and when a run's ETA is stale.
  */
 export interface Contract {
   /**
@@ -83,6 +83,19 @@ export interface Contract {
      * `snapshot.json` (`PROOF_LIMIT`): four short fields and a checkpoint's path.
      */
     snapshot: number;
+  };
+  /**
+   * When a run's ETA is stale: the run silent (no line of any kind) for longer than `max(steps * step_seconds, floor_seconds)`, `step_seconds` being the mean time a step takes at the run's own pace (the floor alone without a pace). A stale ETA is said as such, never counted down. Since contract 2.0.0.
+   */
+  stale?: {
+    /**
+     * Silence, in steps at the run's own pace, after which its ETA is stale (`STALE_STEPS`): a run writes a line every few steps, and may go quiet longer while it saves a checkpoint.
+     */
+    steps: number;
+    /**
+     * Silence, in seconds, below which an ETA is never stale (`STALE_FLOOR`): a fast run's saves and evaluations are not taken for a stall.
+     */
+    floor_seconds: number;
   };
   /**
    * An evaluation under way writes at most one `eval` line per this many seconds.

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     )
     from .runs.state import RunError, iter_lines, read_run
 
-__version__ = "1.2.0"
+__version__ = "2.0.0"
 
 __all__ = [
     "CONTRACT",

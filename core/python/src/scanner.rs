@@ -47,11 +47,8 @@ fn run<C: Consumer + Send>(scan: &mut Scan<C>, chunk: Option<&[u8]>) {
     }
 }
 
-fn options(max_line: Option<usize>, newline_in_errors: bool) -> Options {
-    Options {
-        max_line,
-        newline_in_errors,
-    }
+fn options(max_line: Option<usize>) -> Options {
+    Options { max_line }
 }
 
 /// The facts `check` reports on a metrics file, read as it is fed: `feed(chunk)` and
@@ -71,7 +68,7 @@ impl CheckScan {
     #[args(max_line = "None")]
     fn new(max_line: Option<usize>) -> Self {
         Self {
-            scan: Scan::new(options(max_line, true), Order::default()),
+            scan: Scan::new(options(max_line), Order::default()),
         }
     }
 
@@ -173,7 +170,7 @@ impl StateScan {
     #[args(max_line = "None")]
     fn new(max_line: Option<usize>) -> Self {
         Self {
-            scan: Scan::new(options(max_line, true), Notables::default()),
+            scan: Scan::new(options(max_line), Notables::default()),
         }
     }
 
@@ -256,7 +253,7 @@ impl TableScan {
     #[args(max_line = "None")]
     fn new(batch_lines: u64, max_line: Option<usize>) -> Self {
         Self {
-            scan: Scan::new(options(max_line, false), Columns::new(batch_lines)),
+            scan: Scan::new(options(max_line), Columns::new(batch_lines)),
         }
     }
 

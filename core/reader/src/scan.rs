@@ -38,13 +38,12 @@ pub struct Answered {
 pub struct Options {
     /// The user's bound on a line's length, without its newline.
     pub max_line: Option<usize>,
-    /// Whether a rejected complete line is answered with its newline as part of it (what
-    /// `check` reports: the line as the file holds it) or without (the line as the golden
-    /// suite cuts a file: what `export` counts by category).
-    pub newline_in_errors: bool,
 }
 
-/// The answer to one complete line (`line` ends in its newline) or to the last line.
+/// The answer to one complete line (`line` ends in its newline) or to the last line: the
+/// reference's reading of the line's bytes before its newline, as the golden suite and the
+/// reference runner cut a file, for every command (a line cut short mid-file is `eof`
+/// there, as it is at the file's end; a blank line is `""`, `eof` at column 0).
 #[must_use]
 pub fn answer(line: &[u8], options: Options) -> Answer {
     let bare = line.strip_suffix(b"\n").unwrap_or(line);
@@ -56,14 +55,7 @@ pub fn answer(line: &[u8], options: Options) -> Answer {
             };
         }
     }
-    // A metrics line is one with or without its newline (white space after the value is
-    // the reference's too): the newline changes only where an error is placed.
-    let read = if options.newline_in_errors {
-        line
-    } else {
-        bare
-    };
-    match read_line(read) {
+    match read_line(bare) {
         Ok(read) => Answer::Read(read),
         Err(error) => Answer::Bad(error),
     }

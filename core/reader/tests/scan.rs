@@ -107,7 +107,6 @@ fn scanned<C: Consumer>(data: &[u8], options: Options, consumer: C, draw: &mut D
 fn options(draw: &mut Draw) -> Options {
     Options {
         max_line: (draw.below(4) == 0).then(|| draw.below(120)),
-        newline_in_errors: draw.below(2) == 0,
     }
 }
 

@@ -410,10 +410,9 @@ pub extern "C" fn ob_eta(
 }
 
 /// A new reader (a `Scan` of the core): its handle. `has_max`/`max_line`: the user's bound
-/// on a line's length, without its newline; `newline_in_errors`: whether a rejected
-/// complete line is answered with its newline as part of it (see `scan::Options`).
+/// on a line's length, without its newline.
 #[no_mangle]
-pub extern "C" fn ob_reader_new(has_max: u32, max_line: f64, newline_in_errors: u32) -> u32 {
+pub extern "C" fn ob_reader_new(has_max: u32, max_line: f64) -> u32 {
     let max_line = if has_max == 0 || max_line.is_nan() || max_line < 0.0 {
         None
     } else if max_line >= 4_294_967_295.0 {
@@ -423,10 +422,7 @@ pub extern "C" fn ob_reader_new(has_max: u32, max_line: f64, newline_in_errors: 
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Some(max_line as usize)
     };
-    let options = Options {
-        max_line,
-        newline_in_errors: newline_in_errors != 0,
-    };
+    let options = Options { max_line };
     let scan = Scan::new(options, Records::default());
     with_state(|state| {
         let free = state.readers.iter().position(Option::is_none);

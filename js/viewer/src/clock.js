@@ -2,10 +2,14 @@
 // counted down since the pace measured it, or stale when the run has been silent for much
 // longer than its pace predicts. `now` is seconds since the epoch, the lines' clock.
 
-/** Silence, in steps at the run's own pace, after which its ETA is stale. */
-export const STALE_STEPS = 50;
-/** Silence, in seconds, below which an ETA is never stale. */
-export const STALE_FLOOR = 120;
+import { stale } from "viewer:contract";
+
+/** Silence, in steps at the run's own pace, after which its ETA is stale (the contract's
+ * `stale.steps`, schema/contract.json, read at build time). */
+export const STALE_STEPS = stale.steps;
+/** Silence, in seconds, below which an ETA is never stale (the contract's
+ * `stale.floor_seconds`). */
+export const STALE_FLOOR = stale.floor_seconds;
 
 const UNITS = [
   [86400, "days"],

@@ -7,8 +7,8 @@
 //   node --test test/          (after `cd js && node build.mjs`: the package's dist/)
 //
 // The errors listed are held to what `overbrainer-contract check -o json` reports of the same
-// file (line, category, message, column, path: a rejected complete line read with its
-// newline, as check reads it).
+// file (line, category, message, column, path) and to the reference's answer to each line's
+// bytes before its newline, the one reading of a line every command and the page share.
 //
 // OVERBRAINER_REFERENCE_RUNNER names the runner (default: conformance/rust's release build);
 // OVERBRAINER_CONTRACT the console script (default: `overbrainer-contract` on the PATH);
@@ -304,19 +304,23 @@ describe("the run viewer in headless Chromium", () => {
     assert.equal(report.file.errors, errors.length);
     const shown = await badLinesOf(page, "bad-lines.jsonl");
     assert.equal(shown.heading, `${errors.length} invalid lines`);
-    // each with check's category, message, column and path: a rejected complete line read
-    // with its newline, so a blank line, white space or a line cut short is placed as check
-    // places it, one column past where its text alone would end (the reference on the line
-    // without its newline)
+    // each with check's category, message, column and path, and with the reference's
+    // category, message and column for the line's bytes before its newline: a blank line,
+    // white space or a line cut short in the middle of the file placed as the reference
+    // places it (a blank line at column 0, before its first byte)
     assert.deepEqual(shown.rows.map(cells), errors.map(listedError));
     shown.rows.forEach((listed, index) => assert.equal(listed.text, bad[errors[index].line - 1], `line ${errors[index].line} shown as written`));
-    const past = refused.filter(({ at, answer }) => shownError(answer).column !== null && String(shownError(answer).column) !== shown.rows.find((listed) => listed.line === String(at + 1)).column);
-    assert.deepEqual(
-      past.map(({ at }) => bad[at]),
-      ['{"event":"log","time":2,"step":', "", "   ", '{"event":"log","time":1,"step":1'],
-      "the lines whose column the newline moves",
-    );
-    for (const { at, answer } of past) assert.equal(shown.rows.find((listed) => listed.line === String(at + 1)).column, String(shownError(answer).column + 1));
+    for (const { at, answer } of refused) {
+      const listed = shown.rows.find((row) => row.line === String(at + 1));
+      const want = shownError(answer);
+      assert.deepEqual(
+        { category: listed.category, message: listed.message, column: listed.column },
+        { category: want.category, message: want.message, column: want.column === null ? "" : String(want.column) },
+        `line ${at + 1} as the reference reads ${JSON.stringify(bad[at])}`,
+      );
+    }
+    const blank = shown.rows.find((row) => row.line === String(bad.indexOf("") + 1));
+    assert.deepEqual([blank.category, blank.column], ["eof", "0"]);
     const status = await statusOf(page, "bad-lines.jsonl");
     assert.equal(status.lines.text, `${bad.length} (${errors.length} invalid)`);
 

@@ -6,7 +6,7 @@ from functools import cache
 from pathlib import Path
 
 import msgspec
-from overbrainer_contract_models.contract_schema import Contract
+from overbrainer_contract_models.contract_schema import Contract, Stale
 
 
 def schema_dir() -> Path:
@@ -70,3 +70,12 @@ REQUEST_LIMIT: int = _since_1_2(
 """The most bytes `snapshot.request` may hold (contract 1.2.0): what the plugin reads of it."""
 PROOF_LIMIT: int = _since_1_2(getattr(_MAX_BYTES, "snapshot", None), "max_bytes.snapshot")
 """The most bytes `snapshot.json` may hold (contract 1.2.0)."""
+
+_STALE = CONTRACT.stale
+"""When a run's ETA is stale (contract 2.0.0): optional in the schema, older contracts lack it."""
+if not isinstance(_STALE, Stale):
+    raise RuntimeError(f"{schema_dir() / 'contract.json'} lacks stale")
+STALE_STEPS: int = _STALE.steps
+"""Silence, in steps at the run's own pace, after which its ETA is stale (contract 2.0.0)."""
+STALE_FLOOR: float = float(_STALE.floor_seconds)
+"""Silence, in seconds, below which an ETA is never stale (contract 2.0.0)."""

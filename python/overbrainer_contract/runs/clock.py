@@ -21,6 +21,8 @@ silent (no line of any kind) for longer than
 
     max(STALE_STEPS * step_seconds, STALE_FLOOR)      (STALE_STEPS = 50, STALE_FLOOR = 120 s)
 
+(both the contract's, `stale` in `schema/contract.json`, where the viewer reads them too)
+
 that is, for the time 50 steps take at its own pace, and never less than two minutes (a
 fast run's saves and evaluations are not mistaken for a stall). Without a pace (fewer than
 two training logs, or no step left to derive it from), the floor alone decides. A stale
@@ -30,7 +32,7 @@ longer describes the run.
 - `tqdm_text(...)`: `[elapsed<remaining, rate it/s]`, as tqdm shows them (`MM:SS` or
   `H:MM:SS`; `s/it` when a step takes more than a second).
 
-Stdlib only; imports nothing of the package.
+The stdlib, and the contract's constants (`contract.constants`).
 """
 
 from __future__ import annotations
@@ -40,11 +42,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-STALE_STEPS = 50
-"""Silence, in steps at the run's own pace, after which its ETA is stale."""
-
-STALE_FLOOR = 120.0
-"""Silence, in seconds, below which an ETA is never stale."""
+from ..contract.constants import STALE_FLOOR as STALE_FLOOR
+from ..contract.constants import STALE_STEPS as STALE_STEPS
 
 _UNITS = ((86400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s"))
 """Each unit's size; days from two on (`30 h`, then `2 days`), the others from one."""
