@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Literal
 
@@ -129,7 +130,7 @@ def check_stream(
                     text = f"{text} ({BOM_NOTE})"
                 finding = Finding(name, number, path or "$", "error", category, text, column)
                 emit(finding)
-                if lines is not None and lines.holds and column is not None:
+                if lines is not None and lines.holds and category == "syntax" and column:
                     window, at = lines.window(number, column)
                     if nonfinite_token(window, at, category) is not None:
                         tell(finding, NONFINITE_HINT)
@@ -228,30 +229,47 @@ class _LineBytes:
         self.number = 1
         self.start = 0
         self.holds = False
+        self._lengths: list[int] | None = None
+        """The lengths of the lines begun in the piece, summed (found when first asked)."""
+        self._first = 0
+        """Where the first line begun in the piece starts."""
 
     def fed(self, piece: bytes, number: int) -> None:
         """`piece` is fed; it goes on with line `number` (the line under way, or the next)."""
         self.piece, self.number, self.start = piece, number, -self.carried
         edge = self.head[-len(b"-Infinit") :] + piece[: len(b"Infinity")] if self.carried else b""
         self.holds = self.head_holds or _holds(piece) or _holds(edge)
+        self._lengths = None
 
     def window(self, number: int, column: int) -> tuple[bytes, int]:
         """Line `number`'s bytes around `column` (1-based, in bytes), and that column in them:
-        `nonfinite_token`'s window; nothing where the bytes are not held."""
-        piece = self.piece
-        while self.number < number:
-            end = piece.find(b"\n", max(self.start, 0))
-            if end < 0:
-                return b"", 0
-            self.start, self.number = end + 1, self.number + 1
+        `nonfinite_token`'s window; nothing where the bytes are not held, or where the line
+        holds no token at all."""
         low = max(column - 1 - WINDOW_BEFORE, 0)
         high = column - 1 + WINDOW_AFTER
-        if self.start >= 0:
-            return piece[self.start + low : self.start + high], column - low
-        line = self.head
-        if self.carried == len(line):  # the head is the whole start of the line
-            line += piece[: max(high - self.carried, 0)]
-        return line[low:high], column - low
+        if number == self.number and self.start < 0:  # the line began in an earlier piece
+            line = self.head
+            if self.carried == len(line):  # the head is the whole start of the line
+                line += self.piece[: max(high - self.carried, 0)]
+            return line[low:high], column - low
+        start = self._line_start(number)
+        if start is None:
+            return b"", 0
+        return self.piece[start + low : start + high], column - low
+
+    def _line_start(self, number: int) -> int | None:
+        """Where line `number` starts in the piece (a line that begins in it). The lengths
+        of the piece's lines are found once, when first asked, by bytes' own split and
+        `accumulate` over them: never a line at a time in Python, where a bad file has a
+        rejected line in every few."""
+        if self._lengths is None:
+            self._first = 0 if self.start >= 0 else self.piece.find(b"\n") + 1
+            lines = self.piece[self._first :].split(b"\n") if self._first or self.start >= 0 else []
+            self._lengths = list(accumulate(map(len, lines)))
+        index = number - self.number - (self.start < 0)  # among the lines begun in the piece
+        if not 0 <= index < len(self._lengths):
+            return None
+        return self._first + index + (self._lengths[index - 1] if index else 0)
 
     def done(self) -> None:
         """The piece's facts are taken: keep the start of the line it leaves under way."""
