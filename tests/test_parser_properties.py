@@ -114,9 +114,9 @@ def one_answer(data: bytes) -> tuple[str, object]:
         # a block's line is what comes before its newline: the line's own answer
         assert [answer(value) for value in parse_lines(data)] == [alone]
         assert [answer(value) for value in parse_lines(data + b"\n")] == [alone]
-        # a file's line: as `parse_line` reads it, its newline part of it (`StateScan`);
-        # its row or its category, the line without its newline (`TableScan`)
-        assert scanned(data + b"\n") == with_newline
+        # a file's line: the bytes before its newline, as a block's (`StateScan`); its row
+        # or its category likewise (`TableScan`)
+        assert scanned(data + b"\n") == alone
         assert scanned(data) == alone
         category = None if alone[0] == "ok" else alone[1][0]  # type: ignore[index]
         assert tabled(data + b"\n") == category
