@@ -17,10 +17,9 @@ import shutil
 import time
 from pathlib import Path
 
+import overbrainer_contract
 import pytest
 from hostile import capped_cli
-
-import overbrainer_contract
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(overbrainer_contract.__file__).parent
