@@ -187,9 +187,9 @@ def items_of(items: list[Any] | None) -> list[tuple[Any, ...]]:
 
 def read_alone(number: int, raw: bytes) -> tuple[Any, ...]:
     """What a line read alone by `parse_line` is worth as a `StateScan` item (a log's run
-    of one: itself)."""
+    of one: itself): a line is the bytes before its newline."""
     try:
-        parsed = parse_line(raw)
+        parsed = parse_line(raw.removesuffix(b"\n"))
     except ParseError as error:
         return ("rejected", number, error.category, str(error), error.column, True)
     if isinstance(parsed, Log):

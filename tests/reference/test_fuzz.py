@@ -774,14 +774,12 @@ def test_a_files_check_is_what_the_reference_reads(
     reference: Answerer, drawn: tuple[list[bytes], bool, list[bytes]]
 ) -> None:
     """`CheckScan` fed the file's chunks: a `rejected` fact for each complete line the
-    reference rejects, as the file holds it (its newline part of it), with the reference's
+    reference rejects, read as the bytes before its newline, with the reference's
     category and message, position included, and none for a line it accepts; the last
     line without its newline gets its `last` fact, with the reference's error on it or
     None; the lines of each variant counted as the reference reads them."""
     lines, ended, chunks = drawn
-    held = [line + b"\n" for line in lines]
-    if not ended:
-        held[-1] = lines[-1]
+    held = lines  # a line is the bytes before its newline, the last one's too
     answers = [reference(line) for line in held]
     scan = CheckScan()
     facts = []
