@@ -45,7 +45,8 @@ def _package(tmp_path: Path, stale: dict[str, float] | None) -> dict[str, str]:
     home = tmp_path / "site"
     copy = home / PACKAGE.name
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "schema", copy / "schema")
+    # the repository's schemas, over those an installed wheel holds inside the package
+    shutil.copytree(ROOT / "schema", copy / "schema", dirs_exist_ok=True)
     if stale is not None:
         contract = json.loads((copy / "schema" / "contract.json").read_text(encoding="utf-8"))
         contract["stale"] = stale

@@ -110,7 +110,7 @@ def follow_by_lines(
                 view.event(f"{path}:{number} $: {overlong_reason(len(raw), True, max_line)}")
                 continue
             try:
-                parsed = parse_line(raw)
+                parsed = parse_line(raw.removesuffix(b"\n"))  # a line: the bytes before its newline
             except ParseError as error:
                 state.invalid += 1
                 view.event(f"{path}:{number} {error.path or '$'}: {error}")
