@@ -90,14 +90,8 @@ def clean_stale(target: Path) -> list[Path]:
         if found is None or _alive(int(found.group(1))):
             continue
         path = target.parent / name
-        try:
-            if stat.S_ISDIR(os.lstat(path).st_mode):
-                _remove_tree(path)
-            else:
-                path.unlink()
-        except OSError:
-            continue
-        removed.append(path)
+        if _remove(path):
+            removed.append(path)
     return removed
 
 
@@ -109,14 +103,17 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _remove(path: Path) -> None:
+def _remove(path: Path) -> bool:
+    """A temporary removed (a folder with what it holds, a symlink itself, never what it
+    points to); whether it could be."""
     try:
         if stat.S_ISDIR(os.lstat(path).st_mode):
             _remove_tree(path)
         else:
             path.unlink()
     except OSError:
-        pass
+        return False
+    return True
 
 
 def _sync_folder(folder: Path) -> None:
