@@ -44,6 +44,8 @@ CORE = ROOT / "core"
 CORE_PYTHON = CORE / "python"
 RUST_CODEGEN = CORE / "codegen" / "generate.py"
 RUST_GENERATED = CORE / "reader" / "src" / "generated.rs"
+REPORTS_CODEGEN = CORE / "codegen" / "reports.py"
+REPORTS_GENERATED = CORE / "reader" / "src" / "reports.rs"
 WHEELHOUSE = ROOT / ".nox" / "_wheelhouse"
 MATURIN = "maturin==1.16.0"
 PYTHON = "3.11"
@@ -199,15 +201,19 @@ def _generate(session: nox.Session, out: Path) -> None:
     session.run("python", str(ARROW_CODEGEN), str(SCHEMA), str(out / "metrics_line_arrow.py"))
     # The reader core's Rust types (core/reader/src/generated.rs), kept beside for the check.
     session.run("python", str(RUST_CODEGEN), str(SCHEMA), str(out.parent / RUST_GENERATED.name))
+    # The run-level reports the core makes (core/reader/src/reports.rs).
+    session.run(
+        "python", str(REPORTS_CODEGEN), str(SCHEMA), str(out.parent / REPORTS_GENERATED.name)
+    )
 
 
 def _check_generated(session: nox.Session, fresh: Path) -> None:
-    rust = fresh.parent / RUST_GENERATED.name
-    if rust.read_bytes() != RUST_GENERATED.read_bytes():
-        session.error(
-            f"{RUST_GENERATED.relative_to(ROOT)} is out of date with schema/ (or was edited by "
-            "hand). Run 'nox -s generate' and commit the result."
-        )
+    for committed in (RUST_GENERATED, REPORTS_GENERATED):
+        if (fresh.parent / committed.name).read_bytes() != committed.read_bytes():
+            session.error(
+                f"{committed.relative_to(ROOT)} is out of date with schema/ (or was edited by "
+                "hand). Run 'nox -s generate' and commit the result."
+            )
     stale = _diff_trees(fresh, GENERATED)
     if stale:
         session.error(
@@ -231,8 +237,10 @@ def generate(session: nox.Session) -> None:
         if GENERATED.exists():
             shutil.rmtree(GENERATED)
         shutil.copytree(fresh, GENERATED)
-        shutil.copy(fresh.parent / RUST_GENERATED.name, RUST_GENERATED)
-        session.log(f"wrote {GENERATED.relative_to(ROOT)}, {RUST_GENERATED.relative_to(ROOT)}")
+        for committed in (RUST_GENERATED, REPORTS_GENERATED):
+            shutil.copy(fresh.parent / committed.name, committed)
+        written = (GENERATED, RUST_GENERATED, REPORTS_GENERATED)
+        session.log(f"wrote {', '.join(str(path.relative_to(ROOT)) for path in written)}")
 
 
 def _diff_trees(fresh: Path, committed: Path) -> list[str]:

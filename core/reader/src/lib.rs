@@ -15,6 +15,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod columns;
 pub mod error;
 mod fast;
@@ -22,6 +23,7 @@ pub mod generated;
 pub mod notable;
 pub mod order;
 mod pace;
+pub mod reports;
 pub mod scan;
 pub mod split;
 pub mod values;
