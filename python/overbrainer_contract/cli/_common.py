@@ -85,6 +85,20 @@ def seconds(least: float, most: float) -> Callable[[str], float]:
     return parse
 
 
+NOW_HELP = (
+    "report at this time, in seconds since the epoch (the clock of the lines' `time`), not"
+    " this machine's: how long ago the last line came, the ETA counted down and whether it"
+    " is stale are told at it, and `now` in -o json is it (e.g. 1764467600)"
+)
+
+
+def add_now(parser: argparse.ArgumentParser) -> None:
+    """`--now SECONDS`: the time a report is made at, instead of the machine's clock."""
+    parser.add_argument(
+        "--now", type=seconds(0.0, math.inf), default=None, metavar="SECONDS", help=NOW_HELP
+    )
+
+
 def refuse_folder_of_runs(name: str, command: str) -> None:
     """A folder with no metrics file of its own but runs below (`runs.discover`): `command`
     takes one run, so the runs found are named, and it ends (exit 2) before anything is

@@ -42,6 +42,7 @@ from ._common import (
     USAGE,
     CliError,
     add_max_line,
+    add_now,
     colour_on,
     format_duration,
     formatter,
@@ -75,6 +76,7 @@ examples:
   {PROG} status sweep/                      # a table: every run below sweep/
   {PROG} status runs/* --sort eval_loss     # the best evaluation first
   {PROG} status sweep/ -o json | jq -r 'select(.eta_stale) | .name'
+  {PROG} status runs/7 -o json --now 1764467600   # as it stood at that time
 
 {EXIT_CODES}"""
 
@@ -117,6 +119,7 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         "-r", "--reverse", action="store_true", help="the order of --sort, reversed"
     )
     add_max_line(parser)
+    add_now(parser)
     parser.set_defaults(run=run)
 
 
@@ -130,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     for name, why in found.refused:
         say(shown(f"error: {name}: {why}"))
         code = USAGE
-    at = clock.now()
+    at = clock.now() if args.now is None else args.now
     rows: list[dict[str, Any]] = []
     for target in found.runs:
         try:
@@ -161,7 +164,7 @@ def _one(target: Run, args: argparse.Namespace) -> int:
     """One run: today's screen, or its state as one JSON object."""
     try:
         state = read_state(target, max_line=args.max_line)
-        document = summary(target, state)
+        document = summary(target, state, args.now)
     except RunError as error:
         raise CliError(shown(str(error)), INVALID if error.invalid else USAGE) from error
     except SideFileError as error:
