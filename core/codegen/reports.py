@@ -19,6 +19,10 @@ serde types that serialise to the schema's JSON, field for field, in its order:
   `Option`, written as null (never left out); `job-stage.schema.json` the `JobStage` and
   `snapshot.schema.json` the `Snapshot` of `generated.rs`.
 
+After the types, the rule of a stale ETA, `stale` in `contract.json`, as constants
+(module `stale`: `STEPS`, `FLOOR_SECONDS`, documented by `contract.schema.json`): the core
+judges staleness by the contract's numbers, never by numbers of its own.
+
 Nothing here is edited by hand: `nox -s generated` compares this output with the committed
 file and names the command that fixes it.
 """
@@ -192,6 +196,24 @@ class Schema:
         self.items.append(self.struct(title, schema, ""))
 
 
+def stale_constants(folder: Path) -> list[str]:
+    """`stale` of `contract.json` as Rust constants, each documented by its property in
+    `contract.schema.json`: `steps` a `u64`, `floor_seconds` an `f64`."""
+    stale = json.loads((folder / "contract.json").read_text(encoding="utf-8"))["stale"]
+    schema = json.loads((folder / "contract.schema.json").read_text(encoding="utf-8"))
+    node = schema["properties"]["stale"]
+    out = ["// contract.json: stale", *_doc(node.get("description", ""), "")]
+    out += ["pub mod stale {"]
+    for key, rust, value in (
+        ("steps", "u64", str(int(stale["steps"]))),
+        ("floor_seconds", "f64", repr(float(stale["floor_seconds"]))),
+    ):
+        out += _doc(node["properties"][key].get("description", ""), "    ")
+        out.append(f"    pub const {key.upper()}: {rust} = {value};")
+    out.append("}")
+    return out
+
+
 def generate(folder: Path) -> str:
     parts = [
         HEADER,
@@ -212,6 +234,7 @@ def generate(folder: Path) -> str:
         parts.append(f"// {name}")
         for item in made.items:
             parts += [*item, ""]
+    parts += [*stale_constants(folder), ""]
     return "\n".join(parts)
 
 

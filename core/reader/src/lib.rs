@@ -26,6 +26,7 @@ mod pace;
 pub mod reports;
 pub mod scan;
 pub mod split;
+pub mod status;
 pub mod values;
 
 pub use error::{Category, ParseError, Path, Segment};

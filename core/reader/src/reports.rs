@@ -311,3 +311,12 @@ pub struct StatusReport {
     /// What `check` of the same run would say: no invalid line, and its snapshot files valid. `status` exits 1 when a run is not.
     pub valid: bool,
 }
+
+// contract.json: stale
+/// When a run's ETA is stale: the run silent (no line of any kind) for longer than `max(steps * step_seconds, floor_seconds)`, `step_seconds` being the mean time a step takes at the run's own pace (the floor alone without a pace). A stale ETA is said as such, never counted down. Since contract 2.0.0.
+pub mod stale {
+    /// Silence, in steps at the run's own pace, after which its ETA is stale (`STALE_STEPS`): a run writes a line every few steps, and may go quiet longer while it saves a checkpoint.
+    pub const STEPS: u64 = 50;
+    /// Silence, in seconds, below which an ETA is never stale (`STALE_FLOOR`): a fast run's saves and evaluations are not taken for a stall.
+    pub const FLOOR_SECONDS: f64 = 120.0;
+}
