@@ -33,3 +33,10 @@ FIELDS: dict[type[MetricLine], tuple[tuple[str, str], ...]] = {
     model: tuple((name, _kind(hint)) for name, hint in typing.get_type_hints(model).items())
     for model in VARIANTS.values()
 }
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """The lines of `data`, each with its newline but maybe the last (as iterating a file)."""
+    pieces = data.split(b"\n")
+    lines = [piece + b"\n" for piece in pieces[:-1]]
+    return lines + ([pieces[-1]] if pieces[-1] else [])

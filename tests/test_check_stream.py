@@ -1,8 +1,9 @@
-"""`check_stream` (whole files read by the core: `reader.CheckScan` finds the lines, of any
-length, and answers them on every core) against `check_lines` (`line_by_line`: the checker
-as it was, every line through `parse_line`, the reference's own reading): the same
-findings, in the same order, and the same summary, exactly, on any file, however its bytes
-come in chunks (one, a byte at a time, any sizes), with or without the user's bound.
+"""`check_stream` (whole files checked by the core: `reader.CheckScan` finds the lines, of
+any length, answers them on every core and makes the findings) fed a file in any chunks
+against the same file given whole: the same findings, in the same order, and the same
+summary, exactly, on any file, however its bytes come in chunks (one, a byte at a time,
+any sizes), with or without the user's bound. What the findings say of each run is held
+by the run-level golden suite (tests/conformance/runs/).
 
 Files of every kind are made from lines in several forms (valid lines as the plugin and
 other writers write them, bad and odd lines, empty lines, bytes that are not UTF-8, lines
@@ -10,7 +11,7 @@ out of order, a last line cut short or without its newline), small ones by hypot
 by line, large ones (over the 128 KiB from which the core answers lines in parts on its
 threads) from a seed with bad lines at places hypothesis draws. Then the golden suite's
 files and the examples, through `check_stream` and through the command line (`check -o
-json` and text) against the reporters fed the oracle's findings; and a child process on
+json` and text) against the reporters fed the whole file's findings; and a child process on
 one core and on several, byte for byte. Every test is bounded by its examples, not by
 time."""
 
@@ -29,12 +30,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from line_by_line import check_lines, split_lines
+from line_kinds import split_lines
 from overbrainer_contract.check.checker import FileResult, Finding, check_stream
 from overbrainer_contract.check.reporter import JsonReporter, TextReporter
 from overbrainer_contract.cli import main
 from overbrainer_contract.runs.chunks import read_chunks
 from overbrainer_contract.runs.nonfinite import NONFINITE_HINT, nonfinite_token
+from overbrainer_contract_models.check_report_schema import Category, Severity
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests" / "conformance" / "cases").glob("*.jsonl"))
@@ -249,9 +251,9 @@ def streamed(
 def line_by_line(
     data: bytes, max_line: int | None = None, name: str = "f"
 ) -> tuple[list[Finding], FileResult]:
-    found: list[Finding] = []
-    result = check_lines(split_lines(data), name, found.append, max_line)
-    return found, result
+    """The check of `data` given whole, in one chunk: what every cut must give (what the
+    findings mean is held by the run-level golden suite, tests/conformance/runs/)."""
+    return streamed(data, whole, max_line, name)
 
 
 def same(data: bytes, cut: Cutting, max_line: int | None = None) -> None:
@@ -435,7 +437,7 @@ def test_junk_over_a_bound_of_a_mebibyte_or_more_is_a_length_error(cutting: str)
     data = JUNK["zeros"] + b"\n" + other("end", 1) + b"\n"
     bound = 3 * MEBIBYTE // 2
     expected = line_by_line(data, bound)
-    assert expected[0][0].category == "length"
+    assert expected[0][0].category is Category.length
     assert streamed(data, whole, bound) == expected  # one chunk crosses the bound
     assert streamed(data, JUNK_CUTTINGS[cutting], bound) == expected
 
@@ -482,10 +484,10 @@ def _oracle_report(data: bytes, name: str, output: str) -> str:
             if _nonfinite(lines, finding):
                 text.hint(finding, NONFINITE_HINT)
 
-        reporter.result(check_lines(lines, name, emit))
+        reporter.result(check_stream([data], name, emit))
     else:
         reporter = JsonReporter(out, 0)
-        reporter.result(check_lines(lines, name, reporter.finding))
+        reporter.result(check_stream([data], name, reporter.finding))
     reporter.close()
     return out.getvalue()
 
@@ -509,10 +511,10 @@ def test_each_golden_and_example_file_through_the_command_line(
 def _nonfinite(lines: list[bytes], finding: Finding) -> bool:
     """Whether `runs.nonfinite`'s rule, given the whole line, finds a NaN or an Infinity
     where the reference rejected it."""
-    if finding.line is None or finding.severity != "error":
+    if finding.line is None or finding.severity is not Severity.error:
         return False
     line = lines[finding.line - 1]
-    return nonfinite_token(line, finding.column, finding.category) is not None
+    return nonfinite_token(line, finding.column, finding.category.value) is not None
 
 
 def _hinted(data: bytes, cut: Cutting) -> list[int | None]:

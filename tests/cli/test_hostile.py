@@ -31,7 +31,7 @@ from typing import IO
 import pytest
 from cli_samples import EVALUATING, PROOF, VALID, T, make_run, python_env
 from hostile import GIGABYTE, capped_cli, sparse, the_cap_kills
-from line_by_line import check_lines, split_lines
+from overbrainer_contract.check.checker import check_stream
 from overbrainer_contract.check.reporter import TextReporter
 from overbrainer_contract.contract.constants import PROOF_LIMIT, REQUEST_LIMIT
 from schema_registry import validator
@@ -316,10 +316,11 @@ def test_zeros_from_a_pipe_end_within_the_cap(tmp_path: Path, max_line: str | No
 
 
 def _oracle_text(data: bytes, name: str, max_line: int | None = None) -> str:
-    """What `check NAME` prints in text for a file of `data`, by the line-by-line oracle."""
+    """What `check NAME` prints in text for a file of `data`, read whole, in one chunk
+    (the command reads a pipe in pieces of 64 KiB at most)."""
     out = io.StringIO()
     reporter = TextReporter(out, colour=False, limit=20)
-    reporter.result(check_lines(split_lines(data), name, reporter.finding, max_line))
+    reporter.result(check_stream([data], name, reporter.finding, max_line))
     return out.getvalue()
 
 

@@ -15,7 +15,7 @@ import pytest
 from cli_samples import VALID, make_run
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from line_by_line import split_lines
+from line_kinds import split_lines
 from overbrainer_contract.cli import plot
 from overbrainer_contract.cli.plot import Series, read_series
 from overbrainer_contract.contract.models import Log

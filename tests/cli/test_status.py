@@ -18,7 +18,7 @@ import pytest
 from cli_samples import EVALUATING, LOGS, PROOF, VALID, make_run
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from line_by_line import split_lines
+from line_kinds import split_lines
 from overbrainer_contract.cli import status
 from overbrainer_contract.contract.models import Log
 from overbrainer_contract.reader import dump_line

@@ -2,16 +2,20 @@
 //! every core of the machine (rayon), without the GIL; only what a command shows crosses
 //! back: `check`'s facts (`CheckScan`), a table's columns (`TableScan`).
 
+use overbrainer_core::check::FileCheck;
 use overbrainer_core::columns::{Batch, Columns, LEFT_OUT};
-use overbrainer_core::generated::{MetricLine, TAGS, UNION};
+use overbrainer_core::generated::{MetricLine, UNION};
 use overbrainer_core::notable::{Notable, Notables};
-use overbrainer_core::order::{Fact, Order, Phase};
+use overbrainer_core::order::Order;
+use overbrainer_core::reports::{Category, FileKind, ReportFile, ReportFinding, Severity};
 use overbrainer_core::scan::{parts, Consumer, Options, Part, Scan, Work};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::once_cell::GILOnceCell;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use rayon::prelude::*;
 
-use crate::{bound, error_object, model, rendered_path};
+use crate::{bound, error_object, model};
 
 /// Complete lines are answered in parts, in parallel, from this many bytes on: below it the
 /// threads' hand-over costs more than they save.
@@ -31,7 +35,7 @@ fn answers<C: Consumer>(lines: &[u8], options: Options) -> Vec<Part<C::Kept>> {
 }
 
 /// `chunk` through `scan` (the end of the input when `None`), every line answered.
-fn run<C: Consumer + Send>(scan: &mut Scan<C>, chunk: Option<&[u8]>) {
+pub(crate) fn run<C: Consumer + Send>(scan: &mut Scan<C>, chunk: Option<&[u8]>) {
     let options = scan.options;
     let settle = |scan: &mut Scan<C>, work: Work<'_>| match work {
         Work::Lines(lines) => {
@@ -51,40 +55,178 @@ fn options(max_line: Option<usize>) -> Options {
     Options { max_line }
 }
 
-/// The facts `check` reports on a metrics file, read as it is fed: `feed(chunk)` and
-/// `finish()` give the facts of the lines they complete, in order, as tuples:
-/// `("rejected", line, path, category, text, column)` (a rejected line's error as the
-/// finding shows it: `str` of its `ParseError`), `("over", line, size, complete, limit)`,
-/// `("order", line, tag, "before" | "after")`, `("back", line, step, last_step)`,
-/// `("last", line, ParseError | None)` (the last line, without its newline).
+/// The report classes `CheckScan` builds (the generated msgspec models of
+/// `check-report.schema.json`), given once by `bind_reports`.
+struct Reports {
+    finding: Py<PyAny>,
+    file: Py<PyAny>,
+    events: Py<PyAny>,
+    /// `Severity`, `Category` and `FileKind` members, by name.
+    members: Vec<(&'static str, Py<PyAny>)>,
+}
+
+static REPORTS: GILOnceCell<Reports> = GILOnceCell::new();
+
+/// Hands the core the check report's models: `ReportFinding`, `ReportFile`, `EventCounts`
+/// and the enums `Severity`, `Category`, `FileKind`. A second call changes nothing.
+#[pyfunction]
+pub fn bind_reports(
+    py: Python<'_>,
+    classes: (&PyAny, &PyAny, &PyAny),
+    enums: (&PyAny, &PyAny, &PyAny),
+) -> PyResult<()> {
+    let mut members = Vec::new();
+    for severity in [Severity::Error, Severity::Warning] {
+        members.push((severity.name(), enums.0.call1((severity.name(),))?.into()));
+    }
+    for category in [
+        Category::Syntax,
+        Category::Eof,
+        Category::Data,
+        Category::Length,
+        Category::Order,
+        Category::Truncated,
+        Category::Schema,
+    ] {
+        let name = category.name();
+        members.push((name, enums.1.call1((name,))?.into()));
+    }
+    for kind in [
+        FileKind::Metrics,
+        FileKind::Snapshot,
+        FileKind::SnapshotRequest,
+    ] {
+        members.push((kind.name(), enums.2.call1((kind.name(),))?.into()));
+    }
+    let _ = REPORTS.set(
+        py,
+        Reports {
+            finding: classes.0.into(),
+            file: classes.1.into(),
+            events: classes.2.into(),
+            members,
+        },
+    );
+    Ok(())
+}
+
+fn reports(py: Python<'_>) -> PyResult<&Reports> {
+    REPORTS.get(py).ok_or_else(|| {
+        PyRuntimeError::new_err(
+            "CheckScan is used before bind_reports(): import overbrainer_contract.check",
+        )
+    })
+}
+
+impl Reports {
+    fn member(&self, py: Python<'_>, name: &str) -> PyObject {
+        self.members
+            .iter()
+            .find(|(each, _)| *each == name)
+            .map_or_else(|| py.None(), |(_, member)| member.clone_ref(py))
+    }
+
+    fn finding(&self, py: Python<'_>, finding: ReportFinding) -> PyResult<PyObject> {
+        let severity = self.member(py, finding.severity.name());
+        let category = self.member(py, finding.category.name());
+        let args = (
+            finding.file,
+            finding.line,
+            finding.column,
+            finding.path,
+            severity,
+            category,
+            finding.message,
+        );
+        self.finding.call1(py, args)
+    }
+
+    fn file(&self, py: Python<'_>, report: ReportFile) -> PyResult<PyObject> {
+        let events = match report.events {
+            Some(events) => self.events.call1(
+                py,
+                (
+                    events.begin,
+                    events.log,
+                    events.eval,
+                    events.stage,
+                    events.end,
+                ),
+            )?,
+            None => py.None(),
+        };
+        let kind = self.member(py, report.kind.name());
+        let args = (
+            report.file,
+            kind,
+            report.valid,
+            report.lines,
+            events,
+            report.errors,
+            report.warnings,
+        );
+        self.file.call1(py, args)
+    }
+}
+
+/// The check of a metrics file, read as it is fed: `feed(chunk)` and `finish()` give the
+/// findings of the lines they complete, in order, as the contract's `ReportFinding`
+/// records (the core's words: `overbrainer_core::check`); `report()` the file's
+/// `ReportFile`.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct CheckScan {
     scan: Scan<Order>,
+    check: FileCheck,
 }
 
 #[pymethods]
 impl CheckScan {
     #[new]
     #[args(max_line = "None")]
-    fn new(max_line: Option<usize>) -> Self {
+    fn new(name: &str, max_line: Option<usize>) -> Self {
         Self {
             scan: Scan::new(options(max_line), Order::default()),
+            check: FileCheck::new(name),
         }
     }
 
-    /// The facts of the lines `chunk` completes.
+    /// The findings of the lines `chunk` completes.
     fn feed(&mut self, py: Python<'_>, chunk: &PyBytes) -> PyResult<PyObject> {
         let bytes = chunk.as_bytes();
+        self.check.first_bytes(bytes);
         let scan = &mut self.scan;
         py.allow_threads(|| run(scan, Some(bytes)));
-        self.facts(py)
+        self.findings(py, None)
     }
 
-    /// The facts of the input's last line, when it has no newline.
+    /// The findings of the input's last line, when it has no newline, and of its end (a
+    /// gzip stream cut short).
     fn finish(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let before = self.scan.lines;
         let scan = &mut self.scan;
         py.allow_threads(|| run(scan, None));
-        self.facts(py)
+        self.findings(py, Some(before))
+    }
+
+    /// The one finding of a file that holds gzip data where lines should be (`stdin`:
+    /// standard input); nothing more is fed.
+    fn gzip_data(&mut self, py: Python<'_>, stdin: bool) -> PyResult<PyObject> {
+        let finding = self.check.gzip_data(stdin);
+        reports(py)?.finding(py, finding)
+    }
+
+    /// The input is a gzip stream cut short after `size` decompressed bytes: said at
+    /// `finish` instead of the last line's finding.
+    fn gzip_cut(&mut self, size: u64) {
+        self.check.gzip_cut(size);
+    }
+
+    /// The file's summary, every finding counted.
+    fn report(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let report = self
+            .check
+            .report(self.scan.lines, &self.scan.consumer.counts);
+        reports(py)?.file(py, report)
     }
 
     /// Lines read so far.
@@ -93,10 +235,22 @@ impl CheckScan {
         self.scan.lines
     }
 
-    /// Lines of each variant so far, in the order of `TAGS`.
+    /// Invalid lines so far: rejected, or over the bound.
     #[getter]
-    fn counts<'p>(&self, py: Python<'p>) -> &'p PyTuple {
-        PyTuple::new(py, self.scan.consumer.counts)
+    fn invalid(&self) -> u64 {
+        self.check.invalid
+    }
+
+    /// Whether the last line is cut short (a warning, not an invalid line).
+    #[getter]
+    fn cut(&self) -> bool {
+        self.check.cut
+    }
+
+    /// Errors so far.
+    #[getter]
+    fn errors(&self) -> u64 {
+        self.check.errors
     }
 
     /// Whether the reading stopped within a line skipped for 4 GiB without a newline.
@@ -107,48 +261,19 @@ impl CheckScan {
 }
 
 impl CheckScan {
-    fn facts(&mut self, py: Python<'_>) -> PyResult<PyObject> {
-        let bound = bound(py)?;
+    fn findings(&mut self, py: Python<'_>, finished: Option<u64>) -> PyResult<PyObject> {
+        let reports = reports(py)?;
         let list = PyList::empty(py);
+        let stopped = self.scan.splitter.stopped();
         for fact in self.scan.consumer.take() {
-            let item: PyObject = match fact {
-                Fact::Rejected { line, error } => (
-                    "rejected",
-                    line,
-                    rendered_path(py, &error),
-                    error.category.name(),
-                    error.to_string(),
-                    error.column,
-                )
-                    .into_py(py),
-                Fact::Over {
-                    line,
-                    size,
-                    complete,
-                    limit,
-                } => ("over", line, size, complete, limit).into_py(py),
-                Fact::Order {
-                    line,
-                    variant,
-                    phase,
-                } => {
-                    let phase = if phase == Phase::Before {
-                        "before"
-                    } else {
-                        "after"
-                    };
-                    ("order", line, TAGS[variant], phase).into_py(py)
-                }
-                Fact::Back { line, step, last } => ("back", line, step, last).into_py(py),
-                Fact::Last { line, error } => {
-                    let error = match error {
-                        Some(error) => error_object(py, bound, &error)?,
-                        None => py.None(),
-                    };
-                    ("last", line, error).into_py(py)
-                }
-            };
-            list.append(item)?;
+            if let Some(finding) = self.check.take(fact, stopped) {
+                list.append(reports.finding(py, finding)?)?;
+            }
+        }
+        if let Some(before) = finished {
+            if let Some(finding) = self.check.finish(before, self.scan.lines) {
+                list.append(reports.finding(py, finding)?)?;
+            }
         }
         Ok(list.into())
     }
@@ -344,4 +469,35 @@ pub fn field_names() -> Vec<&'static str> {
 /// The categories of the lines a table leaves out, in the order of `TableScan.left_out`.
 pub const fn left_out_names() -> [&'static str; 4] {
     LEFT_OUT
+}
+
+/// A size as the command line writes it, in the core's words (`overbrainer_core::check`):
+/// what the commands say beside a report comes from there too.
+#[pyfunction]
+pub fn size_text(size: u64) -> String {
+    overbrainer_core::check::size_text(size)
+}
+
+/// A line over the user's bound, in the core's words.
+#[pyfunction]
+pub fn overlong_text(size: u64, complete: bool, limit: u64) -> String {
+    overbrainer_core::check::overlong_text(size, complete, limit)
+}
+
+/// A file's invalid lines and its last line cut short, in the core's words.
+#[pyfunction]
+pub fn lines_text(invalid: u64, cut: bool) -> String {
+    overbrainer_core::check::lines_text(invalid, cut)
+}
+
+/// gzip data where lines should be, in the core's words.
+#[pyfunction]
+pub fn gzip_not_named_text(stdin: bool) -> String {
+    overbrainer_core::check::gzip_not_named_text(stdin)
+}
+
+/// A gzip stream cut short, in the core's words.
+#[pyfunction]
+pub fn gzip_cut_text(size: u64) -> String {
+    overbrainer_core::check::gzip_cut_text(size)
 }

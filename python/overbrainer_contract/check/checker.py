@@ -1,66 +1,54 @@
 """The streaming check of a run's files: every line as `parse_line` reads it, findings
 only for problems.
 
-A metrics file is read by the core (`reader.CheckScan`), fed the file's chunks: it finds
-the lines (of any length), answers each on every core and keeps the counts and the order
-the reader relies on, handing back only the facts worth a finding. What a fact means (its
-severity, its words, the rule for the last line) is said here. Memory stays flat whatever
-the file's size; a line is held whole only while it is read.
+A metrics file is checked by the core (`reader.CheckScan`), fed the file's chunks: it finds
+the lines (of any length), answers each on every core and makes the findings — their
+severity, category, JSON path and words — as the contract's `ReportFinding` records
+(`schema/check-report.schema.json`), then the file's `ReportFile`. What is left here is
+Python's own: the chunks of a file (gzip, standard input), the hint said beside a finding
+on a terminal, and the snapshot files. Memory stays flat whatever the file's size; a line
+is held whole only while it is read.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-import msgspec
+from overbrainer_contract_core import _core
+from overbrainer_contract_models.check_report_schema import (
+    Category,
+    EventCounts,
+    FileKind,
+    ReportFile,
+    ReportFinding,
+    Severity,
+)
 
-from ..reader import SKIP_LIMIT, TAGS, CheckScan, ParseError
-from ..reader.errors import cut_short
+from ..reader import CheckScan
 from ..runs.chunks import GzipCutError, GzipNotNamedError
 from ..runs.nonfinite import NONFINITE_HINT, WINDOW_AFTER, WINDOW_BEFORE, nonfinite_token
 from ..runs.sidefile import ProofError
-from ..runs.signatures import BOM_NOTE, starts_with_bom
-from ..runs.sizes import overlong_reason, size_text
 from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
 
-Severity = Literal["error", "warning"]
+_core.bind_reports((ReportFinding, ReportFile, EventCounts), (Severity, Category, FileKind))
+
 Kind = Literal["metrics", "snapshot", "snapshot-request"]
 
-EVENTS = ("begin", "log", "eval", "stage", "end")
-"""The variants' tags, in the order a file's summary counts them."""
+Finding = ReportFinding
+"""One problem: where (file, line, column, JSON path), how bad, and what — the contract's
+record, made by the core for a metrics file's lines."""
 
 
-class Finding(msgspec.Struct, frozen=True):
-    """One problem: where (file, line, JSON path), how bad, and what. (A frozen Struct:
-    built in 0.05 µs where a frozen dataclass takes 0.5, on every bad line of a file.)"""
-
-    file: str
-    line: int | None
-    path: str
-    """JSON path of the offending value (`$.step`), `$` for the whole line."""
-    severity: Severity
-    category: str
-    """`syntax`, `eof`, `data` (the parser's categories), `length`, `order`, `truncated` or
-    `schema`: the `Category` of `schema/check-report.schema.json`."""
-    message: str
-    column: int | None = None
-
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class FileResult:
-    """The summary of one checked file."""
+    """The summary of one checked file: its record, and what the text says beside it."""
 
-    file: str
-    kind: Kind
-    lines: int | None = None
-    events: dict[str, int] = field(default_factory=dict)
-    errors: int = 0
-    warnings: int = 0
+    report: ReportFile
     invalid: int = 0
     """A metrics file's invalid lines: rejected by the reader, or over `--max-line` (its
     errors on lines); what `status` and `plot` count too."""
@@ -69,8 +57,34 @@ class FileResult:
     warning, not an invalid line."""
 
     @property
+    def file(self) -> str:
+        return self.report.file
+
+    @property
+    def kind(self) -> Kind:
+        kind: Kind = self.report.kind.value
+        return kind
+
+    @property
+    def lines(self) -> int | None:
+        return self.report.lines
+
+    @property
+    def errors(self) -> int:
+        return self.report.errors
+
+    @property
+    def warnings(self) -> int:
+        return self.report.warnings
+
+    @property
     def valid(self) -> bool:
-        return self.errors == 0
+        return self.report.valid
+
+
+def side_result(name: str, kind: FileKind, errors: int = 0, warnings: int = 0) -> FileResult:
+    """The summary of a snapshot file (no lines)."""
+    return FileResult(ReportFile(name, kind, errors == 0, None, None, errors, warnings))
 
 
 Emit = Callable[[Finding], None]
@@ -87,74 +101,33 @@ def check_stream(
     """Check the lines of a metrics file, its bytes in `chunks` (any cut: `chunks.read_chunks`),
     calling `emit` for every problem found, in the file's order; the file's summary.
 
-    Every line is read by the core (`CheckScan`: any length, on every core), which gives
-    the facts; what they mean is said here. The chunks are fed in pieces of at most
-    `PIECE_LINES` lines, and each finding is emitted as it is made: nothing is held but
-    one piece's facts and the counts, whatever the count of problems.
-    Errors: a line the reference rejects, and a line longer than the user's bound
-    (`max_line`, the CLI's `--max-line`; none by default). The last line without its
-    newline is a warning only when the reference would read it as a line cut short: a
-    whole line (its newline missing) or one it rejects with the category `eof`; any other
-    last line is an error.
-    A first line that begins with a UTF-8 byte order mark keeps the reference's error, and
-    says so (`BOM_NOTE`); chunks that raise `GzipNotNamedError` (`chunks.read_chunks` given
-    the file's name: gzip data not named `.gz`) make one finding of the whole file
-    (line null, no line read) instead of a screen of invalid UTF-8. Chunks that raise
-    `GzipCutError` (a `.gz` cut short, after every byte it held) end the file there: its
-    lines are checked and counted, its last bytes are its last line, and the cut is one
-    error (category `truncated`, at that last line; line null when the cut falls after a
-    newline), where the last line's own finding would be.
-    Warnings too: the order the reader relies on — a log, an evaluation or an end before
-    the first `begin`, a log or an evaluation after an `end` (until the next `begin`), a
-    training step going back.
+    The core makes every finding (`CheckScan`; its rules: `overbrainer_core::check`). The
+    chunks are fed in pieces of at most `PIECE_LINES` lines, and each finding is emitted as
+    it is made: nothing is held but one piece's findings and the counts.
+    Chunks that raise `GzipNotNamedError` (gzip data not named `.gz`) make the core's one
+    finding of the whole file; chunks that raise `GzipCutError` (a `.gz` cut short, after
+    every byte it held) end the file there, and the core says the cut instead of the last
+    line's finding.
     With `hint`, a rejected line whose error lies on `NaN`, `Infinity` or `-Infinity`
     (`runs.nonfinite`) is followed by `hint(finding, NONFINITE_HINT)`: the reference's words
-    stay as they are, the hint is said beside them.
+    stay as they are, the hint is said beside them (a terminal's, not the report's).
     """
-    scan = CheckScan(max_line)
-    errors = warnings = 0
-    cut = False
-    bom = False
-    first = True
+    scan = CheckScan(name, max_line)
     lines = _LineBytes() if hint is not None else None
     tell: Hint = hint if hint is not None else _no_hint
-    gzip_cut: GzipCutError | None = None
 
-    def take(found: list[tuple[Any, ...]]) -> None:
-        nonlocal errors, warnings, cut
-        for fact in found:
-            if fact[0] == "rejected":  # most facts of a bad file: made here, at once
-                _, number, path, category, text, column = fact
-                errors += 1
-                if number == 1 and bom:
-                    text = f"{text} ({BOM_NOTE})"
-                finding = Finding(name, number, path or "$", "error", category, text, column)
-                emit(finding)
-                if lines is not None and lines.holds and category == "syntax" and column:
-                    window, at = lines.window(number, column)
-                    if nonfinite_token(window, at, category) is not None:
-                        tell(finding, NONFINITE_HINT)
-                continue
-            if fact[0] == "last" and gzip_cut is not None:
-                continue  # the cut is said instead, once
-            finding = _finding(name, fact, scan.stopped)
-            if finding.severity == "error":
-                errors += 1
-            else:
-                warnings += 1
-                # the last line rejected as cut short (not a whole line without its newline)
-                cut = cut or (finding.category == "truncated" and fact[2] is not None)
+    def take(found: list[Finding]) -> None:
+        for finding in found:
             emit(finding)
-            if lines is not None and fact[0] == "last" and fact[2] is not None:
-                error = fact[2]
-                window, at = lines.window(number=fact[1], column=error.column or 0)
-                if nonfinite_token(window, at, error.category) is not None:
+            if lines is None or not lines.holds or finding.category is not Category.syntax:
+                continue
+            if finding.line is not None and finding.column:
+                window, at = lines.window(finding.line, finding.column)
+                if nonfinite_token(window, at, "syntax") is not None:
                     tell(finding, NONFINITE_HINT)
 
     try:
         for chunk in chunks:
-            if first and chunk:
-                first, bom = False, starts_with_bom(chunk)
             for piece in _pieces(chunk):
                 if lines is not None:
                     lines.fed(piece, scan.lines + 1)
@@ -165,31 +138,15 @@ def check_stream(
                     break
             if scan.stopped:
                 break
-    except GzipNotNamedError as error:  # before any line: the file is gzip, not lines
-        emit(Finding(name, None, "$", "error", "syntax", error.what))
-        return FileResult(name, "metrics", 0, dict.fromkeys(EVENTS, 0), 1, 0)
+    except GzipNotNamedError:  # before any line: the file is gzip, not lines
+        emit(scan.gzip_data(name == "-"))
+        return FileResult(scan.report())
     except GzipCutError as error:  # after every byte the stream held
-        gzip_cut = error
+        scan.gzip_cut(error.size)
     if lines is not None:
         lines.fed(b"", scan.lines + 1)
-    partial = scan.lines
     take(scan.finish())
-    if gzip_cut is not None:
-        errors += 1
-        at = scan.lines if scan.lines > partial else None
-        cut = at is not None
-        emit(Finding(name, at, "$", "error", "truncated", gzip_cut.what))
-    counts = dict(zip(TAGS, scan.counts, strict=True))
-    return FileResult(
-        name,
-        "metrics",
-        scan.lines,
-        {event: counts[event] for event in EVENTS},
-        errors,
-        warnings,
-        invalid=errors - (gzip_cut is not None),
-        cut=cut,
-    )
+    return FileResult(scan.report(), invalid=scan.invalid, cut=scan.cut)
 
 
 PIECE_LINES = 32768
@@ -293,75 +250,18 @@ def _holds(data: bytes) -> bool:
     return b"NaN" in data or b"Infinity" in data
 
 
-def _finding(name: str, fact: tuple[Any, ...], stopped: bool) -> Finding:
-    """What one of the core's facts (`CheckScan`) other than a rejected line means (those,
-    most facts of a bad file, `check_stream` makes at once)."""
-    what, number = fact[0], fact[1]
-    if what == "order":
-        return _order(name, number, 0 if fact[3] == "before" else 2, fact[2])
-    if what == "back":
-        step, last = fact[2], fact[3]
-        return Finding(
-            name,
-            number,
-            "$.step",
-            "warning",
-            "order",
-            f"step {step} goes back (after step {last})",
-        )
-    if what == "over":
-        reason = overlong_reason(*fact[2:])
-        if stopped and not fact[3]:
-            reason += f" ({_STOPPED})"
-        return Finding(name, number, "$", "error", "length", reason)
-    return _last_line(name, number, fact[2], stopped)
-
-
-def _last_line(name: str, number: int, error: ParseError | None, stopped: bool) -> Finding:
-    """The finding for a last line without its newline (`error`: the reference's, or None
-    for a metrics line). A warning when the reference reads it as a line cut short, else
-    an error."""
-    if error is None:
-        return Finding(
-            name, number, "$", "warning", "truncated", "truncated last line: no newline at its end"
-        )
-    if cut_short(error):
-        return Finding(
-            name,
-            number,
-            error.path or "$",
-            "warning",
-            "truncated",
-            f"truncated last line: {error}",
-            error.column,
-        )
-    where = _STOPPED if stopped else "the last line, without its newline"
-    message = f"{error} ({where})"
-    return Finding(name, number, error.path or "$", "error", error.category, message, error.column)
-
-
-_SKIPPED_MOST = size_text(SKIP_LIMIT)
-_STOPPED = f"the last line read: no newline in its first {_SKIPPED_MOST}, the reading stopped there"
-"""Said of a line skipped for `SKIP_LIMIT` bytes without a newline, where the reading ends."""
-
-
-def _order(name: str, number: int, phase: int, event: str) -> Finding:
-    where = "before the first begin line" if phase == 0 else "after the end line"
-    return Finding(name, number, "$.event", "warning", "order", f"{event} line {where}")
-
-
 def check_snapshot(path: Path, name: str, emit: Emit) -> FileResult:
     """Check `snapshot.json` against its model (read by `sidefile`: `SideFileError` when it
     is not a small regular file, FileNotFoundError when it is gone)."""
-    result = FileResult(name, "snapshot")
+    errors = 0
     try:
         if read_snapshot(path) is None:
             raise FileNotFoundError(2, "No such file or directory", str(path))
     except ProofError as error:  # every problem, in the line findings' words
         for at, message in error.problems:
-            result.errors += 1
-            emit(Finding(name, None, at, "error", "schema", message))
-    return result
+            errors += 1
+            emit(Finding(name, None, None, at, Severity.error, Category.schema, message))
+    return side_result(name, FileKind.snapshot, errors=errors)
 
 
 def check_request(path: Path, name: str, emit: Emit) -> FileResult:
@@ -370,26 +270,19 @@ def check_request(path: Path, name: str, emit: Emit) -> FileResult:
     Anything else (two words...) is a warning, as the plugin takes it (its docstring and
     the request's schema; the reference: the request's existence asks for the snapshot):
     the snapshot is taken all the same, with no reason."""
-    result = FileResult(name, "snapshot-request")
     read = read_request(path)
     if read is None:
         raise FileNotFoundError(2, "No such file or directory", str(path))
     text = read[0]
-    if not REQUEST_PATTERN.match(text):
-        result.warnings += 1
-        shown = text if len(text) <= 40 else text[:37] + "..."
-        emit(
-            Finding(
-                name,
-                None,
-                "$",
-                "warning",
-                "schema",
-                f"the request is not one word (1 to 64 of A-Z a-z 0-9 _ -): {shown!r};"
-                " the plugin takes the snapshot all the same, with no reason",
-            )
-        )
-    return result
+    if REQUEST_PATTERN.match(text):
+        return side_result(name, FileKind.snapshot_request)
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    message = (
+        f"the request is not one word (1 to 64 of A-Z a-z 0-9 _ -): {shown!r};"
+        " the plugin takes the snapshot all the same, with no reason"
+    )
+    emit(Finding(name, None, None, "$", Severity.warning, Category.schema, message))
+    return side_result(name, FileKind.snapshot_request, warnings=1)
 
 
 def run_files(run: Run) -> list[tuple[Path, Kind]]:

@@ -12,9 +12,6 @@ from typing import Protocol
 
 import msgspec
 from overbrainer_contract_models.check_report_schema import (
-    Category,
-    EventCounts,
-    FileKind,
     ReportFile,
     ReportFinding,
     ReportUnreadable,
@@ -87,7 +84,7 @@ class TextReporter:
         self.hinted: set[str] = set()
 
     def finding(self, finding: Finding) -> None:
-        severity = finding.severity
+        severity = finding.severity.value
         if self.limit and self.shown[severity] >= self.limit:
             self.hidden[severity] += 1
             self.last = None
@@ -121,8 +118,11 @@ class TextReporter:
         self.last = None
         self.hinted.clear()
         parts = []
-        if result.lines is not None:
-            events = ", ".join(f"{name} {count:,}" for name, count in result.events.items())
+        counts = result.report.events
+        if result.lines is not None and counts is not None:
+            events = ", ".join(
+                f"{name} {getattr(counts, name):,}" for name in counts.__struct_fields__
+            )
             parts.append(f"{plural(result.lines, 'line')} ({events})")
         errors = plural(result.errors, "error")
         warnings = plural(result.warnings, "warning")
@@ -176,7 +176,7 @@ class JsonReporter:
     def __init__(self, out: Writer, limit: int = 0) -> None:
         self.out = out
         self.limit = limit
-        self.counts = {"error": 0, "warning": 0}
+        self.counts = {Severity.error: 0, Severity.warning: 0}
         self.encode = msgspec.json.Encoder().encode
         self.hint = None
         """No hints: the findings' objects are the schema's, their messages the reference's
@@ -186,37 +186,16 @@ class JsonReporter:
         self.out.write(self.encode(item).decode() + "\n")
 
     def finding(self, finding: Finding) -> None:
-        severity = finding.severity
         if self.limit:
+            severity = finding.severity
             if self.counts[severity] >= self.limit:
                 return
             self.counts[severity] += 1
-        self._line(
-            ReportFinding(
-                file=finding.file,
-                line=finding.line,
-                column=finding.column,
-                path=finding.path,
-                severity=Severity(severity),
-                category=Category(finding.category),
-                message=finding.message,
-            )
-        )
+        self._line(finding)
 
     def result(self, result: FileResult) -> None:
         self.counts = dict.fromkeys(self.counts, 0)
-        events = None if result.lines is None else EventCounts(**result.events)
-        self._line(
-            ReportFile(
-                file=result.file,
-                kind=FileKind(result.kind),
-                valid=result.valid,
-                lines=result.lines,
-                events=events,
-                errors=result.errors,
-                warnings=result.warnings,
-            )
-        )
+        self._line(result.report)
 
     def unreadable_path(self, name: str, message: str) -> None:
         self._line(ReportUnreadable(file=name, message=message))

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
+from overbrainer_contract_core import _core
+
 from .sidefile import SideFileError
 from .signatures import GZIP_MAGIC, is_gzip_name
 
@@ -45,11 +47,7 @@ class GzipCutError(CompressedError):
     the last line, cut short. `size`: those bytes, decompressed."""
 
     def __init__(self, path: Path | str, size: int) -> None:
-        super().__init__(
-            path,
-            f"gzip data cut short after {size:,} bytes"
-            " (the stream ends before its end: a file still being written, or cut)",
-        )
+        super().__init__(path, _core.gzip_cut_text(size))
         self.size = size
 
 
@@ -59,15 +57,7 @@ class GzipNotNamedError(SideFileError):
 
 def gzip_not_named(name: str | Path) -> GzipNotNamedError:
     """The error for gzip data where JSON lines should be: what it is, what to do."""
-    fix = (
-        "gunzip it first (zcat FILE | ...)"
-        if str(name) == "-"
-        else "name it .jsonl.gz, or gunzip it"
-    )
-    return GzipNotNamedError(
-        name,
-        f"gzip-compressed data, not JSON lines (it begins with gzip's magic bytes 1f 8b): {fix}",
-    )
+    return GzipNotNamedError(name, _core.gzip_not_named_text(str(name) == "-"))
 
 
 def read_chunks(

@@ -3,7 +3,7 @@ bytes), or text behind a UTF-8 byte order mark (`EF BB BF`), which JSON lines ma
 (the reference rejects such a line, `expected value at column 1`; the commands add
 `BOM_NOTE`, which names the mark).
 
-Stdlib only; imports nothing of the package: `chunks` (metrics files) and `sidefile` (the
+Imports nothing of the package but the core's words: `chunks` (metrics files) and `sidefile` (the
 snapshot files) both ask it.
 """
 
@@ -12,17 +12,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from overbrainer_contract_core import _core
+
 GZIP_MAGIC = b"\x1f\x8b"
 """The first two bytes of a gzip stream (RFC 1952)."""
 
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark."""
 
-BOM_NOTE = (
-    "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may"
-    " not hold: save the file without it"
-)
-"""What `check` and `status` add to the reference's error for a line that begins with it."""
+BOM_NOTE: str = _core.BOM_NOTE
+"""What `check` and `status` add to the reference's error for a line that begins with it
+(the core's words)."""
 
 FILE_BOM_NOTE = (
     "the file begins with a UTF-8 byte order mark, bytes EF BB BF, which JSON may not hold:"

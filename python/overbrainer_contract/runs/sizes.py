@@ -1,13 +1,16 @@
 """Sizes as the command line writes them (`--max-line 64M`), and the words for a line over
 the user's bound.
 
-The core reads a line of any length (`reader.CheckScan` and the other scans); a bound on a
+The words are the core's (`overbrainer_core::check`), said the same by every face. The core
+reads a line of any length (`reader.CheckScan` and the other scans); a bound on a
 line's length is the user's own guard (`--max-line`), none by default.
 """
 
 from __future__ import annotations
 
 import re
+
+from overbrainer_contract_core import _core
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _SIZE = re.compile(r"\s*([0-9]+)\s*([KMGT]?)(?:I?B)?\s*\Z", re.IGNORECASE | re.ASCII)
@@ -20,12 +23,8 @@ its integers (the core's `usize`), and far above any file."""
 
 def overlong_reason(size: int, complete: bool, limit: int) -> str:
     """What is wrong with a line of `size` bytes (its newline included when `complete`) over
-    the user's bound of `limit` bytes, naming the option that sets it (check, watch)."""
-    shown = f"{size:,} bytes" + ("" if complete else ", without its newline")
-    return (
-        f"a line of {shown}: over the {limit:,} bytes a line is read to"
-        f" (--max-line {size_text(limit)}; a larger --max-line reads it)"
-    )
+    the user's bound of `limit` bytes, naming the option that sets it: the core's words."""
+    return _core.overlong_text(size, complete, limit)
 
 
 def parse_size(text: str) -> int:
@@ -46,11 +45,9 @@ def parse_size(text: str) -> int:
 
 
 def size_text(size: int) -> str:
-    """A size as `parse_size` reads it, shortest first: `1M`, `64M`, `1536K`, `1000`."""
-    for unit in ("T", "G", "M", "K"):
-        if size >= _UNITS[unit] and size % _UNITS[unit] == 0:
-            return f"{size // _UNITS[unit]}{unit}"
-    return str(size)
+    """A size as `parse_size` reads it, shortest first: `1M`, `64M`, `1536K`, `1000` (the
+    core's words)."""
+    return _core.size_text(size)
 
 
 def invalid_text(invalid: int, cut: bool) -> str:
@@ -61,9 +58,4 @@ def invalid_text(invalid: int, cut: bool) -> str:
     counts as an error on a line. The last line *cut short* — no newline yet, and the
     reference finds it cut (category `eof`): a line still being written — is not one:
     `check`'s warning, counted apart, the same in `plot`, `status` and `watch`."""
-    words = []
-    if invalid:
-        words.append(f"{invalid:,} invalid line" + ("" if invalid == 1 else "s"))
-    if cut:
-        words.append("the last line cut short")
-    return " and ".join(words)
+    return _core.lines_text(invalid, cut)

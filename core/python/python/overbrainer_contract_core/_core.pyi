@@ -6,6 +6,7 @@ from types import ModuleType
 from typing import Any
 
 from overbrainer_contract.reader.marks import Mark
+from overbrainer_contract_models.check_report_schema import ReportFile, ReportFinding
 from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
 
 _Line = Begin | Log | Stage | Eval | End
@@ -82,28 +83,46 @@ SKIP_LIMIT: int
 """The most bytes of one line skipped (known invalid, or over `max_line`) before the reading
 stops within it."""
 
-CheckFact = tuple[Any, ...]
-"""`("rejected", line, path | None, category, text, column | None)` (`text`: what `str` of the
-line's `ParseError` gives), `("over", line, size, complete, limit)`, `("order", line,
-tag, "before" | "after")`, `("back", line, step, last_step)`, `("last", line, ParseError |
-None)`."""
 
 class CheckScan:
-    """The facts `check` reports on a metrics file, read as it is fed (every line of any
-    length answered by the core, on every core, without the GIL)."""
+    """The check of a metrics file, read as it is fed (every line of any length answered by
+    the core, on every core, without the GIL): the findings as the contract's
+    `ReportFinding` records, the summary as its `ReportFile` (the models handed over by
+    `bind_reports`)."""
 
-    def __init__(self, max_line: int | None = None) -> None: ...
-    def feed(self, chunk: bytes) -> list[CheckFact]:
-        """The facts of the lines `chunk` completes, in order."""
-    def finish(self) -> list[CheckFact]:
-        """The facts of the input's last line, when it has no newline."""
+    def __init__(self, name: str, max_line: int | None = None) -> None: ...
+    def feed(self, chunk: bytes) -> list[ReportFinding]:
+        """The findings of the lines `chunk` completes, in order."""
+    def finish(self) -> list[ReportFinding]:
+        """The findings of the input's last line (no newline) and of its end."""
+    def gzip_data(self, stdin: bool) -> ReportFinding:
+        """The one finding of gzip data where lines should be."""
+    def gzip_cut(self, size: int) -> None:
+        """The input is a gzip stream cut short after `size` bytes: said at `finish`."""
+    def report(self) -> ReportFile:
+        """The file's summary, every finding counted."""
     @property
     def lines(self) -> int: ...
     @property
-    def counts(self) -> tuple[int, ...]:
-        """Lines of each variant, in the order of `TAGS`."""
+    def invalid(self) -> int: ...
+    @property
+    def cut(self) -> bool: ...
+    @property
+    def errors(self) -> int: ...
     @property
     def stopped(self) -> bool: ...
+
+def bind_reports(classes: tuple[type, type, type], enums: tuple[type, type, type]) -> None:
+    """Hands the core `ReportFinding`, `ReportFile`, `EventCounts` and the enums `Severity`,
+    `Category`, `FileKind`."""
+
+def size_text(size: int) -> str: ...
+def overlong_text(size: int, complete: bool, limit: int) -> str: ...
+def lines_text(invalid: int, cut: bool) -> str: ...
+def gzip_not_named_text(stdin: bool) -> str: ...
+def gzip_cut_text(size: int) -> str: ...
+
+BOM_NOTE: str
 
 Column = tuple[bytes, bytes | None, int]
 """A column's values, its validity bitmap (None: no null) and its count of nulls."""
@@ -141,5 +160,39 @@ class StateScan:
     def finish(self) -> list[StateItem]: ...
     @property
     def lines(self) -> int: ...
+    @property
+    def stopped(self) -> bool: ...
+
+class StatusScan:
+    """A run's state (`status`), folded by the core as its metrics file is fed, told at a
+    time as the contract's `StatusReport` (the JSON serde writes of
+    `schema/status-report.schema.json`)."""
+
+    def __init__(self, max_line: int | None = None) -> None: ...
+    def feed(self, chunk: bytes) -> None:
+        """The lines `chunk` completes, folded in."""
+    def finish(self) -> None:
+        """The input's last line, when it has no newline, folded in."""
+    def gzip_cut(self) -> None:
+        """The input was a gzip stream cut short: its lines are those before the cut."""
+    def report(
+        self,
+        run: str,
+        name: str,
+        now: float,
+        snapshot: bytes | None = None,
+        side_valid: bool = True,
+    ) -> bytes:
+        """The JSON of the run's `StatusReport` at `now`; `snapshot`: the JSON of its
+        `SnapshotState` (None without a run folder); `side_valid`: its snapshot files are
+        valid."""
+    @property
+    def lines(self) -> int: ...
+    @property
+    def invalid(self) -> int: ...
+    @property
+    def partial(self) -> bool: ...
+    @property
+    def bom(self) -> bool: ...
     @property
     def stopped(self) -> bool: ...
