@@ -1,0 +1,143 @@
+//! The run-level golden suite (`tests/conformance/runs/` of the repository) through the core:
+//! every case's metrics file, as bytes alone (the `stdin` variant: named `-`), checked by
+//! `check::check_bytes` and told by `status::status_bytes` at the case's `now`, each record
+//! serialised as every face writes it and compared with the expectation field by field
+//! (numbers as doubles, read correctly rounded from both sides).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use overbrainer_core::check::{check_bytes, GZIP_MAGIC};
+use overbrainer_core::status::status_bytes;
+
+mod common;
+use common::{read_json, Json, Reader};
+
+fn suite_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/runs")
+}
+
+/// Where `got` differs from `expected` (`at`: the JSON path so far).
+fn differences(at: &str, got: &Json, expected: &Json, out: &mut Vec<String>) {
+    match (got, expected) {
+        (Json::Number(a), Json::Number(b)) => {
+            let (x, y) = (a.parse::<f64>(), b.parse::<f64>());
+            if x.is_err() || y.is_err() || x.ok().map(f64::to_bits) != y.ok().map(f64::to_bits) {
+                out.push(format!("{at}: {a} where {b} is expected"));
+            }
+        }
+        (Json::Object(a), Json::Object(b)) => {
+            for (key, value) in b {
+                match got.get(key) {
+                    Some(mine) => differences(&format!("{at}.{key}"), mine, value, out),
+                    None => out.push(format!("{at}.{key}: missing")),
+                }
+            }
+            for (key, _) in a {
+                if expected.get(key).is_none() {
+                    out.push(format!("{at}.{key}: not expected"));
+                }
+            }
+        }
+        (Json::Array(a), Json::Array(b)) => {
+            if a.len() != b.len() {
+                out.push(format!(
+                    "{at}: {} items where {} are expected",
+                    a.len(),
+                    b.len()
+                ));
+            }
+            for (index, (mine, value)) in a.iter().zip(b).enumerate() {
+                differences(&format!("{at}[{index}]"), mine, value, out);
+            }
+        }
+        _ if got == expected => {}
+        _ => out.push(format!("{at}: {got:?} where {expected:?} is expected")),
+    }
+}
+
+/// The records of a JSON Lines expectation.
+fn json_lines(path: &Path) -> Vec<Json> {
+    let text =
+        fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    text.lines().map(Reader::parse).collect()
+}
+
+/// What the core says of one case's metrics bytes, against its `stdin` expectations.
+fn case_problems(case: &Json) -> Vec<String> {
+    let name = case.field("name").text();
+    let folder = suite_dir().join(name);
+    let run = case
+        .field("runs")
+        .items()
+        .iter()
+        .find(|run| run.field("variant").text() == "stdin")
+        .unwrap_or_else(|| panic!("{name}: no stdin variant"));
+    let bytes = fs::read(folder.join(run.field("stdin").text())).expect("the case's metrics file");
+    let mut problems = Vec::new();
+
+    let reports: Vec<Json> = check_bytes("-", &bytes, None, None)
+        .iter()
+        .map(|report| Reader::parse(&serde_json::to_string(report).expect("a report serialises")))
+        .collect();
+    let expected = Json::Array(json_lines(
+        &folder.join(run.field("check").field("expect").text()),
+    ));
+    differences(
+        &format!("{name} check"),
+        &Json::Array(reports),
+        &expected,
+        &mut problems,
+    );
+
+    let now: f64 = match case.field("now") {
+        Json::Number(text) => text.parse().expect("a number"),
+        other => panic!("{name}: now is {other:?}"),
+    };
+    match run.field("status").field("expect") {
+        Json::Null => {
+            // No run is read: the bytes are gzip data where lines should be, refused by the
+            // face that opens them (the check above says so in its one finding).
+            if !bytes.starts_with(&GZIP_MAGIC) {
+                problems.push(format!(
+                    "{name} status: expected none, for bytes that are not gzip"
+                ));
+            }
+        }
+        expect => {
+            let report = status_bytes("-", "-", &bytes, None, now);
+            let got = Reader::parse(&serde_json::to_string(&report).expect("a report serialises"));
+            let expected = read_json(&folder.join(expect.text()));
+            differences(&format!("{name} status"), &got, &expected, &mut problems);
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_case_reads_as_the_suite_expects() {
+    let manifest = read_json(&suite_dir().join("manifest.json"));
+    let cases = manifest.field("cases").items();
+    assert!(cases.len() >= 20, "{} cases", cases.len());
+    let problems: Vec<String> = cases.iter().flat_map(case_problems).collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_changed_expectation_is_found() {
+    let got = Reader::parse(r#"{"type":"finding","line":2,"column":27,"message":"EOF"}"#);
+    for changed in [
+        r#"{"type":"finding","line":2,"column":28,"message":"EOF"}"#,
+        r#"{"type":"finding","line":2,"column":27,"message":"EOF "}"#,
+        r#"{"type":"finding","line":2,"column":27}"#,
+        r#"{"type":"finding","line":2,"column":27,"message":"EOF","path":"$"}"#,
+    ] {
+        let mut problems = Vec::new();
+        differences("$", &got, &Reader::parse(changed), &mut problems);
+        assert_eq!(problems.len(), 1, "{changed}: {problems:?}");
+    }
+    let mut none = Vec::new();
+    let same = Reader::parse(r#"{"message":"EOF","column":27.0,"line":2,"type":"finding"}"#);
+    differences("$", &got, &same, &mut none);
+    assert!(none.is_empty(), "{none:?}");
+}
