@@ -637,6 +637,17 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(mark, module)?)?;
     module.add_class::<Pace>()?;
     module.add_class::<scanner::CheckScan>()?;
+    module.add_function(wrap_pyfunction!(scanner::bind_reports, module)?)?;
+    for text in [
+        wrap_pyfunction!(scanner::size_text, module)?,
+        wrap_pyfunction!(scanner::overlong_text, module)?,
+        wrap_pyfunction!(scanner::lines_text, module)?,
+        wrap_pyfunction!(scanner::gzip_not_named_text, module)?,
+        wrap_pyfunction!(scanner::gzip_cut_text, module)?,
+    ] {
+        module.add_function(text)?;
+    }
+    module.add("BOM_NOTE", overbrainer_core::check::BOM_NOTE)?;
     module.add_class::<scanner::TableScan>()?;
     module.add_class::<scanner::StateScan>()?;
     module.add("FIELD_NAMES", PyTuple::new(_py, scanner::field_names()))?;
