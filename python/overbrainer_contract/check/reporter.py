@@ -118,10 +118,10 @@ class TextReporter:
         self.last = None
         self.hinted.clear()
         parts = []
-        counts = result.report.events
-        if result.lines is not None and counts is not None:
+        by_event = result.report.events
+        if result.lines is not None and by_event is not None:
             events = ", ".join(
-                f"{name} {getattr(counts, name):,}" for name in counts.__struct_fields__
+                f"{name} {getattr(by_event, name):,}" for name in by_event.__struct_fields__
             )
             parts.append(f"{plural(result.lines, 'line')} ({events})")
         errors = plural(result.errors, "error")
