@@ -52,8 +52,9 @@ export type Category = "syntax" | "eof" | "data" | "io";
  *   from its start; `null` where the reference gives no position. (A string holding a lone
  *   surrogate, which is no UTF-8, is a syntax error at its code point, counted from 1, as
  *   Python says of a `str`.)
- * - `path`: the JSON path of the value at fault (`$.step`, `$[2]`, `$["a b"]`, `$` for the
- *   line as a whole), `null` after the value (trailing characters).
+ * - `path`: the JSON path of the value at fault as the core writes it, Python's string
+ *   (`$.step`, `$[2]`, `$["a b"]`, `$` for the line as a whole), `null` after the value
+ *   (trailing characters).
  *
  * `toString()` is Python's `str()` of it: the message, then ` at column N` when there is one.
  */
@@ -253,13 +254,7 @@ const U64_LIMIT = 1n << 64n;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: false });
-const IDENTIFIER = /^[\p{XID_Start}_]\p{XID_Continue}*$/u;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** A JSON path's key as Python's `str.isidentifier()` decides: `.key`, else `["a b"]`. */
-function renderKey(key: string): string {
-  return IDENTIFIER.test(key) ? `.${key}` : `["${key.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`;
-}
 
 /** A string's first lone surrogate, as Python's `str` says: its code point index (from 0). */
 function loneSurrogate(text: string): number | null {
@@ -395,19 +390,12 @@ function bind(ex: Exports): Api {
     const column = view.getUint32(at, true);
     at += 4;
     const message = text();
-    const segments = view.getUint32(at, true);
+    const pathLength = view.getUint32(at, true);
     at += 4;
     let path: string | null = null;
-    if (segments > 0) {
-      path = "$";
-      for (let index = 1; index < segments; index += 1) {
-        if (bytes[at++] === 0) {
-          path += renderKey(text());
-        } else {
-          path += `[${view.getUint32(at, true)}]`;
-          at += 4;
-        }
-      }
+    if (pathLength > 0) {
+      path = decoder.decode(bytes.subarray(at, at + pathLength - 1));
+      at += pathLength - 1;
     }
     return new ParseError(category, message, path, column === 0 ? null : column - 1);
   };

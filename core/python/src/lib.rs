@@ -134,7 +134,7 @@ pub(crate) fn error_object(
     bound: &Bound,
     error: &ParseError,
 ) -> PyResult<PyObject> {
-    let path = rendered_path(py, error);
+    let path = error.rendered_path();
     let category = match error.category {
         Category::Io => "io",
         Category::Syntax => "syntax",
@@ -144,19 +144,6 @@ pub(crate) fn error_object(
     bound
         .parse_error
         .call1(py, (category, error.message.as_str(), path, error.column))
-}
-
-/// The error's JSON path as the package writes it: a key that is a Python identifier after
-/// a dot, any other quoted.
-pub(crate) fn rendered_path(py: Python<'_>, error: &ParseError) -> Option<String> {
-    error.path.as_ref().map(|path| {
-        path.render(|key| {
-            PyString::new(py, key)
-                .call_method0("isidentifier")
-                .and_then(PyAny::is_true)
-                .unwrap_or(false)
-        })
-    })
 }
 
 fn raised(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyErr {

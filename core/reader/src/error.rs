@@ -49,26 +49,19 @@ pub enum Segment {
     Index(usize),
 }
 
-/// A JSON path from the line's value (`$`).
+/// A JSON path from the line's value (`$`), written by its `Display` (`render`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Path(pub Vec<Segment>);
 
 impl Path {
-    /// `$.key`, `$[2]`; a key that `identifier` refuses is written `$["a b"]`, quoted with
-    /// its backslashes and quotes escaped.
-    pub fn render(&self, identifier: impl Fn(&str) -> bool) -> String {
+    /// `$.key` for a key that is an `identifier`, `$[2]`; any other key is written `$["a b"]`,
+    /// quoted with its backslashes and quotes escaped.
+    #[must_use]
+    pub fn render(&self) -> String {
         let mut out = String::from("$");
         for segment in &self.0 {
             match segment {
-                Segment::Key(key) if identifier(key) => {
-                    out.push('.');
-                    out.push_str(key);
-                }
-                Segment::Key(key) => {
-                    out.push_str("[\"");
-                    out.push_str(&key.replace('\\', "\\\\").replace('"', "\\\""));
-                    out.push_str("\"]");
-                }
+                Segment::Key(key) => push_key(&mut out, key),
                 Segment::Index(index) => {
                     out.push('[');
                     out.push_str(&index.to_string());
@@ -80,19 +73,33 @@ impl Path {
     }
 }
 
-/// An ASCII identifier: a letter or `_`, then letters, digits or `_`.
+impl fmt::Display for Path {
+    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str(&self.render())
+    }
+}
+
+/// Whether a JSON path writes `key` after a dot: an identifier by Unicode's XID properties
+/// (UAX #31), `_` or an `XID_Start` character, then `XID_Continue` characters. The tables are
+/// `unicode-ident`'s, one Unicode version for every language the core serves, so that a key
+/// has one path whatever Unicode version a runtime's own tables follow.
 #[must_use]
-pub fn ascii_identifier(key: &str) -> bool {
+pub fn identifier(key: &str) -> bool {
     let mut chars = key.chars();
     chars
         .next()
-        .map_or(false, |c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        .map_or(false, |c| c == '_' || unicode_ident::is_xid_start(c))
+        && chars.all(unicode_ident::is_xid_continue)
 }
 
-impl fmt::Display for Path {
-    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        formatter.write_str(&self.render(ascii_identifier))
+fn push_key(out: &mut String, key: &str) {
+    if identifier(key) {
+        out.push('.');
+        out.push_str(key);
+    } else {
+        out.push_str("[\"");
+        out.push_str(&key.replace('\\', "\\\\").replace('"', "\\\""));
+        out.push_str("\"]");
     }
 }
 
@@ -122,6 +129,13 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 impl ParseError {
+    /// The JSON path of the value at fault as every face of the core writes it (`$.step`,
+    /// `$.x["a b"][2]`); `None` after the value.
+    #[must_use]
+    pub fn rendered_path(&self) -> Option<String> {
+        self.path.as_ref().map(Path::render)
+    }
+
     /// Bytes that are not UTF-8, from the first bad byte (`valid` bytes before it).
     #[must_use]
     pub fn utf8(valid: usize) -> Self {
@@ -414,5 +428,56 @@ impl<'de> Deserialize<'de> for Entries {
             }
         }
         deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{identifier, Path, Segment};
+
+    fn key_path(key: &str) -> String {
+        Path(vec![Segment::Key(key.to_owned()), Segment::Index(2)]).render()
+    }
+
+    #[test]
+    fn a_key_is_written_after_a_dot_when_it_is_an_identifier_by_xid() {
+        assert_eq!(key_path("step"), "$.step[2]");
+        assert_eq!(key_path("_x9"), "$._x9[2]");
+        assert_eq!(key_path("_"), "$._[2]");
+        assert_eq!(key_path("é"), "$.é[2]");
+        assert_eq!(key_path("x\u{0301}"), "$.x\u{0301}[2]"); // a combining mark continues
+        assert_eq!(key_path("\u{1E290}"), "$.\u{1E290}[2]"); // Toto (Unicode 14.0)
+    }
+
+    #[test]
+    fn any_other_key_is_quoted_with_its_backslashes_and_quotes_escaped() {
+        assert_eq!(key_path(""), r#"$[""][2]"#);
+        assert_eq!(key_path("2step"), r#"$["2step"][2]"#);
+        assert_eq!(key_path("a b"), r#"$["a b"][2]"#);
+        assert_eq!(key_path("a\"b"), r#"$["a\"b"][2]"#);
+        assert_eq!(key_path("a\\b"), r#"$["a\\b"][2]"#);
+        assert_eq!(key_path("\u{0301}x"), "$[\"\u{0301}x\"][2]"); // a mark does not start one
+        assert_eq!(key_path("a-b"), r#"$["a-b"][2]"#);
+    }
+
+    #[test]
+    fn code_points_later_unicode_versions_assign_are_no_identifier() {
+        // Kawi (15.0), CJK Extension I (15.1), Pepet (16.0), Tangut components (17.0): not in
+        // the tables the rule reads, whatever a runtime's own tables say of them.
+        for key in ["\u{11F04}", "\u{2EBF0}", "a\u{0897}", "\u{18D80}"] {
+            assert!(!identifier(key), "{key:?}");
+            assert_eq!(key_path(key), format!("$[\"{key}\"][2]"));
+        }
+    }
+
+    #[test]
+    fn a_path_displays_as_it_renders() {
+        let path = Path(vec![
+            Segment::Key("x".to_owned()),
+            Segment::Key("a b".to_owned()),
+            Segment::Index(0),
+        ]);
+        assert_eq!(path.to_string(), r#"$.x["a b"][0]"#);
+        assert_eq!(Path::default().to_string(), "$");
     }
 }

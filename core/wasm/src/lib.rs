@@ -20,8 +20,7 @@
 //!   in `JobStage::ALL` (one byte);
 //! - a rejected line: the category (one byte: `0` io, `1` syntax, `2` data, `3` eof), the
 //!   column (`u32`, `0` when the reference gives none), the message (`u32` length, UTF-8),
-//!   the path (`u32`: `0` for none, else its segments plus one; each segment a byte, `0` a
-//!   key (`u32` length, UTF-8) or `1` an index (`u32`));
+//!   the path as the core writes it (`u32`: `0` for none, else its length plus one; UTF-8);
 //! - a line over the bound: its size and the bound (`f64` each: exact below 2^53).
 //!
 //! `ob_tables` writes the tables these records are read with (variants, fields, kinds,
@@ -33,7 +32,7 @@ use std::cell::RefCell;
 use overbrainer_core::generated::{FIELDS, NAMES, TAGS, TAG_FIELD};
 use overbrainer_core::scan::{answer, Answer, Consumer, Options, Part, Scan};
 use overbrainer_core::{
-    dump_line, read_line, Category, JobStage, Kind, MetricLine, Pace, ParseError, Segment, Value,
+    dump_line, read_line, Category, JobStage, Kind, MetricLine, Pace, ParseError, Value,
 };
 
 /// The module's state: its two buffers and the readers under way.
@@ -108,22 +107,11 @@ fn put_error(out: &mut Vec<u8>, error: &ParseError) {
         error.column.map_or(0, |column| column.saturating_add(1)),
     );
     put_text(out, &error.message);
-    match &error.path {
+    match error.rendered_path() {
         None => put_u32(out, 0),
         Some(path) => {
-            put_u32(out, path.0.len() + 1);
-            for segment in &path.0 {
-                match segment {
-                    Segment::Key(key) => {
-                        out.push(0);
-                        put_text(out, key);
-                    }
-                    Segment::Index(index) => {
-                        out.push(1);
-                        put_u32(out, *index);
-                    }
-                }
-            }
+            put_u32(out, path.len().saturating_add(1));
+            out.extend_from_slice(path.as_bytes());
         }
     }
 }
