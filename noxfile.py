@@ -402,7 +402,8 @@ def js(session: nox.Session) -> None:
     registry's mirror); the package built (`node build.mjs`: core/wasm by Debian's Rust 1.63
     for wasm32-unknown-unknown, the glue and its declarations by tsc); the whole golden suite
     through it (every expectation: verdict, category, value to the bit, dump, mark, pace,
-    the bignum lines included; each input file through the whole-file readers too); Ajv's
+    the bignum lines included; each input file through the whole-file readers too); the
+    JSON paths of tests/json_paths.json (the core's, Python's strings); Ajv's
     schema verdicts on the suite (bignum lines skipped: JSON.parse rounds them); the
     generated TypeScript types' drift check; a typed consumer checked by tsc against the
     declarations; then `npm pack`, the tarball installed offline into a fresh folder (no
@@ -418,6 +419,7 @@ def js(session: nox.Session) -> None:
         session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
         session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
         session.run("node", "test/golden.mjs", *session.posargs, **npm)
+        session.run("node", "test/paths.mjs", **npm)
         session.run("node", "run-conformance.mjs", **npm)
         session.run("node", "generate-types.mjs", "--check", **npm)
         with tempfile.TemporaryDirectory() as tmp:

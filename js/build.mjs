@@ -8,7 +8,7 @@
 //
 // OVERBRAINER_WASM_CARGO names the cargo to build with (default /usr/bin/cargo, Debian's, with
 // /usr/bin first on the PATH so that its rustc is the one used); symbols are stripped
-// (`-C strip=symbols`): the module is about 230 KB. Its target folder is core/target/wasm.
+// (`-C strip=symbols`): the module is about 240 KB. Its target folder is core/target/wasm.
 
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, statSync } from "node:fs";
