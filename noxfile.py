@@ -403,7 +403,8 @@ def js(session: nox.Session) -> None:
     for wasm32-unknown-unknown, the glue and its declarations by tsc); the whole golden suite
     through it (every expectation: verdict, category, value to the bit, dump, mark, pace,
     the bignum lines included; each input file through the whole-file readers too); the
-    JSON paths of tests/json_paths.json (the core's, Python's strings); Ajv's
+    JSON paths of tests/json_paths.json (the core's, Python's strings); the run-level suite
+    (tests/conformance/runs/) through `check(bytes)` and `status(bytes, {now})`; Ajv's
     schema verdicts on the suite (bignum lines skipped: JSON.parse rounds them); the
     generated TypeScript types' drift check; a typed consumer checked by tsc against the
     declarations; then `npm pack`, the tarball installed offline into a fresh folder (no
@@ -420,6 +421,7 @@ def js(session: nox.Session) -> None:
         session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
         session.run("node", "test/golden.mjs", *session.posargs, **npm)
         session.run("node", "test/paths.mjs", **npm)
+        session.run("node", "test/runs.mjs", **npm)
         session.run("node", "run-conformance.mjs", **npm)
         session.run("node", "generate-types.mjs", "--check", **npm)
         with tempfile.TemporaryDirectory() as tmp:
@@ -554,7 +556,8 @@ def reference(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
-    """Differential fuzzing of the core (parse_line) against the reference runner (hypothesis).
+    """Differential fuzzing of the core (parse_line) against the reference runner (hypothesis),
+    and the npm package's run-level records against the command line's (one core, two faces).
 
     Seeded and bounded by work: FUZZ_EXAMPLES examples per test (default 4000); a guard kills
     a hang after 1800 s, far beyond its normal time. Any difference in verdict, category,
@@ -569,6 +572,7 @@ def fuzz(session: nox.Session) -> None:
         "-m",
         "pytest",
         "tests/reference/test_fuzz.py",
+        "tests/reference/test_npm_reports.py",
         "-p",
         "no:cacheprovider",
         f"--hypothesis-seed={FUZZ_SEED}",

@@ -8,8 +8,21 @@
 // shipped beside it.
 
 import type { Begin, End, Eval, JobStage, Log, Stage } from "../types/metrics-line.js";
+import { bindRun } from "./run.js";
+import type { RunApi, RunExports } from "./run.js";
 
 export type { JobStage, MetricLine, U64 } from "../types/metrics-line.js";
+export type {
+  CheckOptions,
+  CheckRecord,
+  ReportFile,
+  ReportFinding,
+  RunSource,
+  RunStatus,
+  RunStatusConstructor,
+  StatusOptions,
+  StatusReport,
+} from "./run.js";
 
 /** The fields of a generated line type as the reader gives them: every field of the variant,
  * present (an optional field left out or null is `null`), and no other key. */
@@ -155,7 +168,7 @@ export interface ReaderConstructor {
 export type Source = Uint8Array | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 /** What the package gives, from one instance of the module. */
-export interface Api {
+export interface Api extends RunApi {
   /** A line (a string, or its bytes) read as the reference reads it: the typed line, or a
    * thrown `ParseError`. White space around the value, a trailing newline included, is the
    * reference's too. Bytes that are not UTF-8 are a syntax error. */
@@ -177,7 +190,7 @@ export interface Api {
   readRecords(records: Uint8Array, first: number): Answer[];
 }
 
-interface Exports {
+interface Exports extends RunExports {
   memory: WebAssembly.Memory;
   ob_input(len: number): number;
   ob_output(): number;
@@ -662,7 +675,13 @@ function bind(ex: Exports): Api {
     return found;
   }
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords };
+  const outputText = (): string => {
+    const [start, end] = output();
+    return decoder.decode(bytes.subarray(start, end));
+  };
+  const { check, status, Status, linesText } = bindRun(ex, { put, text: outputText, chunks });
+
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, check, status, Status, linesText };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

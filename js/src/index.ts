@@ -1,7 +1,7 @@
 // The package's main entry, for Node: the reader core's WebAssembly module shipped beside this
 // file, loaded once at import (top-level await), so that no call needs an init first.
 //
-//   import { parseLine, ParseError, mark, dumpLine, Pace, Reader, readLines } from "overbrainer-contract";
+//   import { parseLine, ParseError, mark, dumpLine, Pace, Reader, readLines, check, status } from "overbrainer-contract";
 //
 // Elsewhere (a browser page, a worker, a bundle that inlines the module): `load(bytes)` from
 // "overbrainer-contract/core" gives the same API from the module's bytes.
@@ -18,6 +18,8 @@ export type {
   Api,
   BeginLine,
   Category,
+  CheckOptions,
+  CheckRecord,
   Duration,
   EndLine,
   EvalLine,
@@ -30,8 +32,14 @@ export type {
   PaceConstructor,
   ReaderConstructor,
   ReaderOptions,
+  ReportFile,
+  ReportFinding,
   Source,
   StageLine,
+  RunStatus,
+  RunStatusConstructor,
+  StatusOptions,
+  StatusReport,
   U64,
 } from "./core.js";
 
@@ -128,6 +136,10 @@ export const parseLine: Api["parseLine"] = api.parseLine;
 export const mark: Api["mark"] = api.mark;
 export const dumpLine: Api["dumpLine"] = api.dumpLine;
 export const readLines: (source: Source, options?: ReadOptions) => AsyncGenerator<Answer[], void, undefined> = readLinesNode;
+export const check: Api["check"] = api.check;
+export const status: Api["status"] = api.status;
+export const Status: Api["Status"] = api.Status;
+export const linesText: Api["linesText"] = api.linesText;
 export const Pace: Api["Pace"] = api.Pace;
 export type Pace = PaceType;
 export const Reader: Api["Reader"] = api.Reader;

@@ -8,7 +8,9 @@
 // - `s`: the bytes are a JSON string (ASCII, escapes for anything else: a lone surrogate
 //   included), given to `parseLine` as the JavaScript string it reads to;
 // - `f`: the bytes are a whole file, fed to a `Reader` in chunks cut at CUTS (comma-separated
-//   offsets, or `-` for none), then finished.
+//   offsets, or `-` for none), then finished;
+// - `r`: the bytes are a whole metrics file, named `-`: its `check` records and its `status`
+//   at NOW (the third field, seconds), or `{"refused": message}` where `status` refuses it.
 //
 // Each reply is one JSON line: for `b` and `s` one answer, for `f` an array of answers, each
 // with its `line` and `complete`. An answer is the runner's: `{"ok":true,"dump","mark","pace"}`
@@ -19,7 +21,7 @@
 // as the runner writes it, plus the bare `bare`, `column` and `path`; `{"ok":null,"raised"}`
 // when anything but a ParseError was thrown; for `f` also `{"over": [size, limit]}`.
 
-import { dumpLine, mark, Pace, ParseError, parseLine, Reader } from "overbrainer-contract";
+import { check, dumpLine, mark, Pace, ParseError, parseLine, Reader, status } from "overbrainer-contract";
 
 const encoder = new TextEncoder();
 
@@ -110,6 +112,13 @@ function answerFile(data, cuts) {
   }
 }
 
+/** The run-level records of a whole file (`r`). */
+async function answerRun(data, now) {
+  const records = await check(data);
+  const told = await status(data, { now }).catch((error) => ({ refused: String(error.message) }));
+  return { check: records, status: told };
+}
+
 /** The requests of standard input, answered as they come. */
 async function main() {
   let pending = Buffer.alloc(0);
@@ -133,6 +142,7 @@ async function main() {
         const text = JSON.parse(Buffer.from(data).toString("latin1"));
         reply = answerLine(text, encoder.encode(text));
       } else if (mode === "f") reply = answerFile(data, cuts === undefined || cuts === "-" ? [] : cuts.split(",").map(Number));
+      else if (mode === "r") reply = await answerRun(data, Number(cuts));
       else throw new Error(`bad frame header ${JSON.stringify(pending.subarray(0, newline).toString())}`);
       out.push(`${json(reply)}\n`);
     }

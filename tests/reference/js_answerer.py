@@ -67,6 +67,12 @@ class JsAnswerer:
         answers: list[dict[str, Any]] = self._ask(f"{len(data)} f {','.join(cuts) or '-'}", data)
         return answers
 
+    def run(self, data: bytes, now: float) -> dict[str, Any]:
+        """The npm package's `check` records and `status` (at `now`) of a metrics file's
+        bytes, named `-`: `{"check": [...], "status": {...} or {"refused": message}}`."""
+        reply: dict[str, Any] = self._ask(f"{len(data)} r {now!r}", data)
+        return reply
+
     def close(self) -> None:
         if self.process.stdin is not None:
             self.process.stdin.close()

@@ -29,6 +29,8 @@
 
 use std::cell::RefCell;
 
+mod reports;
+
 use overbrainer_core::generated::{FIELDS, NAMES, TAGS, TAG_FIELD};
 use overbrainer_core::scan::{answer, Answer, Consumer, Options, Part, Scan};
 use overbrainer_core::{
@@ -401,16 +403,9 @@ pub extern "C" fn ob_eta(
 /// on a line's length, without its newline.
 #[no_mangle]
 pub extern "C" fn ob_reader_new(has_max: u32, max_line: f64) -> u32 {
-    let max_line = if has_max == 0 || max_line.is_nan() || max_line < 0.0 {
-        None
-    } else if max_line >= 4_294_967_295.0 {
-        Some(u32::MAX as usize)
-    } else {
-        // a whole number below 2^32: exact
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        Some(max_line as usize)
+    let options = Options {
+        max_line: reports::bound(has_max, max_line),
     };
-    let options = Options { max_line };
     let scan = Scan::new(options, Records::default());
     with_state(|state| {
         let free = state.readers.iter().position(Option::is_none);

@@ -1,0 +1,333 @@
+//! The run level for JavaScript: the check of a metrics file and the status of a run, made
+//! by the core (`overbrainer_core::check`, `overbrainer_core::status`) and written as the
+//! contract's records in JSON — what `check -o json` and `status -o json` write, field for
+//! field, serialised by serde from the types generated from the schemas.
+//!
+//! A check or a status under way has a handle (`ob_check_new`, `ob_status_new`); it is fed
+//! the input buffer's bytes and writes its records to the output buffer, as a reader does.
+
+use std::cell::RefCell;
+
+use overbrainer_core::check::{FileCheck, GZIP_MAGIC};
+use overbrainer_core::notable::Notables;
+use overbrainer_core::order::Order;
+use overbrainer_core::reports::CheckReport;
+use overbrainer_core::scan::{Options, Scan};
+use overbrainer_core::status::RunState;
+
+use crate::with_state;
+
+/// A check under way: its scan, its findings' rules, and whether its bytes are the file's
+/// own (not decompressed by the face: gzip data there is one finding, and nothing more).
+struct Checking {
+    scan: Scan<Order>,
+    check: FileCheck,
+    raw: bool,
+    started: bool,
+}
+
+/// A status under way: its scan and the state its lines make.
+struct Telling {
+    scan: Scan<Notables>,
+    state: RunState,
+    raw: bool,
+    started: bool,
+}
+
+#[derive(Default)]
+struct Runs {
+    checks: Vec<Option<Checking>>,
+    statuses: Vec<Option<Telling>>,
+}
+
+thread_local! {
+    static RUNS: RefCell<Runs> = RefCell::new(Runs::default());
+}
+
+/// The user's bound on a line's length from JavaScript's number (none when `has_max` is 0).
+pub(crate) fn bound(has_max: u32, max_line: f64) -> Option<usize> {
+    if has_max == 0 || max_line.is_nan() || max_line < 0.0 {
+        None
+    } else if max_line >= 4_294_967_295.0 {
+        Some(u32::MAX as usize)
+    } else {
+        // a whole number below 2^32: exact
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(max_line as usize)
+    }
+}
+
+/// `item` in the first free slot of `slots`: its handle.
+fn keep<T>(slots: &mut Vec<Option<T>>, item: T) -> u32 {
+    let at = slots
+        .iter()
+        .position(Option::is_none)
+        .unwrap_or(slots.len());
+    if at == slots.len() {
+        slots.push(Some(item));
+    } else {
+        slots[at] = Some(item);
+    }
+    u32::try_from(at).unwrap_or(u32::MAX)
+}
+
+fn release<T>(slots: &mut Vec<Option<T>>, id: u32) {
+    if let Some(slot) = slots.get_mut(id as usize) {
+        *slot = None;
+    }
+    while matches!(slots.last(), Some(None)) {
+        slots.pop();
+    }
+}
+
+/// The first `len` bytes of the input as text (invalid UTF-8 replaced).
+fn input_text(len: usize) -> String {
+    with_state(|state| String::from_utf8_lossy(state.input.get(..len).unwrap_or(&[])).into_owned())
+}
+
+/// `records` as JSON Lines in the output.
+fn put_records(records: &[CheckReport]) {
+    with_state(|state| {
+        state.output.clear();
+        for record in records {
+            // The generated types hold strings, numbers, booleans and null: serialising one
+            // cannot fail (an empty line would only stand for a bug).
+            if let Ok(text) = serde_json::to_string(record) {
+                state.output.extend_from_slice(text.as_bytes());
+            }
+            state.output.push(b'\n');
+        }
+    });
+}
+
+/// A new check of a metrics file named by the first `name_len` bytes of the input (`-` for
+/// standard input); `raw`: its bytes are the file's own (gzip data is then its one finding);
+/// `has_max`/`max_line`: the user's bound on a line's length. Its handle.
+#[no_mangle]
+pub extern "C" fn ob_check_new(name_len: usize, raw: u32, has_max: u32, max_line: f64) -> u32 {
+    let name = input_text(name_len);
+    let checking = Checking {
+        scan: Scan::new(
+            Options {
+                max_line: bound(has_max, max_line),
+            },
+            Order::default(),
+        ),
+        check: FileCheck::new(&name),
+        raw: raw != 0,
+        started: false,
+    };
+    RUNS.with(|runs| keep(&mut runs.borrow_mut().checks, checking))
+}
+
+/// Runs `each` on check `id`, its findings since then in the output. `0` for no such check.
+fn with_check(id: u32, each: impl FnOnce(&mut Checking, &[u8], &mut Vec<CheckReport>)) -> u32 {
+    let input = with_state(|state| std::mem::take(&mut state.input));
+    let mut records = Vec::new();
+    let found = RUNS.with(|runs| match runs.borrow_mut().checks.get_mut(id as usize) {
+        Some(Some(checking)) => {
+            each(checking, &input, &mut records);
+            true
+        }
+        _ => false,
+    });
+    with_state(|state| state.input = input);
+    put_records(&records);
+    u32::from(found)
+}
+
+fn take_findings(checking: &mut Checking, records: &mut Vec<CheckReport>, before: Option<u64>) {
+    let stopped = checking.scan.splitter.stopped();
+    for fact in checking.scan.consumer.take() {
+        if let Some(finding) = checking.check.take(fact, stopped) {
+            records.push(CheckReport::Finding(finding));
+        }
+    }
+    if let Some(before) = before {
+        if let Some(finding) = checking.check.finish(before, checking.scan.lines) {
+            records.push(CheckReport::Finding(finding));
+        }
+    }
+}
+
+/// Feed check `id` the first `len` bytes of the input: the output holds the findings of the
+/// lines they complete, one JSON object a line.
+#[no_mangle]
+pub extern "C" fn ob_check_feed(id: u32, len: usize) -> u32 {
+    with_check(id, |checking, input, records| {
+        let bytes = input.get(..len).unwrap_or(&[]);
+        if checking.check.gzip || bytes.is_empty() {
+            return;
+        }
+        if !checking.started {
+            checking.started = true;
+            if checking.raw && bytes.starts_with(&GZIP_MAGIC) {
+                let stdin = checking.check.name == "-";
+                records.push(CheckReport::Finding(checking.check.gzip_data(stdin)));
+                return;
+            }
+            checking.check.first_bytes(bytes);
+        }
+        checking.scan.feed(bytes);
+        take_findings(checking, records, None);
+    })
+}
+
+/// Check `id`'s input was a gzip stream cut short after `size` decompressed bytes: said at
+/// the end, instead of the last line's finding.
+#[no_mangle]
+pub extern "C" fn ob_check_gzip_cut(id: u32, size: f64) -> u32 {
+    with_check(id, |checking, _, _| {
+        // bytes of a stream: a whole number below 2^53, exact
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        checking.check.gzip_cut(size.max(0.0) as u64);
+    })
+}
+
+/// The end of check `id`'s input: the output holds the last findings, then the file's
+/// summary (`type: "file"`).
+#[no_mangle]
+pub extern "C" fn ob_check_finish(id: u32) -> u32 {
+    with_check(id, |checking, _, records| {
+        if !checking.check.gzip {
+            let before = checking.scan.lines;
+            checking.scan.finish();
+            take_findings(checking, records, Some(before));
+        }
+        let counts = checking.scan.consumer.counts;
+        let report = checking.check.report(checking.scan.lines, &counts);
+        records.push(CheckReport::File(report));
+    })
+}
+
+/// Check `id` is done with.
+#[no_mangle]
+pub extern "C" fn ob_check_free(id: u32) {
+    RUNS.with(|runs| release(&mut runs.borrow_mut().checks, id));
+}
+
+/// A new status of a run's metrics file; `raw`, `has_max`, `max_line` as for a check. Its
+/// handle.
+#[no_mangle]
+pub extern "C" fn ob_status_new(raw: u32, has_max: u32, max_line: f64) -> u32 {
+    let telling = Telling {
+        scan: Scan::new(
+            Options {
+                max_line: bound(has_max, max_line),
+            },
+            Notables::default(),
+        ),
+        state: RunState::new(),
+        raw: raw != 0,
+        started: false,
+    };
+    RUNS.with(|runs| keep(&mut runs.borrow_mut().statuses, telling))
+}
+
+/// Runs `each` on status `id` with the input. `0` for no such status, `2` when its bytes
+/// are gzip data where lines should be (no run is read), else `1`.
+fn with_status(id: u32, each: impl FnOnce(&mut Telling, &[u8]) -> u32) -> u32 {
+    let input = with_state(|state| std::mem::take(&mut state.input));
+    let done = RUNS.with(
+        |runs| match runs.borrow_mut().statuses.get_mut(id as usize) {
+            Some(Some(telling)) => each(telling, &input),
+            _ => 0,
+        },
+    );
+    with_state(|state| {
+        state.input = input;
+        state.output.clear();
+    });
+    done
+}
+
+/// Feed status `id` the first `len` bytes of the input. `2`: they are gzip data where
+/// lines should be (what `ob_status_report` then refuses).
+#[no_mangle]
+pub extern "C" fn ob_status_feed(id: u32, len: usize) -> u32 {
+    with_status(id, |telling, input| {
+        let bytes = input.get(..len).unwrap_or(&[]);
+        if !telling.started && !bytes.is_empty() {
+            telling.started = true;
+            if telling.raw && bytes.starts_with(&GZIP_MAGIC) {
+                telling.raw = false;
+                telling.started = false;
+                return 2;
+            }
+            telling.state.first_bytes(bytes);
+        }
+        telling.scan.feed(bytes);
+        telling.state.take_from(&mut telling.scan);
+        1
+    })
+}
+
+/// Status `id`'s input was a gzip stream cut short: the run is not valid.
+#[no_mangle]
+pub extern "C" fn ob_status_gzip_cut(id: u32) -> u32 {
+    with_status(id, |telling, _| {
+        telling.state.gzip_cut();
+        1
+    })
+}
+
+/// The end of status `id`'s input: its last line (without its newline) folded in.
+#[no_mangle]
+pub extern "C" fn ob_status_finish(id: u32) -> u32 {
+    with_status(id, |telling, _| {
+        telling.scan.finish();
+        telling.state.take_from(&mut telling.scan);
+        1
+    })
+}
+
+/// The status of run `id` at `now` (seconds since the epoch), from the lines fed so far
+/// (told again at another `now` as often as asked): the input holds the run's name as the user gave it (`run_len` bytes) and its name among the runs
+/// (`name_len` bytes after); the output holds the `StatusReport` as JSON.
+#[no_mangle]
+pub extern "C" fn ob_status_report(id: u32, run_len: usize, name_len: usize, now: f64) -> u32 {
+    let (run, name) = with_state(|state| {
+        let input = &state.input;
+        let run = input.get(..run_len).unwrap_or(&[]);
+        let name = input.get(run_len..run_len + name_len).unwrap_or(&[]);
+        (
+            String::from_utf8_lossy(run).into_owned(),
+            String::from_utf8_lossy(name).into_owned(),
+        )
+    });
+    let mut text = String::new();
+    let done = RUNS.with(
+        |runs| match runs.borrow_mut().statuses.get_mut(id as usize) {
+            Some(Some(telling)) => {
+                let report = telling.state.report(&run, &name, now, None, true);
+                text = serde_json::to_string(&report).unwrap_or_default();
+                1
+            }
+            _ => 0,
+        },
+    );
+    with_state(|state| {
+        state.output.clear();
+        state.output.extend_from_slice(text.as_bytes());
+    });
+    done
+}
+
+/// Status `id` is done with.
+#[no_mangle]
+pub extern "C" fn ob_status_free(id: u32) {
+    RUNS.with(|runs| release(&mut runs.borrow_mut().statuses, id));
+}
+
+/// The words every face says a file's bad lines in (`overbrainer_core::check::lines_text`),
+/// in the output: `invalid` lines (a whole number below 2^53), the last line `cut` short.
+#[no_mangle]
+pub extern "C" fn ob_lines_text(invalid: f64, cut: u32) {
+    // a count of lines: a whole number below 2^53, exact
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let text = overbrainer_core::check::lines_text(invalid.max(0.0) as u64, cut != 0);
+    with_state(|state| {
+        state.output.clear();
+        state.output.extend_from_slice(text.as_bytes());
+    });
+}

@@ -1,0 +1,260 @@
+// The run level: the check of a metrics file and the status of a run, made by the reader core
+// (core/wasm/src/reports.rs over overbrainer_core::check and ::status) and handed over as the
+// contract's records — what `overbrainer-contract check -o json` and `status -o json` write,
+// field for field (types generated from schema/check-report.schema.json and
+// status-report.schema.json). Nothing of what a run's lines mean is written here: the glue
+// feeds bytes, decompresses a `.gz`, and parses the core's JSON.
+
+import type { ReportFile, ReportFinding } from "../types/check-report.js";
+import type { StatusReport } from "../types/status-report.js";
+
+export type { ReportFile, ReportFinding, StatusReport };
+
+/** One record of a check: a finding, or the file's summary (always the last). */
+export type CheckRecord = ReportFinding | ReportFile;
+
+/** Where a whole file comes from. */
+export type RunSource = Uint8Array | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+
+/** Options of `check`. */
+export interface CheckOptions {
+  /** The file as the records name it (`file`); default `-`, standard input's name. A name
+   * ending in `.gz` is decompressed (a stream cut short is said as `check` says it). */
+  name?: string;
+  /** The user's bound on a line's length, in bytes without its newline (`--max-line`). */
+  maxLine?: number | null;
+  /** Bytes fed to the core at a time (default 1 MiB). */
+  chunkSize?: number;
+}
+
+/** Options of `status`. */
+export interface StatusOptions extends CheckOptions {
+  /** The time the status is told at, seconds since the epoch (the lines' clock): `--now`. */
+  now: number;
+  /** The run as the user named it (`run`); default `name`. */
+  run?: string;
+}
+
+/** A run's status under way: fed its metrics file's bytes, told at any time now. */
+export interface RunStatus {
+  /** The run's name among the runs (`name`). */
+  readonly name: string;
+  /** More of the file; an `Error` when the bytes are gzip data where lines should be. */
+  feed(chunk: Uint8Array): void;
+  /** A gzip stream cut short: its lines are those before the cut. */
+  gzipCut(): void;
+  /** The end of the file: its last line, without its newline, read. */
+  end(): void;
+  /** The `StatusReport` of the lines fed so far at `now` (seconds since the epoch); `run`:
+   * the run as the user named it (default `name`). */
+  report(now: number, run?: string): StatusReport;
+  /** Its memory given back (also when it is collected). */
+  close(): void;
+}
+
+export interface RunStatusConstructor {
+  new (options?: Omit<StatusOptions, "now" | "run">): RunStatus;
+}
+
+export interface RunApi {
+  /** The check of a metrics file: its findings in the file's order, then its summary. */
+  check(source: RunSource, options?: CheckOptions): Promise<CheckRecord[]>;
+  /** The status of a run read from its metrics file alone (`snapshot` null) at `now`. An
+   * `Error` for gzip data where lines should be (no run is read, as `status` refuses it). */
+  status(source: RunSource, options: StatusOptions): Promise<StatusReport>;
+  /** A status fed as its file grows, told again as time goes (a page's countdown). */
+  Status: RunStatusConstructor;
+  /** The words every face says a file's bad lines in: `7 invalid lines and the last line cut
+   * short` (`invalid_lines`, `partial_last_line` of a status); `""` for none. */
+  linesText(invalid: number, cut: boolean): string;
+}
+
+/** The module's run-level exports (core/wasm/src/reports.rs). */
+export interface RunExports {
+  ob_check_new(nameLen: number, raw: number, hasMax: number, maxLine: number): number;
+  ob_check_feed(id: number, len: number): number;
+  ob_check_gzip_cut(id: number, size: number): number;
+  ob_check_finish(id: number): number;
+  ob_check_free(id: number): void;
+  ob_status_new(raw: number, hasMax: number, maxLine: number): number;
+  ob_status_feed(id: number, len: number): number;
+  ob_status_gzip_cut(id: number): number;
+  ob_status_finish(id: number): number;
+  ob_status_report(id: number, runLen: number, nameLen: number, now: number): number;
+  ob_status_free(id: number): void;
+  ob_lines_text(invalid: number, cut: number): void;
+}
+
+/** How the glue reaches the module: bytes into its input (their length there), and its last
+ * output as text. */
+export interface Io {
+  put(data: string | Uint8Array): number;
+  text(): string;
+  chunks(source: RunSource, size: number): AsyncGenerator<Uint8Array, void, undefined>;
+}
+
+const encoder = new TextEncoder();
+
+/** The bytes of `source`, decompressed when `name` says gzip (`.gz`), and whether the stream
+ * was cut short (its decompressed size so far). */
+async function* bytesOf(
+  io: Io,
+  source: RunSource,
+  name: string,
+  size: number,
+  cut: { size: number | null },
+): AsyncGenerator<Uint8Array, void, undefined> {
+  if (!name.endsWith(".gz")) {
+    yield* io.chunks(source, size);
+    return;
+  }
+  const compressed = io.chunks(source, size);
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await compressed.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  }).pipeThrough(new DecompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+  const reader = stream.getReader();
+  let given = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      given += value.length;
+      yield value;
+    }
+  } catch (error) {
+    // zlib's words for a stream that ends before its end: every byte it held was given.
+    if (error instanceof Error && /unexpected end/i.test(error.message)) {
+      cut.size = given;
+      return;
+    }
+    throw error;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+function bound(maxLine: number | null | undefined): [number, number] {
+  if (maxLine === null || maxLine === undefined) return [0, 0];
+  if (!(Number.isInteger(maxLine) && maxLine >= 0)) {
+    throw new TypeError(`maxLine is a number of bytes (an integer from 0) or null, not ${String(maxLine)}`);
+  }
+  return [1, maxLine];
+}
+
+function records(text: string): CheckRecord[] {
+  return text === "" ? [] : text.trimEnd().split("\n").map((line) => JSON.parse(line) as CheckRecord);
+}
+
+export function bindRun(ex: RunExports, io: Io): RunApi {
+  async function check(source: RunSource, options: CheckOptions = {}): Promise<CheckRecord[]> {
+    const { name = "-", maxLine = null, chunkSize = 1 << 20 } = options;
+    const [hasMax, max] = bound(maxLine);
+    const gz = name.endsWith(".gz");
+    const id = ex.ob_check_new(io.put(name), gz ? 0 : 1, hasMax, max);
+    const found: CheckRecord[] = [];
+    try {
+      const cut = { size: null as number | null };
+      for await (const chunk of bytesOf(io, source, name, chunkSize, cut)) {
+        ex.ob_check_feed(id, io.put(chunk));
+        found.push(...records(io.text()));
+      }
+      if (cut.size !== null) ex.ob_check_gzip_cut(id, cut.size);
+      ex.ob_check_finish(id);
+      found.push(...records(io.text()));
+    } finally {
+      ex.ob_check_free(id);
+    }
+    return found;
+  }
+
+  const registry = new FinalizationRegistry<number>((id) => ex.ob_status_free(id));
+
+  /** A run's status as its metrics file is fed (`feed`, `end`), told at any time now. */
+  class Status implements RunStatus {
+    #id: number | null;
+    #ended = false;
+    readonly name: string;
+
+    constructor(options: Omit<StatusOptions, "now" | "run"> = {}) {
+      const { name = "-", maxLine = null } = options;
+      const [hasMax, max] = bound(maxLine);
+      this.name = name;
+      this.#id = ex.ob_status_new(name.endsWith(".gz") ? 0 : 1, hasMax, max);
+      registry.register(this, this.#id, this);
+    }
+
+    #open(): number {
+      if (this.#id === null) throw new Error("this status is closed");
+      return this.#id;
+    }
+
+    feed(chunk: Uint8Array): void {
+      if (this.#ended) throw new Error("this status's input has ended");
+      if (ex.ob_status_feed(this.#open(), io.put(chunk)) === 2) {
+        // The core's one finding says what the bytes are: the words `check` reports.
+        const id = ex.ob_check_new(io.put(this.name), 1, 0, 0);
+        ex.ob_check_feed(id, io.put(chunk));
+        const [finding] = records(io.text());
+        ex.ob_check_free(id);
+        throw new Error(`${this.name}: ${(finding as ReportFinding).message}`);
+      }
+    }
+
+    gzipCut(): void {
+      ex.ob_status_gzip_cut(this.#open());
+    }
+
+    end(): void {
+      if (!this.#ended) ex.ob_status_finish(this.#open());
+      this.#ended = true;
+    }
+
+    report(now: number, run: string = this.name): StatusReport {
+      if (typeof now !== "number" || !Number.isFinite(now)) {
+        throw new TypeError(`a status is told at now, seconds since the epoch (a finite number), not ${String(now)}`);
+      }
+      const id = this.#open();
+      const runBytes = encoder.encode(run);
+      const nameBytes = encoder.encode(this.name);
+      const both = new Uint8Array(runBytes.length + nameBytes.length);
+      both.set(runBytes);
+      both.set(nameBytes, runBytes.length);
+      io.put(both);
+      ex.ob_status_report(id, runBytes.length, nameBytes.length, now);
+      return JSON.parse(io.text()) as StatusReport;
+    }
+
+    close(): void {
+      if (this.#id === null) return;
+      registry.unregister(this);
+      ex.ob_status_free(this.#id);
+      this.#id = null;
+    }
+  }
+
+  async function status(source: RunSource, options: StatusOptions): Promise<StatusReport> {
+    const { chunkSize = 1 << 20, now, run, ...rest } = options;
+    const told = new Status(rest);
+    try {
+      const cut = { size: null as number | null };
+      for await (const chunk of bytesOf(io, source, told.name, chunkSize, cut)) told.feed(chunk);
+      if (cut.size !== null) told.gzipCut();
+      told.end();
+      return told.report(now, run);
+    } finally {
+      told.close();
+    }
+  }
+
+  function linesText(invalid: number, cut: boolean): string {
+    if (!(Number.isInteger(invalid) && invalid >= 0)) throw new TypeError(`invalid is a count of lines, not ${String(invalid)}`);
+    ex.ob_lines_text(invalid, cut ? 1 : 0);
+    return io.text();
+  }
+
+  return { check, status, Status, linesText };
+}

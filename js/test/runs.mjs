@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// The run-level golden suite (tests/conformance/runs/, its README) through the npm package:
+// each case's metrics file as bytes alone (the `stdin` variant, named `-`), checked by
+// `check(bytes)` and told by `status(bytes, {now})`, the records compared with the
+// expectations value by value (numbers as doubles, records in order). Prints `N passed,
+// N failed`; exit status 0 when nothing failed. A changed expectation must be found: the
+// comparison is run once more on a copy with one field changed, and must fail.
+//
+//   node test/runs.mjs [SUITE_DIR]
+
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
+import { check, status } from "../dist/index.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SUITE = process.argv[2] ?? join(HERE, "..", "..", "tests", "conformance", "runs");
+
+/** Where `got` differs from `expected`, as JSON values (numbers as doubles). */
+function differences(at, got, expected, out) {
+  if (typeof expected === "number" || typeof got === "number") {
+    if (!(typeof got === "number" && typeof expected === "number" && Object.is(got, expected))) {
+      out.push(`${at}: ${JSON.stringify(got)} where ${JSON.stringify(expected)} is expected`);
+    }
+  } else if (Array.isArray(expected) && Array.isArray(got)) {
+    if (got.length !== expected.length) out.push(`${at}: ${got.length} items where ${expected.length} are expected`);
+    expected.forEach((value, index) => index < got.length && differences(`${at}[${index}]`, got[index], value, out));
+  } else if (expected !== null && typeof expected === "object" && got !== null && typeof got === "object" && !Array.isArray(got)) {
+    for (const key of Object.keys(expected)) {
+      if (key in got) differences(`${at}.${key}`, got[key], expected[key], out);
+      else out.push(`${at}.${key}: missing`);
+    }
+    for (const key of Object.keys(got)) if (!(key in expected)) out.push(`${at}.${key}: not expected`);
+  } else if (!isDeepStrictEqual(got, expected)) {
+    out.push(`${at}: ${JSON.stringify(got)} where ${JSON.stringify(expected)} is expected`);
+  }
+}
+
+const jsonLines = (path) =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line));
+
+/** What the package says of one case, against its `stdin` expectations. */
+async function caseProblems(item) {
+  const folder = join(SUITE, item.name);
+  const run = item.runs.find((each) => each.variant === "stdin");
+  const bytes = readFileSync(join(folder, run.stdin));
+  const problems = [];
+  const found = await check(bytes);
+  differences(`${item.name} check`, found, jsonLines(join(folder, run.check.expect)), problems);
+  if (run.status.expect === null) {
+    // No run is read (gzip data where lines should be): `status` refuses it.
+    const refused = await status(bytes, { now: item.now }).then(
+      () => false,
+      (error) => error instanceof Error && /gzip/.test(error.message),
+    );
+    if (!refused) problems.push(`${item.name} status: expected a refusal`);
+  } else {
+    const report = await status(bytes, { now: item.now });
+    differences(`${item.name} status`, report, JSON.parse(readFileSync(join(folder, run.status.expect), "utf8")), problems);
+  }
+  return problems;
+}
+
+const manifest = JSON.parse(readFileSync(join(SUITE, "manifest.json"), "utf8"));
+let passed = 0;
+const failed = [];
+for (const item of manifest.cases) {
+  const problems = await caseProblems(item);
+  if (problems.length === 0) passed += 1;
+  else failed.push(...problems);
+}
+
+// The comparison finds one changed field: a column, a message, an ETA.
+const sample = { type: "finding", line: 2, column: 27, message: "EOF", eta: 1.5 };
+for (const [key, value] of [["column", 28], ["message", "EOF "], ["eta", 1.5000000000000002]]) {
+  const out = [];
+  differences("$", sample, { ...sample, [key]: value }, out);
+  if (out.length !== 1) failed.push(`a change of ${key} is not found: ${JSON.stringify(out)}`);
+}
+const none = [];
+differences("$", sample, { ...sample }, none);
+if (none.length !== 0) failed.push(`an unchanged record differs: ${JSON.stringify(none)}`);
+
+for (const problem of failed) console.log(`FAIL ${problem}`);
+console.log(`${passed} passed, ${manifest.cases.length - passed} failed (run-level suite, npm package)`);
+if (manifest.cases.length < 20) {
+  console.log(`only ${manifest.cases.length} cases`);
+  process.exit(1);
+}
+process.exit(failed.length === 0 ? 0 : 1);
