@@ -21,17 +21,23 @@ use crate::{bound, error_object, model};
 /// threads' hand-over costs more than they save.
 const PARALLEL_FROM: usize = 128 * 1024;
 
-/// The answers of `lines` (complete lines), in order: in parts on rayon's threads when
-/// there are enough of them.
-fn answers<C: Consumer>(lines: &[u8], options: Options) -> Vec<Part<C::Kept>> {
+/// `answer` of each part of `lines` (complete lines, each part cut after a newline), in
+/// order: in parts on rayon's threads when there are enough lines. The one way the binding
+/// answers lines in parallel (the scans here, `parse_lines`' pipeline).
+pub(crate) fn in_parts<T: Send>(lines: &[u8], answer: impl Fn(&[u8]) -> T + Sync) -> Vec<T> {
     let threads = rayon::current_num_threads();
     if lines.len() < PARALLEL_FROM || threads < 2 {
-        return vec![C::answer_part(lines, options)];
+        return vec![answer(lines)];
     }
     parts(lines, threads * 4)
         .par_iter()
-        .map(|part| C::answer_part(part, options))
+        .map(|part| answer(part))
         .collect()
+}
+
+/// The answers of `lines` (complete lines), in order.
+fn answers<C: Consumer>(lines: &[u8], options: Options) -> Vec<Part<C::Kept>> {
+    in_parts(lines, |part| C::answer_part(part, options))
 }
 
 /// `chunk` through `scan` (the end of the input when `None`), every line answered.
