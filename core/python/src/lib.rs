@@ -208,17 +208,18 @@ fn parse_line(py: Python<'_>, line: &PyAny) -> PyResult<PyObject> {
     answer(py, bound(py)?, line)
 }
 
-/// Bodies from this size on are read by a second thread while this one builds the models.
+/// Bodies from this size on are read ahead by another thread while this one builds the
+/// models.
 const PIPELINE_FROM: usize = 256 * 1024;
-/// Lines a batch of a thread's answers holds, at most: fewer in a smaller body, so that
-/// every thread has batches to read (about four each, guessing 200 bytes a line).
-const BATCH: usize = 1024;
+/// The bytes of a body answered at a time ahead of the models (cut after a newline): a few
+/// thousand lines, answered in parts on every core (`scanner::in_parts`).
+const WINDOW: usize = 1 << 20;
 
 /// Each line of `body` answered by the core, in order, handed to `each` until it says stop
-/// (`Ok(false)`) or fails. A large body is read by threads of the core's own (one a core;
-/// no Python in them: only the core's reading, of bytes the caller holds), batch `k` of
-/// lines by thread `k % threads`, each a few batches ahead of this thread, which holds the
-/// GIL, builds the models and takes the batches in order.
+/// (`Ok(false)`) or fails. A large body is read ahead a window at a time by a thread of
+/// the core's own (no Python in it: only the core's reading, of bytes the caller holds),
+/// each window's lines answered on every core (`scanner::in_parts`, rayon), while this
+/// thread, which holds the GIL, builds the models and takes the windows in order.
 fn each_answer<F>(body: &[u8], each: F) -> PyResult<()>
 where
     F: FnMut(Result<MetricLine, ParseError>) -> PyResult<bool>,
@@ -226,7 +227,17 @@ where
     each_answer_from(body, PIPELINE_FROM, each)
 }
 
-/// `each_answer`, with threads from `threshold` bytes on.
+/// The lines of `body` answered, one window's answers in order.
+fn window_answers(window: &[u8]) -> Vec<Result<MetricLine, ParseError>> {
+    scanner::in_parts(window, |part| {
+        lines(part).map(read_line).collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// `each_answer`, read ahead from `threshold` bytes on.
 fn each_answer_from<F>(body: &[u8], threshold: usize, mut each: F) -> PyResult<()>
 where
     F: FnMut(Result<MetricLine, ParseError>) -> PyResult<bool>,
@@ -239,39 +250,16 @@ where
         }
         return Ok(());
     }
-    let threads = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
-    let size = (body.len() / (threads * 4 * 200)).clamp(64, BATCH);
     std::thread::scope(|scope| {
-        let mut receivers = Vec::with_capacity(threads);
-        for thread in 0..threads {
-            let (sender, receiver) = std::sync::mpsc::sync_channel(4);
-            receivers.push(receiver);
-            scope.spawn(move || {
-                let mut batch = Vec::with_capacity(size);
-                for (index, piece) in lines(body).enumerate() {
-                    if index / size % threads != thread {
-                        continue;
-                    }
-                    batch.push(read_line(piece));
-                    if batch.len() == size {
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(size));
-                        if sender.send(full).is_err() {
-                            return; // the reader stopped
-                        }
-                    }
+        let (sender, receiver) = std::sync::mpsc::sync_channel(4);
+        scope.spawn(move || {
+            for window in windows(body) {
+                if sender.send(window_answers(window)).is_err() {
+                    return; // the reader stopped
                 }
-                if !batch.is_empty() {
-                    let _ = sender.send(batch);
-                }
-            });
-        }
-        // Batch k comes from thread k % threads; the first thread with no batch left has
-        // sent the last one.
-        for receiver in receivers.iter().cycle() {
-            let batch = match receiver.recv() {
-                Ok(batch) => batch,
-                Err(_) => break,
-            };
+            }
+        });
+        for batch in receiver {
             for answer in batch {
                 if !each(answer)? {
                     return Ok(());
@@ -280,6 +268,28 @@ where
         }
         Ok(())
     })
+}
+
+/// `body` in windows of about `WINDOW` bytes, each but the last cut after a newline.
+fn windows(body: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = body;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = if rest.len() <= WINDOW {
+            rest.len()
+        } else {
+            memchr_newline(&rest[WINDOW - 1..]).map_or(rest.len(), |at| WINDOW + at)
+        };
+        let (window, after) = rest.split_at(end);
+        rest = after;
+        Some(window)
+    })
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|byte| *byte == b'\n')
 }
 
 /// Every line of `body` as its model or its `ParseError` (made, not raised), in order: a
