@@ -8,7 +8,7 @@
 // (../dist/overbrainer_core.wasm, as base64) — both built by `cd js && node build.mjs` — the
 // page's own modules (src/), bundled by esbuild, the validators of a snapshot's proof and
 // request, generated from schema/ by Ajv (standalone code: no schema compiled in the page),
-// and the contract's file names, side-file limits and staleness rule (schema/contract.json). The page's
+// and the contract's file names and side-file limits (schema/contract.json). The page's
 // Content-Security-Policy allows only its own script and style (by their SHA-256) and
 // WebAssembly: nothing else runs, whatever a file holds.
 
@@ -66,8 +66,8 @@ function validators() {
 }
 
 /** The contract's constants (schema/contract.json, checked against its schema here): the
- * file names of a run folder, the most bytes its side files may hold, the staleness rule
- * and the contract's version, read rather than retyped. */
+ * file names of a run folder, the most bytes its side files may hold and the contract's
+ * version, read rather than retyped. */
 function contract() {
   const schemas = readdirSync(SCHEMA)
     .filter((name) => name.endsWith(".schema.json"))
@@ -77,11 +77,9 @@ function contract() {
   const validate = ajv.compile(schemas.find((schema) => schema.$id === constants.$schema));
   if (!validate(constants)) throw new Error(`schema/contract.json: ${ajv.errorsText(validate.errors)}`);
   if (!constants.max_bytes) throw new Error("schema/contract.json: no max_bytes (contract 1.2.0)");
-  if (!constants.stale) throw new Error("schema/contract.json: no stale (contract 2.0.0)");
   return [
     `export const files = ${JSON.stringify(constants.files)};`,
     `export const maxBytes = ${JSON.stringify(constants.max_bytes)};`,
-    `export const stale = ${JSON.stringify(constants.stale)};`,
     `export const version = ${JSON.stringify(constants.version)};`,
     "",
   ].join("\n");

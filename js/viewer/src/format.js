@@ -112,3 +112,22 @@ export function formatDuration(seconds) {
   const secs = rest % 60n;
   return `${hours}:${String(minutes).padStart(2, "0")}:${String(secs).padStart(2, "0")}`;
 }
+
+const UNITS = [
+  [86400, "days"],
+  [3600, "h"],
+  [60, "min"],
+  [1, "s"],
+];
+
+/** A span as people say it, as the command line says it (runs/clock.py `ago`): `25 s`,
+ * `12 min`, `30 h`, `3 days` (the largest unit that fits, rounded down, days from two on). */
+export function ago(seconds) {
+  if (!Number.isFinite(seconds)) return "?";
+  const span = Math.max(seconds, 0);
+  for (const [size, unit] of UNITS) {
+    const count = Math.floor(span / size);
+    if (count >= (unit === "days" ? 2 : 1)) return `${count} ${unit}`;
+  }
+  return "0 s";
+}

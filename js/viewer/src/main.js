@@ -1,23 +1,26 @@
-// The run viewer: runs opened or dropped, each metrics file read in chunks through the
-// package's Reader (the reference's reader compiled to WebAssembly), status and plot shown as
-// the command line shows them. Everything a file holds reaches the page as text
-// (textContent), never as markup.
+// The run viewer: runs opened or dropped, each metrics file read in chunks and handed to the
+// reader core (the package's WebAssembly): its status (`Status`, told again as the clock
+// ticks) and its check (`check`'s findings) are the core's records, laid out here as the
+// command line lays them out; the Reader's answers give the plot its values. Everything a
+// file holds reaches the page as text (textContent), never as markup.
 
 import { load } from "overbrainer-contract/core";
 import wasmBase64 from "viewer:wasm";
 import { validateRequest, validateSnapshot } from "viewer:validators";
 import { files as contractFiles, version as contractVersion } from "viewer:contract";
+import { Excerpts } from "./excerpts.js";
 import { thousands } from "./format.js";
 import { COLOURS, draw } from "./plot.js";
-import { KEPT_ERRORS, RunState } from "./run.js";
+import { Series } from "./series.js";
 import { snapshotText } from "./snapshot.js";
 import { statusRows } from "./status.js";
-import { answerParts, Excerpts } from "./answers.js";
 
-/** Bytes read from a file at a time: one feed of the Reader between two turns of the page. */
+/** Bytes read from a file at a time: one feed of the core between two turns of the page. */
 const CHUNK = 1 << 20;
-/** Bad lines listed per run; the rest are counted. */
-const LISTED = KEPT_ERRORS;
+/** Bytes handed to `check` at a time: the findings of one feed come back as one batch. */
+const CHECK_PIECE = 1 << 16;
+/** Findings listed per run; the rest are counted. */
+const LISTED = 200;
 /** Characters of a bad line shown. */
 const SHOWN = 240;
 
@@ -66,7 +69,7 @@ try {
   throw error;
 }
 
-const runs = []; // {name, files, state, view, colour, done}
+const runs = []; // {name, path, files, side, status, series, findings, view, colour, done}
 const queue = [];
 let loading = false;
 let paused = null; // a {promise, resume} while paused
@@ -98,11 +101,11 @@ function scheduleDraw() {
 }
 
 function redraw() {
-  const shown = runs.filter((run) => run.state.points.loss.length || run.state.points.eval_loss.length || run.state.points.learning_rate.length);
+  const shown = runs.filter((run) => !run.series.empty);
   $("plot-box").hidden = shown.length === 0;
   if (shown.length === 0) return;
   const title = shown.length === 1 ? shown[0].name : "loss"; // plot's title
-  const entries = draw($("plot"), shown.map((run) => ({ label: run.name, state: run.state, colour: run.colour })), title);
+  const entries = draw($("plot"), shown.map((run) => ({ label: run.name, series: run.series, colour: run.colour })), title);
   $("legend").replaceChildren(
     ...entries.map(({ text, colour, dashed }) => {
       const item = element("li");
@@ -129,11 +132,13 @@ function runView(run) {
   return { view, status, errors, listed: 0 };
 }
 
+/** The run's status at this page's now: the core's record, told again at each call. */
 async function renderStatus(run) {
   if (run.snapshot === null) run.snapshot = await snapshotText(run.side, validators);
-  const snapshot = run.snapshot;
+  const record = run.status.report(Date.now() / 1000, run.name);
+  run.lines = record.lines;
   const body = element("tbody");
-  for (const [label, text, title] of statusRows(run.name, run.state, snapshot, Date.now() / 1000)) {
+  for (const [label, text, title] of statusRows(record, run.snapshot, core.linesText)) {
     const row = element("tr");
     row.append(element("th", label));
     const cell = element("td", text, { "data-field": label.replace(" ", "_") });
@@ -142,69 +147,63 @@ async function renderStatus(run) {
     body.append(row);
   }
   run.view.status.replaceChildren(body);
+  return record;
 }
 
-function renderErrors(run) {
-  const { state } = run;
+/** The file's errors, as `check` reports them (line, column, path, category, message), the
+ * first LISTED of them, under the core's words for its bad lines; its warnings counted. */
+function renderFindings(run, record) {
   const { errors } = run.view;
-  if (state.invalid === 0) {
-    errors.hidden = true;
-    return;
-  }
-  errors.hidden = false;
+  const listed = run.findings.filter((each) => each.type === "finding" && each.severity === "error");
+  const summary = run.findings.find((each) => each.type === "file");
+  const heading = core.linesText(record.invalid_lines, record.partial_last_line);
+  errors.hidden = listed.length === 0 && heading === "";
+  if (errors.hidden) return;
   run.view.view.classList.add("has-errors");
-  if (!errors.firstChild) {
-    errors.append(element("h3"));
-    const table = element("table", null, { class: "bad" });
-    const head = element("tr");
-    for (const name of ["line", "category", "column", "path", "message", "text"]) head.append(element("th", name));
-    table.append(element("thead"), element("tbody"));
-    table.tHead.append(head);
-    errors.append(table, element("p", null, { class: "more" }));
-  }
-  errors.querySelector("h3").textContent = `${thousands(state.invalid)} invalid ${state.invalid === 1 ? "line" : "lines"}`;
-  const body = errors.querySelector("tbody");
-  const upTo = Math.min(state.errors.length, LISTED);
-  for (let i = run.view.listed; i < upTo; i += 1) {
-    const bad = state.errors[i];
+  const table = element("table", null, { class: "bad" });
+  const head = element("tr");
+  const columns = ["line", "category", "column", "path", "message", "text"];
+  for (const name of columns) head.append(element("th", name));
+  table.append(element("thead"), element("tbody"));
+  table.tHead.append(head);
+  for (const finding of listed.slice(0, LISTED)) {
     const row = element("tr");
-    row.append(
-      element("td", thousands(bad.line), { "data-col": "line" }),
-      element("td", bad.category, { "data-col": "category" }),
-      element("td", bad.column ?? "", { "data-col": "column" }),
-      element("td", bad.path ?? "$", { "data-col": "path" }), // the line as a whole, as check says
-      element("td", bad.message, { "data-col": "message" }),
-      element("td", bad.text ?? "", { "data-col": "text", class: "text" }),
-    );
-    body.append(row);
+    const cells = {
+      line: finding.line === null ? "" : thousands(finding.line),
+      category: finding.category,
+      column: finding.column ?? "",
+      path: finding.path ?? "",
+      message: finding.message,
+      text: finding.line === null ? "" : run.excerpts.get(finding.line) ?? "",
+    };
+    for (const name of columns) row.append(element("td", cells[name], { "data-col": name, class: name }));
+    table.tBodies[0].append(row);
   }
-  run.view.listed = upTo;
-  const more = state.invalid - upTo;
-  errors.querySelector(".more").textContent = more > 0 ? `… and ${thousands(more)} more (not listed; overbrainer-contract check lists them all)` : "";
+  const more = listed.length - Math.min(listed.length, LISTED);
+  const warned = summary ? summary.warnings : 0;
+  errors.replaceChildren(
+    element("h3", heading),
+    table,
+    element("p", more > 0 ? `… and ${thousands(more)} more (not listed; overbrainer-contract check lists them all)` : "", { class: "more" }),
+    element("p", warned > 0 ? `${thousands(warned)} ${warned === 1 ? "warning" : "warnings"} (overbrainer-contract check lists them)` : "", { class: "warnings" }),
+  );
 }
 
 function showProgress(run) {
   const share = progress.total ? progress.done / progress.total : 1;
   $("progress").value = share;
   $("progress").dataset.chunks = String(progress.chunks);
-  $("progress").dataset.lines = String(run.state.lines);
+  $("progress").dataset.lines = String(run.lines);
   const mib = (bytes) => (bytes / (1 << 20)).toFixed(1);
-  $("progress-text").textContent = `${run.name}: ${thousands(run.state.lines)} lines, ${mib(progress.done)} of ${mib(progress.total)} MiB${paused ? " (paused)" : ""}`;
+  $("progress-text").textContent = `${run.name}: ${thousands(run.lines)} lines, ${mib(progress.done)} of ${mib(progress.total)} MiB${paused ? " (paused)" : ""}`;
 }
-
-/** What check and status add to the error of a first line that begins with a UTF-8 byte
- * order mark (runs/chunks.py, BOM_NOTE). */
-const BOM_NOTE = "the line begins with a UTF-8 byte order mark, bytes EF BB BF, which a JSON line may not hold: save the file without it";
-
-/** What check adds to the error of a last line without its newline that is not a line cut
- * short (check/checker.py, `_last_line`). */
-const LAST_LINE_NOTE = "the last line, without its newline";
 
 /** gzip's first two bytes (RFC 1952). */
 const GZIP_MAGIC = [0x1f, 0x8b];
 
-/** The chunks of a file as it is, each read while the one before is used. */
-async function* plainChunks(file) {
+/** The bytes of a file as they are, in chunks of CHUNK, each read while the one before is
+ * used; `took(chunk)` sees each as it is read. */
+async function* fileChunks(file, took) {
   const readAt = (at) => file.slice(at, at + CHUNK).arrayBuffer();
   let next = file.size > 0 ? readAt(0) : null;
   for (let offset = 0; next !== null; ) {
@@ -212,113 +211,135 @@ async function* plainChunks(file) {
     offset += chunk.length;
     next = chunk.length > 0 && offset < file.size ? readAt(offset) : null;
     if (chunk.length === 0) return; // the file shrank while read
-    if (offset === chunk.length && chunk[0] === GZIP_MAGIC[0] && chunk[1] === GZIP_MAGIC[1]) {
-      throw new Error(
-        `${file.name}: gzip-compressed data, not JSON lines (it begins with gzip's magic bytes 1f 8b): name it .jsonl.gz, or gunzip it`,
-      );
-    }
-    yield { chunk, read: chunk.length };
+    took(chunk);
+    yield chunk;
   }
 }
 
-/** The chunks of a `.gz` file, decompressed (the browser's DecompressionStream), gathered
- * into chunks of about CHUNK bytes; `read` counts the compressed bytes behind each. */
-async function* gunzippedChunks(file) {
-  const magic = new Uint8Array(await file.slice(0, 2).arrayBuffer());
-  if (file.size > 0 && !(magic[0] === GZIP_MAGIC[0] && magic[1] === GZIP_MAGIC[1])) {
-    throw new Error(`${file.name}: not gzip-compressed, although named .gz (it does not begin with gzip's magic bytes 1f 8b)`);
-  }
-  let read = 0;
-  const counted = new TransformStream({
-    transform(part, controller) {
-      read += part.length;
-      controller.enqueue(part);
-    },
-  });
-  const stream = file.stream().pipeThrough(counted).pipeThrough(new DecompressionStream("gzip"));
-  const reader = stream.getReader();
-  let parts = [];
-  let size = 0;
-  let reported = 0;
-  const gathered = () => {
-    const chunk = new Uint8Array(size);
-    let at = 0;
-    for (const part of parts) {
-      chunk.set(part, at);
-      at += part.length;
+/** The decompressed bytes of a `.gz` file's chunks (the browser's DecompressionStream).
+ * `cut.short` is set when the stream ends before its end: every byte given, and the
+ * decompressor still wanting more (its error at the close, not at a chunk). */
+async function* gunzipped(name, chunks, cut) {
+  const stream = new DecompressionStream("gzip");
+  const writer = stream.writable.getWriter();
+  let given = false;
+  let refused = null;
+  const feeding = (async () => {
+    let first = true;
+    for await (const chunk of chunks) {
+      if (first && !(chunk[0] === GZIP_MAGIC[0] && chunk[1] === GZIP_MAGIC[1])) {
+        refused = new Error(`${name}: not gzip-compressed, although named .gz (it does not begin with gzip's magic bytes 1f 8b)`);
+        await writer.abort(refused);
+        return;
+      }
+      first = false;
+      await writer.write(chunk);
     }
-    parts = [];
-    size = 0;
-    const delta = read - reported;
-    reported = read;
-    return { chunk, read: delta };
-  };
+    given = true;
+    await writer.close();
+  })();
+  feeding.catch(() => {}); // its failure is the readable side's, answered below
+  const reader = stream.readable.getReader();
   try {
     for (;;) {
       let step;
       try {
         step = await reader.read();
       } catch (error) {
+        if (refused) throw refused;
+        if (given) {
+          cut.short = true;
+          return;
+        }
         const why = error && error.message ? error.message : String(error);
-        throw new Error(`${file.name}: the gzip stream is cut short or corrupt (${why})`);
+        throw new Error(`${name}: the gzip stream is corrupt (${why})`);
       }
-      if (step.done) break;
-      parts.push(step.value);
-      size += step.value.length;
-      if (size >= CHUNK) yield gathered();
+      if (step.done) return;
+      yield step.value;
     }
-    if (size > 0 || read > reported) yield gathered();
   } finally {
-    reader.releaseLock();
+    reader.cancel().catch(() => {}); // a reading stopped early: the feeding stops too
   }
 }
 
-async function readRun(run) {
-  const { state } = run;
-  // a line is the bytes before its newline, as check and the reference read it
-  const reader = new core.Reader();
-  const excerpts = new Excerpts(SHOWN);
-  const file = run.files.metrics;
-  let bom = false;
-  const takeAll = (answers) => {
-    for (const answer of answers) {
-      const { number, line, error, terminated } = answerParts(answer);
-      if (bom && number === 1 && error) error.message += ` (${BOM_NOTE})`;
-      if (error && !terminated && error.category !== "eof") error.message += ` (${LAST_LINE_NOTE})`;
-      state.lines += 1;
-      if (line) state.take(line);
-      else {
-        const kept = state.errors.length;
-        state.reject(number, error, terminated);
-        if (state.errors.length > kept) state.errors[kept].text = excerpts.text(number);
+/** Chunks handed on as they come to a reader that awaits them (the core's `check`), cut in
+ * pieces of CHECK_PIECE bytes. */
+function handOn() {
+  const waiting = [];
+  let wake = null;
+  let closed = false;
+  const woken = () => {
+    if (wake) wake();
+    wake = null;
+  };
+  return {
+    push(chunk) {
+      for (let at = 0; at < chunk.length; at += CHECK_PIECE) waiting.push(chunk.subarray(at, at + CHECK_PIECE));
+      woken();
+    },
+    close() {
+      closed = true;
+      woken();
+    },
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        if (waiting.length) yield waiting.shift();
+        else if (closed) return;
+        else await new Promise((resolve) => (wake = resolve));
       }
+    },
+  };
+}
+
+/** A run's file read once: its bytes to the core's Status and check as they are read, its
+ * lines to a Reader for the plot and the excerpts of the lines listed. */
+async function readRun(run) {
+  const file = run.files.metrics;
+  const excerpts = new Excerpts(SHOWN);
+  const reader = new core.Reader();
+  const toCheck = handOn();
+  const checked = core.check(toCheck, { name: run.path });
+  checked.catch(() => {}); // answered once the file is read
+  const take = (answers) => {
+    run.series.take(answers);
+    for (const answer of answers) {
+      if (answer.kind !== "line" && run.excerpts.size <= LISTED) run.excerpts.set(answer.line, excerpts.text(answer.line));
     }
   };
-  const chunks = file.name.endsWith(".gz") ? gunzippedChunks(file) : plainChunks(file);
-  run.firstChunk = progress.chunks;
+  const took = (chunk) => {
+    toCheck.push(chunk);
+    progress.done += chunk.length;
+  };
+  const cut = { short: false };
+  const raw = fileChunks(file, took);
+  const chunks = file.name.endsWith(".gz") ? gunzipped(run.path, raw, cut) : raw;
   try {
     for (;;) {
       if (paused) await paused.promise;
       const next = await chunks.next();
       if (next.done) break;
-      const { chunk, read } = next.value;
-      if (progress.chunks === run.firstChunk) bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
-      excerpts.add(chunk, state.errors.length < LISTED);
-      takeAll(reader.feed(chunk));
-      progress.done += read;
+      const chunk = next.value;
+      run.status.feed(chunk);
+      excerpts.add(chunk, run.excerpts.size <= LISTED);
+      take(reader.feed(chunk));
       progress.chunks += 1;
+      await renderStatus(run);
       showProgress(run);
-      renderErrors(run);
-      renderStatus(run);
       scheduleDraw();
       await yieldToPage();
     }
-    takeAll(reader.finish());
-  } catch (error) {
+    if (cut.short) run.status.gzipCut();
+    run.status.end();
+    take(reader.finish());
+    toCheck.close();
+    run.findings = await checked.catch((error) => {
+      throw new Error(`${run.path}: ${error && error.message ? error.message : error}`);
+    });
+  } finally {
+    toCheck.close();
     reader.close();
-    throw error;
+    run.done = true;
   }
-  run.done = true;
 }
 
 async function loadQueued() {
@@ -339,8 +360,7 @@ async function loadQueued() {
         run.view.view.insertBefore(said, run.view.errors);
         run.view.view.classList.add("has-errors");
       }
-      await renderStatus(run);
-      renderErrors(run);
+      renderFindings(run, await renderStatus(run));
       scheduleDraw();
     }
   } finally {
@@ -356,9 +376,14 @@ function open(found) {
   for (const each of found) {
     const run = {
       name: each.name,
+      path: each.path,
       files: { metrics: each.metrics },
       side: each.side,
-      state: new RunState(new core.Pace()),
+      status: new core.Status({ name: each.path }),
+      series: new Series(),
+      findings: [],
+      excerpts: new Map(),
+      lines: 0,
       colour: COLOURS[runs.length % COLOURS.length],
       done: false,
       snapshot: null,
@@ -380,7 +405,7 @@ function open(found) {
 /** Runs of loose files (each a metrics file) and of folders' files (path → File): a folder
  * with a metrics.jsonl is a run, its snapshot files beside it. */
 function runsOf(loose, inFolders) {
-  const found = loose.map((file) => ({ name: file.name, metrics: file, side: null }));
+  const found = loose.map((file) => ({ name: file.name, path: file.name, metrics: file, side: null }));
   const folders = new Map();
   for (const [path, file] of inFolders) {
     const cut = path.lastIndexOf("/");
@@ -393,6 +418,7 @@ function runsOf(loose, inFolders) {
     if (!metrics) continue;
     found.push({
       name: folder || metrics.name,
+      path: folder ? `${folder}/${metrics.name}` : metrics.name,
       metrics,
       side: { proof: files[SNAPSHOT_FILE] || null, request: files[SNAPSHOT_REQUEST] || null },
     });
@@ -488,6 +514,7 @@ $("pause").addEventListener("click", () => {
 
 $("clear").addEventListener("click", () => {
   if (loading) return;
+  for (const run of runs) run.status.close();
   runs.length = 0;
   progress.total = 0;
   progress.done = 0;
@@ -497,7 +524,8 @@ $("clear").addEventListener("click", () => {
 });
 
 window.addEventListener("resize", scheduleDraw);
-// the last line's age and the ETA's count down move with the clock
+// the last line's age and the ETA's count down move with the clock: the core tells the
+// status again at each now
 setInterval(() => {
   for (const run of runs) if (run.done) renderStatus(run);
 }, 10_000);

@@ -176,7 +176,8 @@ function panel(context, box, xRange, series, yLabel, xLabel) {
   context.restore();
 }
 
-/** Draw `runs` ([{label, state, colour}]) on `canvas`, sized to its CSS box. The legend's entries
+/** Draw `runs` ([{label, series, colour}]: a Series of series.js each) on `canvas`, sized to
+ * its CSS box. The legend's entries
  * come back ({text, colour, dashed}: each series of a lone run; else each run's colour,
  * then the line of a loss and of an eval loss): the page writes them beside the canvas, as
  * text. */
@@ -198,10 +199,10 @@ export function draw(canvas, runs, title) {
   const xs = { low: Infinity, high: -Infinity, first: Infinity, last: -Infinity, any: false };
   const colourOf = (run, index) => run.colour || COLOURS[index % COLOURS.length];
   runs.forEach((run, index) => {
-    const { label: name, state } = run;
+    const { label: name, series } = run;
     const colour = colourOf(run, index);
     const prefix = several ? `${name}: ` : "";
-    const { loss, eval_loss: evalLoss, learning_rate: rate } = state.points;
+    const { loss, eval_loss: evalLoss, learning_rate: rate } = series;
     for (const each of [loss, evalLoss, rate]) extent(each, xs);
     if (loss.length) {
       top.push({ points: loss, colour, dashed: false });

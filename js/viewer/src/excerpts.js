@@ -1,23 +1,7 @@
-// What the page takes of the package's answers, and the text of the bad lines it lists.
+// The text of the lines the page lists as bad, as written: bytes of a file, shown as text.
 
 /** Bytes kept of a line still open at the end of a chunk: enough for its excerpt. */
 const KEPT = 4096;
-
-/** The parts of one answer of the package's Reader (`{line, complete, kind, ...}`): its
- * 1-based line number, the typed line or the error (`category`, `message`, `column`,
- * `path`, as Python's ParseError), and whether the line ended in its newline. A line over
- * the reader's bound (`kind: "over"`) is an error of its own, as check reports it. */
-export function answerParts(answer) {
-  const number = answer.line;
-  const terminated = answer.complete;
-  if (answer.kind === "line") return { number, line: answer.value, error: null, terminated };
-  if (answer.kind === "error") {
-    const { category, message, column, path } = answer.error;
-    return { number, line: null, error: { category, message, column, path }, terminated };
-  }
-  const error = { category: "over", message: `a line of ${answer.size} bytes, over the bound of ${answer.limit}`, column: null, path: null };
-  return { number, line: null, error, terminated };
-}
 
 /** The text of a line by its number, while it is in the chunk just read (or began in an
  * earlier one): the first `shown` characters, as written, for the list of bad lines. Lines
