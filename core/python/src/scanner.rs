@@ -423,7 +423,8 @@ impl TableScan {
         self.scan.consumer.first_left_out
     }
 
-    /// Whether the last line, without its newline, is not a metrics line.
+    /// Whether the last line, without its newline, is cut short (rejected `eof`): left out,
+    /// counted apart; a last line no byte can mend is left out by its category.
     #[getter]
     fn cut(&self) -> bool {
         self.scan.consumer.cut

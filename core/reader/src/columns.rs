@@ -166,8 +166,10 @@ pub struct Columns {
     pub left_out: [u64; LEFT_OUT.len()],
     /// The first line left out for one of those categories.
     pub first_left_out: Option<u64>,
-    /// Whether the last line, without its newline, is not a metrics line: left out, and
-    /// counted apart (a run still writing, or killed).
+    /// Whether the last line, without its newline, is cut short: the reference rejects it
+    /// `eof` (a run still writing, or killed): left out, and counted apart. A last line no
+    /// byte can mend is left out by its category, as any rejected line (`check`'s rule,
+    /// `crate::check`).
     pub cut: bool,
 }
 
@@ -297,7 +299,7 @@ impl Columns {
         self.advance(number);
         match kept {
             Kept::Row(row) => self.current.push(number, &row),
-            Kept::Bad(_) if !complete => self.cut = true,
+            Kept::Bad(Category::Eof) if !complete => self.cut = true,
             Kept::Bad(category) => self.left_out(number, category_index(category)),
             Kept::Over => self.left_out(number, 3),
         }

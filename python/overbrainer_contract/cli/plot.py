@@ -12,8 +12,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ..reader import FIELD_NAMES, TAGS, ParseError, TableScan, parse_line
-from ..reader.errors import cut_short
+from ..reader import FIELD_NAMES, TAGS, TableScan
 from ..runs.atomic import atomic_file
 from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
@@ -34,10 +33,6 @@ BATCH_LINES = 1 << 20
 
 SMOOTH_DEFAULT = 0.6
 """`--smooth` without a weight: TensorBoard's default."""
-
-TAIL_LIMIT = 1 << 20
-"""The most bytes of a last line without its newline kept to tell whether it is cut short
-(the reference: category `eof`) or invalid; a longer one is judged by its first MiB."""
 
 DESCRIPTION = """\
 Plot one run or a sweep of many: the training loss, the eval loss and the learning rate
@@ -178,15 +173,9 @@ def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) ->
     numpy = _numpy()
     scan = TableScan(BATCH_LINES, max_line)
     batches: list[TableBatch] = []
-    tail = b""  # the bytes after the last newline (at most TAIL_LIMIT of them)
     try:
         for chunk in read_chunks(handle, name=name):
             batches += scan.feed(chunk)
-            cut_at = chunk.rfind(b"\n")
-            if cut_at >= 0:
-                tail = chunk[cut_at + 1 : cut_at + 1 + TAIL_LIMIT]
-            elif len(tail) < TAIL_LIMIT:
-                tail += chunk[: TAIL_LIMIT - len(tail)]
             if scan.stopped:
                 break
     except GzipCutError as error:  # after every byte before the cut: those lines drawn
@@ -194,11 +183,7 @@ def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) ->
     batches += scan.finish()
     series.lines = scan.lines
     series.invalid = sum(scan.left_out)
-    if scan.cut:  # the last line, without its newline, not a metrics line
-        if _cut_short(tail):
-            series.cut = True
-        else:
-            series.invalid += 1
+    series.cut = scan.cut  # the last line cut short: the core's rule, `check`'s
     log, begin = TAGS.index("log"), TAGS.index("begin")
     at = {name: FIELD_NAMES.index(name) for name in ("step", *PLOTTED)}
     found: dict[str, tuple[list[Any], list[Any], list[Any]]] = {
@@ -240,16 +225,6 @@ def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) ->
         cuts = sorted({int(numpy.searchsorted(rows, row)) for row in resumed})
         series.breaks[name] = [cut for cut in cuts if 0 < cut < len(rows)]
     return series
-
-
-def _cut_short(tail: bytes) -> bool:
-    """Whether a last line without its newline is cut short: the reference rejects it with
-    the category `eof` (`cut_short`, the rule `check` applies)."""
-    try:
-        parse_line(tail)
-    except ParseError as error:
-        return cut_short(error)
-    return False  # pragma: no cover - the core kept it out: not a metrics line
 
 
 def run(args: argparse.Namespace) -> int:

@@ -90,10 +90,3 @@ class ParseError(ValueError):
             f"path={self.path!r}, column={self.column!r})"
         )
 
-
-def cut_short(error: ParseError | None) -> bool:
-    """Whether a last line without its newline reads as cut short (a run still writing, or
-    killed), given what the reference answers for it (`error`; None: a whole line): a
-    whole line, or one rejected with the category `eof` (more bytes could still make it
-    valid). Any other error makes it an invalid line that no byte can mend."""
-    return error is None or error.category == "eof"

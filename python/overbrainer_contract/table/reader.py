@@ -22,8 +22,7 @@ import pyarrow as pa
 
 from ..contract.constants import METRICS_FILE
 from ..contract.models import JobStage
-from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, ParseError, TableScan, parse_line
-from ..reader.errors import cut_short
+from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
 from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
 from ..runs.state import Run
@@ -37,11 +36,6 @@ BATCH_LINES = 65_536
 
 COUNTS_KEY = b"overbrainer:counts"
 """The key of `read_runs`'s schema metadata holding each run's counts (JSON)."""
-
-TAIL_LIMIT = 1 << 20
-"""The most bytes of a last line without its newline kept to tell whether it is cut short
-(the reference: category `eof`) or invalid; a longer one is judged by its first MiB (as
-`plot` judges it)."""
 
 _TABLE_COLUMNS = ("run", "line")
 _LINE_COLUMNS = tuple(name for name in SCHEMA.names if name not in _TABLE_COLUMNS)
@@ -72,7 +66,7 @@ class RunCounts:
     """The number of the first rejected line."""
     cut: bool = False
     """Whether the last line has no newline and reads as cut short (a run still writing,
-    or killed: the reference's `eof`, the rule `check` applies, `reader.errors.cut_short`):
+    or killed: the reference's `eof`, the core's rule, `check`'s):
     left out, but not counted among the rejected lines. A last line no byte can make valid
     (`GARBAGE`) is a rejected line of its category instead."""
     gzip_cut: str | None = None
@@ -210,19 +204,8 @@ class RunReader:
         read decompressed (`chunks.read_chunks`, given the file's `name`)."""
         run_index: pa.Int32Scalar = pa.scalar(index, pa.int32())
         scan = TableScan(self.batch_lines, self.max_line)
-        # The first bytes after the last newline (`TAIL_LIMIT` of them at most, in flat
-        # memory), for what the reference answers of a last line without its newline.
-        tail: list[bytes] = []
-        held = 0
         try:
             for chunk in read_chunks(handle, name=name):
-                end = chunk.rfind(b"\n")
-                if end >= 0:
-                    tail = [chunk[end + 1 : end + 1 + TAIL_LIMIT]]
-                    held = len(tail[0])
-                elif held < TAIL_LIMIT:
-                    tail.append(chunk[: TAIL_LIMIT - held])
-                    held += len(tail[-1])
                 batches = scan.feed(chunk)
                 self._count(counts, scan)
                 if batches:
@@ -234,25 +217,7 @@ class RunReader:
             counts.gzip_cut = error.what
         batches = scan.finish()
         self._count(counts, scan)
-        if counts.cut:
-            self._last_line(counts, b"".join(tail))
         yield from (self._batch(run_index, batch) for batch in batches)
-
-    @staticmethod
-    def _last_line(counts: RunCounts, line: bytes) -> None:
-        """A last line without its newline that the core left out: cut short (`check`'s
-        rule, `cut_short`), or rejected by its category when no byte can mend it."""
-        error: ParseError | None = None
-        try:
-            parse_line(line)
-        except ParseError as rejected:
-            error = rejected
-        if error is None or cut_short(error):
-            return
-        counts.cut = False
-        counts.rejected[error.category] += 1
-        if counts.first_rejected is None:
-            counts.first_rejected = counts.lines
 
     @staticmethod
     def _count(counts: RunCounts, scan: TableScan) -> None:
