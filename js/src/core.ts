@@ -679,9 +679,9 @@ function bind(ex: Exports): Api {
     const [start, end] = output();
     return decoder.decode(bytes.subarray(start, end));
   };
-  const { check, status, Status, linesText } = bindRun(ex, { put, text: outputText, chunks });
+  const { check, checkRecords, status, Status, linesText } = bindRun(ex, { put, text: outputText, chunks });
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, check, status, Status, linesText };
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, check, checkRecords, status, Status, linesText };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

@@ -137,6 +137,7 @@ export const mark: Api["mark"] = api.mark;
 export const dumpLine: Api["dumpLine"] = api.dumpLine;
 export const readLines: (source: Source, options?: ReadOptions) => AsyncGenerator<Answer[], void, undefined> = readLinesNode;
 export const check: Api["check"] = api.check;
+export const checkRecords: Api["checkRecords"] = api.checkRecords;
 export const status: Api["status"] = api.status;
 export const Status: Api["Status"] = api.Status;
 export const linesText: Api["linesText"] = api.linesText;

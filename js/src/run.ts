@@ -2,7 +2,8 @@
 // (core/wasm/src/reports.rs over overbrainer_core::check and ::status) and handed over as the
 // contract's records — what `overbrainer-contract check -o json` and `status -o json` write,
 // field for field (types generated from schema/check-report.schema.json and
-// status-report.schema.json). Nothing of what a run's lines mean is written here: the glue
+// status-report.schema.json; an integer beyond 2^53, which JSON's numbers cannot hold in
+// JavaScript, comes as a bigint, exact, as the package's reader gives a u64). Nothing of what a run's lines mean is written here: the glue
 // feeds bytes, decompresses a `.gz`, and parses the core's JSON.
 
 import type { ReportFile, ReportFinding } from "../types/check-report.js";
@@ -59,6 +60,9 @@ export interface RunStatusConstructor {
 export interface RunApi {
   /** The check of a metrics file: its findings in the file's order, then its summary. */
   check(source: RunSource, options?: CheckOptions): Promise<CheckRecord[]>;
+  /** The same records as they are made, in batches (never empty), the summary last: a
+   * file of a million bad lines in flat memory. */
+  checkRecords(source: RunSource, options?: CheckOptions): AsyncGenerator<CheckRecord[], void, undefined>;
   /** The status of a run read from its metrics file alone (`snapshot` null) at `now`. An
    * `Error` for gzip data where lines should be (no run is read, as `status` refuses it). */
   status(source: RunSource, options: StatusOptions): Promise<StatusReport>;
@@ -126,8 +130,9 @@ async function* bytesOf(
       yield value;
     }
   } catch (error) {
-    // zlib's words for a stream that ends before its end: every byte it held was given.
-    if (error instanceof Error && /unexpected end/i.test(error.message)) {
+    // A stream that ends before its end, every byte it held given: zlib's words (Node),
+    // "Compressed input was truncated." (Chromium).
+    if (error instanceof Error && /unexpected end|truncated/i.test(error.message)) {
       cut.size = given;
       return;
     }
@@ -145,29 +150,61 @@ function bound(maxLine: number | null | undefined): [number, number] {
   return [1, maxLine];
 }
 
+/** A string, or an integer of 16 digits or more (a whole number token, not a float's
+ * digits), in the core's JSON: beyond 2^53 an integer is kept exact as a bigint (a count, a
+ * step: the core writes every digit). */
+const TOKENS = /"(?:[^"\\]|\\.)*"|(?<![0-9.eE+-])-?[0-9]{16,}(?![.eE0-9])/g;
+const BIG = "\u0000big:";
+
+/** The core's JSON as values, every integer exact: a `number` up to 2^53 - 1, a `bigint`
+ * beyond (as the package's reader gives a u64). */
+export function parseExact(text: string): unknown {
+  let big = false;
+  const marked = text.replace(TOKENS, (token) => {
+    if (token.startsWith('"')) return token;
+    big = true;
+    return `"\\u0000big:${token}"`; // JSON's escape of BIG's first character
+  });
+  if (!big) return JSON.parse(text);
+  return JSON.parse(marked, (_, value: unknown) => {
+    if (typeof value !== "string" || !value.startsWith(BIG)) return value;
+    const exact = BigInt(value.slice(BIG.length));
+    return exact <= BigInt(Number.MAX_SAFE_INTEGER) && exact >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(exact) : exact;
+  });
+}
+
 function records(text: string): CheckRecord[] {
-  return text === "" ? [] : text.trimEnd().split("\n").map((line) => JSON.parse(line) as CheckRecord);
+  const found: CheckRecord[] = [];
+  if (text === "") return found;
+  for (const line of text.split("\n")) if (line !== "") found.push(parseExact(line) as CheckRecord);
+  return found;
 }
 
 export function bindRun(ex: RunExports, io: Io): RunApi {
-  async function check(source: RunSource, options: CheckOptions = {}): Promise<CheckRecord[]> {
+  /** The check's records as they are made, in batches (never empty); the summary last. */
+  async function* checkRecords(source: RunSource, options: CheckOptions = {}): AsyncGenerator<CheckRecord[], void, undefined> {
     const { name = "-", maxLine = null, chunkSize = 1 << 20 } = options;
     const [hasMax, max] = bound(maxLine);
     const gz = name.endsWith(".gz");
     const id = ex.ob_check_new(io.put(name), gz ? 0 : 1, hasMax, max);
-    const found: CheckRecord[] = [];
     try {
       const cut = { size: null as number | null };
       for await (const chunk of bytesOf(io, source, name, chunkSize, cut)) {
         ex.ob_check_feed(id, io.put(chunk));
-        found.push(...records(io.text()));
+        const found = records(io.text());
+        if (found.length > 0) yield found;
       }
       if (cut.size !== null) ex.ob_check_gzip_cut(id, cut.size);
       ex.ob_check_finish(id);
-      found.push(...records(io.text()));
+      yield records(io.text());
     } finally {
       ex.ob_check_free(id);
     }
+  }
+
+  async function check(source: RunSource, options: CheckOptions = {}): Promise<CheckRecord[]> {
+    const found: CheckRecord[] = [];
+    for await (const batch of checkRecords(source, options)) for (const record of batch) found.push(record);
     return found;
   }
 
@@ -225,7 +262,7 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
       both.set(nameBytes, runBytes.length);
       io.put(both);
       ex.ob_status_report(id, runBytes.length, nameBytes.length, now);
-      return JSON.parse(io.text()) as StatusReport;
+      return parseExact(io.text()) as StatusReport;
     }
 
     close(): void {
@@ -256,5 +293,5 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     return io.text();
   }
 
-  return { check, status, Status, linesText };
+  return { check, checkRecords, status, Status, linesText };
 }
