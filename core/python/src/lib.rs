@@ -32,6 +32,7 @@ pub(crate) struct Bound {
 static BOUND: GILOnceCell<Bound> = GILOnceCell::new();
 
 mod scanner;
+mod status;
 
 pub(crate) fn bound(py: Python<'_>) -> PyResult<&Bound> {
     BOUND.get(py).ok_or_else(|| {
@@ -647,6 +648,11 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add("BOM_NOTE", overbrainer_core::check::BOM_NOTE)?;
     module.add_class::<scanner::TableScan>()?;
     module.add_class::<scanner::StateScan>()?;
+    module.add_class::<status::StatusScan>()?;
+    module.add_class::<status::PyEstimate>()?;
+    module.add_function(wrap_pyfunction!(status::estimate, module)?)?;
+    module.add_function(wrap_pyfunction!(status::stale_after, module)?)?;
+    module.add_function(wrap_pyfunction!(status::step_seconds, module)?)?;
     module.add("FIELD_NAMES", PyTuple::new(_py, scanner::field_names()))?;
     module.add("LEFT_OUT", PyTuple::new(_py, scanner::left_out_names()))?;
     module.add("SKIP_LIMIT", overbrainer_core::split::SKIP_LIMIT)?;

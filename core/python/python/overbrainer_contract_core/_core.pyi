@@ -196,3 +196,31 @@ class StatusScan:
     def bom(self) -> bool: ...
     @property
     def stopped(self) -> bool: ...
+
+class Estimate:
+    """The time left at a time and whether it holds, by the contract's rule."""
+
+    @property
+    def remaining(self) -> float | None: ...
+    @property
+    def stale(self) -> bool: ...
+    @property
+    def silence(self) -> float | None: ...
+    @property
+    def step_seconds(self) -> float | None: ...
+
+def estimate(
+    eta_seconds: float | None,
+    steps_left: int | None,
+    measured_at: float | None,
+    last_time: float | None,
+    now: float,
+    /,
+) -> Estimate:
+    """The time left at `now` and whether it is stale (the rule `status` reports by)."""
+
+def stale_after(step_seconds: float | None, /) -> float:
+    """The silence after which an ETA is stale: `max(steps * step_seconds, floor)`."""
+
+def step_seconds(eta_seconds: float | None, steps_left: int | None, /) -> float | None:
+    """The pace's mean time a step takes, from its ETA and the steps left."""
