@@ -180,7 +180,7 @@ def test_errors_are_one_line_unless_debug(
     def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("something broke")
 
-    monkeypatch.setattr(status, "read_state", broken)
+    monkeypatch.setattr(status, "read_status", broken)
     run = make_run(tmp_path / "run", VALID)
     result = cli("status", str(run))
     assert result.code == 2

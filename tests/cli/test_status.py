@@ -1,6 +1,7 @@
 """`status`: text and JSON (syrupy) on a finished run, a run evaluating with a snapshot
 requested, a snapshot taken, invalid, truncated and out-of-order logs; exit codes. The
-state read through the core (`StateScan`) against every line fed to `RunState.feed`."""
+state read through the core (`StateScan`) against every line fed to `RunState.feed`, and
+the core's report (`StatusScan`) against that state told by the rules written out here."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from cli_samples import EVALUATING, LOGS, PROOF, VALID, make_run
 from hypothesis import HealthCheck, example, given, settings
@@ -24,7 +26,7 @@ from overbrainer_contract.contract.models import Log
 from overbrainer_contract.reader import dump_line
 from overbrainer_contract.runs import clock
 from overbrainer_contract.runs import state as state_module
-from overbrainer_contract.runs.state import RunState, read_state, resolve
+from overbrainer_contract.runs.state import Run, RunState, read_state, read_status, resolve
 
 NOW = 1764467476.5 + 90
 """The clock of these tests (status says how long ago a line came): 90 s after `T`."""
@@ -181,6 +183,57 @@ def assert_same_state(got: RunState, want: RunState) -> None:
         assert getattr(got, name) == getattr(want, name), name
 
 
+def summary_by_lines(target: Run, state: RunState, at: float) -> dict[str, Any]:
+    """The status report of a state fed line by line, by the rules of `RunState` and
+    `runs.clock` (the line-by-line model the core's `StatusScan` is held to)."""
+    total = state.total_steps
+    step = state.step
+    evaluation = state.evaluation
+    estimate = clock.estimate_run(state, at)
+    snapshot = status.snapshot_status(target) if target.folder is not None else None
+    stale = estimate.stale and not state.ended
+
+    def value(kept: Any) -> dict[str, Any] | None:
+        return None if kept is None else {"step": kept.step, "value": kept.value}
+
+    return {
+        "run": target.name,
+        "name": target.label or target.name,
+        "lines": state.lines,
+        "invalid_lines": state.invalid,
+        "partial_last_line": state.partial,
+        "phase": state.phase,
+        "stage": state.stage,
+        "step": step,
+        "max_steps": total,
+        "progress": (min(step / total, 1.0) if total else None),
+        "ended": state.ended,
+        "begins": len(state.begins),
+        "loss": value(state.loss),
+        "eval_loss": value(state.eval_loss),
+        "best_eval_loss": value(state.best_eval),
+        "learning_rate": None if state.learning_rate is None else state.learning_rate.value,
+        "evaluation": (
+            None if evaluation is None else {"step": evaluation.step, "total": evaluation.total}
+        ),
+        "eta_seconds": state.pace.eta_seconds(),
+        "eta_remaining_seconds": None if state.ended or stale else estimate.remaining,
+        "eta_stale": stale,
+        "last_time": state.last_time,
+        "last_line_seconds": None if state.last_time is None else at - state.last_time,
+        "now": at,
+        "snapshot": None if snapshot is None else msgspec.to_builtins(snapshot),
+        "valid": not state.invalid
+        and state.gzip_cut is None
+        and (snapshot is None or snapshot.problem is None),
+    }
+
+
+def reported(target: Run, at: float, max_line: int | None = None) -> dict[str, Any]:
+    """The core's report of the run (`StatusScan`), as `status -o json` writes it."""
+    return msgspec.to_builtins(status.report(target, read_status(target, max_line), at))
+
+
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -196,7 +249,9 @@ def test_status_reads_the_state_every_line_gives(
 ) -> None:
     """`read_state` (the core's `StateScan`, the file in chunks cut anywhere) gives the
     state `RunState.feed` gives, fed every line one at a time: every field, the pace's
-    step, total and time left to the nanosecond; and `status` says the same of both."""
+    step, total and time left to the nanosecond; and the core's report (`StatusScan`, the
+    same chunks) says of the file what that state says, at times before, at and long after
+    its last line."""
     path = tmp_path / "metrics.jsonl"
     path.write_bytes(data)
     bounds = [0, *sorted({point % (len(data) + 1) for point in at}), len(data)]
@@ -205,9 +260,11 @@ def test_status_reads_the_state_every_line_gives(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(state_module, "read_chunks", lambda _handle, **_: iter(chunks))
         got = read_state(target, max_line=max_line)
+        reports = {at: reported(target, at, max_line) for at in (T - 5, T, NOW, T + 1e4)}
     want = state_by_lines(data, max_line)
     assert_same_state(got, want)
-    assert status.summary(target, got) == status.summary(target, want)
+    for at, report in reports.items():
+        assert report == summary_by_lines(target, want, at)
 
 
 @pytest.mark.parametrize("bad_every", [0, 7])
@@ -228,4 +285,6 @@ def test_status_of_a_large_run_is_the_state_every_line_gives(
     path = tmp_path / "metrics.jsonl"
     for body in (data, data[: len(data) // 2 + 17]):
         path.write_bytes(body)
-        assert_same_state(read_state(resolve(str(path))), state_by_lines(body, None))
+        want = state_by_lines(body, None)
+        assert_same_state(read_state(resolve(str(path))), want)
+        assert reported(resolve(str(path)), NOW) == summary_by_lines(resolve(str(path)), want, NOW)

@@ -5,6 +5,10 @@ Every string that comes from a file or a folder's name (a run's name, a stage, a
 checkpoint's path, a reason, an error's line) is shown through `runs.shown.shown()` on the
 screen and on standard error, and given to rich as `Text`, never as markup: a name such as
 `exp[lr=0.1]` shows as itself. `-o json` writes the values as they are (JSON escapes them).
+
+What a run's lines say, told at a time, is the core's (`reader.StatusScan`): the contract's
+`StatusReport` record, which `-o json` writes field for field and the screen and the table
+read; this module reads the snapshot files and says the record.
 """
 
 from __future__ import annotations
@@ -17,9 +21,12 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+from overbrainer_contract_models.check_report_schema import Severity
+from overbrainer_contract_models.status_report_schema import Phase, SnapshotState, StatusReport
 
 from ..check.checker import Finding, check_request, check_snapshot, run_files
 from ..check.reporter import paint, plural
+from ..contract.models import Snapshot
 from ..runs import clock
 from ..runs.discover import discover, natural_key
 from ..runs.shown import shown
@@ -28,10 +35,10 @@ from ..runs.sizes import invalid_text
 from ..runs.state import (
     Run,
     RunError,
-    RunState,
+    StatusRead,
     read_request,
     read_snapshot,
-    read_state,
+    read_status,
     request_reason,
 )
 from ._common import (
@@ -134,11 +141,11 @@ def run(args: argparse.Namespace) -> int:
         say(shown(f"error: {name}: {why}"))
         code = USAGE
     at = clock.now() if args.now is None else args.now
-    rows: list[dict[str, Any]] = []
+    rows: list[StatusReport] = []
     for target in found.runs:
         try:
-            state = read_state(target, max_line=args.max_line)
-            rows.append(summary(target, state, at))
+            read = read_status(target, max_line=args.max_line)
+            rows.append(report(target, read, at))
         except RunError as error:
             say(shown(f"error: {error}"))
             code = max(code, INVALID if error.invalid else USAGE)
@@ -147,13 +154,13 @@ def run(args: argparse.Namespace) -> int:
             say(shown(f"error: {error}"))
             code = USAGE
             continue
-        if not rows[-1]["valid"]:
-            _say_invalid(target, state, rows[-1])
+        if not rows[-1].valid:
+            _say_invalid(target, read, rows[-1])
             code = max(code, INVALID)
     rows = sort_rows(rows, args.sort, args.reverse)
     if args.output == "json":
         for row in rows:
-            sys.stdout.write(json.dumps(row, separators=(",", ":")) + "\n")
+            sys.stdout.write(json.dumps(msgspec.to_builtins(row), separators=(",", ":")) + "\n")
     elif rows:
         need_rich()
         _table(rows, colour_on(sys.stdout, args.color))
@@ -163,41 +170,40 @@ def run(args: argparse.Namespace) -> int:
 def _one(target: Run, args: argparse.Namespace) -> int:
     """One run: today's screen, or its state as one JSON object."""
     try:
-        state = read_state(target, max_line=args.max_line)
-        document = summary(target, state, args.now)
+        read = read_status(target, max_line=args.max_line)
+        record = report(target, read, clock.now() if args.now is None else args.now)
     except RunError as error:
         raise CliError(shown(str(error)), INVALID if error.invalid else USAGE) from error
     except SideFileError as error:
         raise CliError(shown(str(error))) from error
     if args.output == "json":
-        json.dump(document, sys.stdout, indent=2)
+        json.dump(msgspec.to_builtins(record), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render(document, colour_on(sys.stdout, args.color)))
-    if not document["valid"]:
-        _say_invalid(target, state, document)
+        sys.stdout.write(render(record, colour_on(sys.stdout, args.color)))
+    if not record.valid:
+        _say_invalid(target, read, record)
         return INVALID
     return OK
 
 
-def _say_invalid(target: Run, state: RunState, document: dict[str, Any]) -> None:
+def _say_invalid(target: Run, read: StatusRead, record: StatusReport) -> None:
     """The one line on stderr for a run `check` finds invalid."""
     said = []
-    if state.invalid:
-        bom = " (the first line begins with a UTF-8 byte order mark)" if state.bom else ""
-        said.append(
-            f"{plural(state.lines, 'line')}: {invalid_text(state.invalid, state.partial)}{bom}"
-        )
-    if state.gzip_cut is not None:  # its lines up to the cut are shown
-        said.append(state.gzip_cut)
-    snapshot = document["snapshot"]
-    if snapshot is not None and snapshot["problem"]:
-        said.append(snapshot["problem"])
+    if record.invalid_lines:
+        bom = " (the first line begins with a UTF-8 byte order mark)" if read.scan.bom else ""
+        words = invalid_text(record.invalid_lines, record.partial_last_line)
+        said.append(f"{plural(record.lines, 'line')}: {words}{bom}")
+    if read.gzip_cut is not None:  # its lines up to the cut are shown
+        said.append(read.gzip_cut)
+    snapshot = record.snapshot
+    if snapshot is not None and snapshot.problem:
+        said.append(snapshot.problem)
     name = shown(target.name)
     say(shown(f"{name}: {'; '.join(said)} ('{PROG} check {name}' says which)"))
 
 
-def snapshot_status(target: Run) -> dict[str, Any]:
+def snapshot_status(target: Run) -> SnapshotState:
     """Whether a snapshot was requested (and why), whether it was taken, and whether the
     request is pending: there, and newer than the proof if there is one. `problem`: the
     errors `check` finds in the snapshot files, in its words (`snapshot.json $.step: ...`)."""
@@ -205,28 +211,28 @@ def snapshot_status(target: Run) -> dict[str, Any]:
     assert target.snapshot is not None
     request = read_request(target.request)
     reason = None if request is None else request_reason(request[0])
-    taken: dict[str, Any] | None = None
+    taken: Snapshot | None = None
     proof_time: int | None = None
     try:
         proof = read_snapshot(target.snapshot)
         if proof is not None:
-            taken, proof_time = msgspec.to_builtins(proof[0]), proof[1]
+            taken, proof_time = proof
     except (msgspec.ValidationError, msgspec.DecodeError):
         pass  # `check`'s findings say what is wrong
     by_file: dict[str, list[str]] = {}
     for finding in side_findings(target):
-        if finding.severity == "error":
+        if finding.severity is Severity.error:
             where = "" if finding.path == "$" else f"{finding.path}: "
             by_file.setdefault(finding.file, []).append(where + finding.message)
     errors = [f"{name}: {'; '.join(said)}" for name, said in by_file.items()]
     pending = request is not None and (proof_time is None or proof_time < request[1])
-    return {
-        "requested": request is not None,
-        "pending": pending,
-        "reason": reason,
-        "taken": taken,
-        "problem": "; ".join(errors) or None,
-    }
+    return SnapshotState(
+        requested=request is not None,
+        pending=pending,
+        reason=reason,
+        taken=taken,
+        problem="; ".join(errors) or None,
+    )
 
 
 def side_findings(target: Run) -> list[Finding]:
@@ -240,76 +246,40 @@ def side_findings(target: Run) -> list[Finding]:
     return found
 
 
-def summary(target: Run, state: RunState, at: float | None = None) -> dict[str, Any]:
-    """The status as a JSON object (`schema/status-report.schema.json`), at the time `at`
-    (now by default)."""
-    at = clock.now() if at is None else at
-    total = state.total_steps
-    step = state.step
-    evaluation = state.evaluation
-    estimate = clock.estimate_run(state, at)
+def report(target: Run, read: StatusRead, at: float) -> StatusReport:
+    """The run's status at the time `at` (`schema/status-report.schema.json`): the core's
+    record of its lines (`read.scan`), with its snapshot files (a run folder's)."""
     snapshot = snapshot_status(target) if target.folder is not None else None
-    stale = estimate.stale and not state.ended
-    return {
-        "run": target.name,
-        "name": target.label or target.name,
-        "lines": state.lines,
-        "invalid_lines": state.invalid,
-        "partial_last_line": state.partial,
-        "phase": state.phase,
-        "stage": state.stage,
-        "step": step,
-        "max_steps": total,
-        "progress": (min(step / total, 1.0) if total else None),
-        "ended": state.ended,
-        "begins": len(state.begins),
-        "loss": _value(state.loss),
-        "eval_loss": _value(state.eval_loss),
-        "best_eval_loss": _value(state.best_eval),
-        "learning_rate": None if state.learning_rate is None else state.learning_rate.value,
-        "evaluation": (
-            None if evaluation is None else {"step": evaluation.step, "total": evaluation.total}
-        ),
-        "eta_seconds": state.pace.eta_seconds(),
-        "eta_remaining_seconds": None if state.ended or stale else estimate.remaining,
-        "eta_stale": stale,
-        "last_time": state.last_time,
-        "last_line_seconds": None if state.last_time is None else at - state.last_time,
-        "now": at,
-        "snapshot": snapshot,
-        "valid": not state.invalid
-        and state.gzip_cut is None
-        and (snapshot is None or snapshot["problem"] is None),
-    }
+    data = read.scan.report(
+        target.name,
+        target.label or target.name,
+        at,
+        None if snapshot is None else msgspec.json.encode(snapshot),
+        snapshot is None or snapshot.problem is None,
+    )
+    return msgspec.json.decode(data, type=StatusReport)
 
 
-def _value(value: Any) -> dict[str, Any] | None:
-    return None if value is None else {"step": value.step, "value": value.value}
+_PHASES = list(Phase)
+"""The phases in the schema's order: a run's course, `waiting` to `ended`."""
 
 
-_PHASES = ("waiting", "started", "training", "evaluating", "ended")
-
-
-def _key(sort: str) -> Callable[[dict[str, Any]], Any]:
+def _key(sort: str) -> Callable[[StatusReport], Any]:
     """The value a row is ordered by for `--sort` (None: without one, last)."""
-
-    def metric(name: str) -> Callable[[dict[str, Any]], Any]:
-        return lambda row: None if row[name] is None else row[name]["value"]
-
-    keys: dict[str, Callable[[dict[str, Any]], Any]] = {
-        "name": lambda row: natural_key(row["name"]),
-        "stage": lambda row: _PHASES.index(row["phase"]),
-        "step": lambda row: row["step"],
-        "loss": metric("loss"),
-        "eval_loss": metric("best_eval_loss"),
-        "eta": lambda row: row["eta_remaining_seconds"],
-        "age": lambda row: row["last_line_seconds"],
-        "invalid": lambda row: row["invalid_lines"],
+    keys: dict[str, Callable[[StatusReport], Any]] = {
+        "name": lambda row: natural_key(row.name),
+        "stage": lambda row: _PHASES.index(row.phase),
+        "step": lambda row: row.step,
+        "loss": lambda row: None if row.loss is None else row.loss.value,
+        "eval_loss": lambda row: None if row.best_eval_loss is None else row.best_eval_loss.value,
+        "eta": lambda row: row.eta_remaining_seconds,
+        "age": lambda row: row.last_line_seconds,
+        "invalid": lambda row: row.invalid_lines,
     }
     return keys[sort]
 
 
-def sort_rows(rows: list[dict[str, Any]], sort: str, reverse: bool = False) -> list[dict[str, Any]]:
+def sort_rows(rows: list[StatusReport], sort: str, reverse: bool = False) -> list[StatusReport]:
     """The rows in the order of `--sort` (stable: ties keep the order of the names); the
     rows without the value last, whichever the direction."""
     key = _key(sort)
@@ -323,135 +293,128 @@ def _number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def render(document: dict[str, Any], colour: bool) -> str:
+def render(record: StatusReport, colour: bool) -> str:
     """The status as the lines of one screen (each string from the run shown escaped)."""
-    rows: list[tuple[str, str]] = [("run", shown(document["run"]))]
-    phase = document["phase"]
-    if document["ended"]:
-        phase = f"ended at step {document['step']:,}"
-    rows.append(("stage", f"{shown(document['stage'] or '-')} ({phase})"))
-    total = document["max_steps"]
-    step = f"{document['step']:,}" + (f" / {total:,}" if total is not None else "")
-    if document["progress"] is not None:
-        step += f" ({document['progress']:.0%})"
+    rows: list[tuple[str, str]] = [("run", shown(record.run))]
+    phase = record.phase.value
+    if record.ended:
+        phase = f"ended at step {record.step:,}"
+    stage = "-" if record.stage is None else record.stage.value
+    rows.append(("stage", f"{shown(stage)} ({phase})"))
+    total = record.max_steps
+    step = f"{record.step:,}" + (f" / {total:,}" if total is not None else "")
+    if record.progress is not None:
+        step += f" ({record.progress:.0%})"
     rows.append(("step", step))
-    for key, label in (("loss", "loss"), ("eval_loss", "eval loss")):
-        value = document[key]
+    for value, label in ((record.loss, "loss"), (record.eval_loss, "eval loss")):
         rows.append(
-            (
-                label,
-                "-" if value is None else f"{_number(value['value'])} at step {value['step']:,}",
-            )
+            (label, "-" if value is None else f"{_number(value.value)} at step {value.step:,}")
         )
-    if document["learning_rate"] is not None:
-        rows.append(("learning rate", f"{document['learning_rate']:.3g}"))
-    evaluation = document["evaluation"]
+    if record.learning_rate is not None:
+        rows.append(("learning rate", f"{record.learning_rate:.3g}"))
+    evaluation = record.evaluation
     if evaluation is None:
         rows.append(("evaluation", "none under way"))
-    elif evaluation["total"]:
-        share = evaluation["step"] / evaluation["total"]
-        rows.append(
-            ("evaluation", f"{evaluation['step']:,} / {evaluation['total']:,} ({share:.0%})")
-        )
+    elif evaluation.total:
+        share = evaluation.step / evaluation.total
+        rows.append(("evaluation", f"{evaluation.step:,} / {evaluation.total:,} ({share:.0%})"))
     else:
-        rows.append(("evaluation", f"{evaluation['step']:,} steps done"))
-    rows.append(("eta", _eta_text(document)))
-    rows.append(("last line", _age_text(document)))
-    rows.append(("snapshot", _snapshot_text(document["snapshot"])))
-    lines = f"{document['lines']:,}"
-    words = invalid_text(document["invalid_lines"], document["partial_last_line"])
+        rows.append(("evaluation", f"{evaluation.step:,} steps done"))
+    rows.append(("eta", _eta_text(record)))
+    rows.append(("last line", _age_text(record)))
+    rows.append(("snapshot", _snapshot_text(record.snapshot)))
+    lines = f"{record.lines:,}"
+    words = invalid_text(record.invalid_lines, record.partial_last_line)
     if words:  # in the words check and plot use
-        lines += " " + paint(
-            f"({words})", "error" if document["invalid_lines"] else "warning", colour
-        )
-    if document["begins"] > 1:
-        lines += f" ({document['begins']} begin lines: resumed)"
+        lines += " " + paint(f"({words})", "error" if record.invalid_lines else "warning", colour)
+    if record.begins > 1:
+        lines += f" ({record.begins} begin lines: resumed)"
     rows.append(("lines", lines))
     width = max(len(label) for label, _ in rows) + 2
     return "".join(f"{paint(label.ljust(width), 'bold', colour)}{value}\n" for label, value in rows)
 
 
-def _eta_text(document: dict[str, Any]) -> str:
+def _eta_text(record: StatusReport) -> str:
     """The ETA as the screen says it: counted down since it was measured, or stale."""
-    if document["ended"]:
+    if record.ended:
         return "- (training ended)"
-    if document["eta_stale"]:
-        silence = clock.ago(document["last_line_seconds"])
+    if record.eta_stale and record.last_line_seconds is not None:
+        silence = clock.ago(record.last_line_seconds)
         return f"stale (no line for {silence}, much longer than its pace predicts)"
-    remaining = document["eta_remaining_seconds"]
+    remaining = record.eta_remaining_seconds
     return "unknown yet" if remaining is None else format_duration(remaining)
 
 
-def _age_text(document: dict[str, Any]) -> str:
+def _age_text(record: StatusReport) -> str:
     """`30 h ago` (`last line 30 h ago` less its first words), or `none yet`."""
-    if document["last_time"] is None:
+    if record.last_time is None:
         return "none yet"
-    return clock.last_line_text(document["last_time"], document["now"]).removeprefix("last line ")
+    return clock.last_line_text(record.last_time, record.now).removeprefix("last line ")
 
 
-def _snapshot_text(snapshot: dict[str, Any] | None) -> str:
+def _snapshot_text(snapshot: SnapshotState | None) -> str:
     if snapshot is None:
         return "- (standard input)"
     parts = []
-    if snapshot["pending"]:
-        reason = shown(snapshot["reason"] or "no reason")
+    if snapshot.pending:
+        reason = shown(snapshot.reason or "no reason")
         parts.append(f"requested ({reason}), not taken yet")
-    taken = snapshot["taken"]
+    taken = snapshot.taken
     if taken is not None:
-        reason = shown(taken["reason"] or "no reason")
-        earlier = "an earlier one " if snapshot["pending"] else ""
-        checkpoint = shown(taken["checkpoint"])
-        parts.append(f"{earlier}taken at step {taken['step']:,}: {checkpoint} ({reason})")
-    if snapshot["problem"]:
-        parts.append(shown(snapshot["problem"]))
+        reason = shown(taken.reason or "no reason")
+        earlier = "an earlier one " if snapshot.pending else ""
+        checkpoint = shown(taken.checkpoint)
+        parts.append(f"{earlier}taken at step {taken.step:,}: {checkpoint} ({reason})")
+    if snapshot.problem:
+        parts.append(shown(snapshot.problem))
     return "; ".join(parts) or "none requested"
 
 
 # -- many runs: a table ------------------------------------------------------------------
 
 
-def _cells(row: dict[str, Any]) -> list[str]:
+def _cells(row: StatusReport) -> list[str]:
     """A run's row of the table: name, stage (its phase; `, resumed` after a second
     `begin`), step/max_steps, loss, best eval `value @step`, eta, last line, snapshot,
     invalid; each string from the run shown escaped (`shown`)."""
-    phase = row["phase"]
-    evaluation = row["evaluation"]
-    if evaluation is not None and evaluation["total"]:
-        phase += f" {evaluation['step']}/{evaluation['total']}"
-    stage = phase if row["stage"] is None else f"{shown(row['stage'])} ({phase})"
-    if row["begins"] > 1:
+    phase = row.phase.value
+    evaluation = row.evaluation
+    if evaluation is not None and evaluation.total:
+        phase += f" {evaluation.step}/{evaluation.total}"
+    stage = phase if row.stage is None else f"{shown(row.stage.value)} ({phase})"
+    if row.begins > 1:
         stage += ", resumed"
-    total = row["max_steps"]
-    step = f"{row['step']:,}" + ("" if total is None else f"/{total:,}")
-    loss = "-" if row["loss"] is None else _number(row["loss"]["value"])
-    best = row["best_eval_loss"]
-    best_text = "-" if best is None else f"{_number(best['value'])} @{best['step']:,}"
-    if row["ended"]:
+    total = row.max_steps
+    step = f"{row.step:,}" + ("" if total is None else f"/{total:,}")
+    loss = "-" if row.loss is None else _number(row.loss.value)
+    best = row.best_eval_loss
+    best_text = "-" if best is None else f"{_number(best.value)} @{best.step:,}"
+    if row.ended:
         eta = "-"
-    elif row["eta_stale"]:
+    elif row.eta_stale:
         eta = "stale"
-    elif row["eta_remaining_seconds"] is None:
+    elif row.eta_remaining_seconds is None:
         eta = "?"
     else:
-        eta = format_duration(row["eta_remaining_seconds"])
-    age = "-" if row["last_time"] is None else _age_text(row)
-    return [shown(row["name"]), stage, step, loss, best_text, eta, age, _snapshot_cell(row)]
+        eta = format_duration(row.eta_remaining_seconds)
+    age = "-" if row.last_time is None else _age_text(row)
+    return [shown(row.name), stage, step, loss, best_text, eta, age, _snapshot_cell(row)]
 
 
-def _snapshot_cell(row: dict[str, Any]) -> str:
-    snapshot = row["snapshot"]
+def _snapshot_cell(row: StatusReport) -> str:
+    snapshot = row.snapshot
     if snapshot is None:
         return "-"
-    if snapshot["problem"]:
+    if snapshot.problem:
         return "invalid"
-    if snapshot["pending"]:
+    if snapshot.pending:
         return "requested"
-    if snapshot["taken"] is not None:
-        return f"taken @{snapshot['taken']['step']:,}"
+    if snapshot.taken is not None:
+        return f"taken @{snapshot.taken.step:,}"
     return "-"
 
 
-def _table(rows: list[dict[str, Any]], colour: bool) -> None:
+def _table(rows: list[StatusReport], colour: bool) -> None:
     """The rows as a rich table on standard output, as wide as the terminal. Every cell
     is a `Text`: rich reads no markup in a run's name (`[bold]x`, `sw/[/]`)."""
     from rich import box
@@ -483,15 +446,15 @@ def _table(rows: list[dict[str, Any]], colour: bool) -> None:
     ):
         table.add_column(heading, justify=justify, no_wrap=heading == "run")  # type: ignore[arg-type]
     for row in rows:
-        invalid = row["invalid_lines"]
+        invalid = row.invalid_lines
         cells = [Text(cell) for cell in (*_cells(row), f"{invalid:,}" if invalid else "")]
-        style = "red" if not row["valid"] else ("yellow" if row["eta_stale"] else None)
+        style = "red" if not row.valid else ("yellow" if row.eta_stale else None)
         table.add_row(*cells, style=style)
     console.print(table)
     count = len(rows)
-    ended = sum(1 for row in rows if row["ended"])
-    stale = sum(1 for row in rows if row["eta_stale"])
-    bad = sum(1 for row in rows if not row["valid"])
+    ended = sum(1 for row in rows if row.ended)
+    stale = sum(1 for row in rows if row.eta_stale)
+    bad = sum(1 for row in rows if not row.valid)
     parts = [plural(count, "run"), f"{ended:,} ended"]
     if stale:
         parts.append(f"{stale:,} silent for longer than their pace predicts")

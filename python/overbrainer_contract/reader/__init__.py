@@ -4,8 +4,8 @@ The core (`_core`, Rust: `core/` in the repository) holds the contract's types g
 `schema/`, read by serde_json 1.0.87 itself, the reference's `Pace`, `mark` and `dump_line`.
 This module binds it to the package's Python classes (the generated models, `ParseError`, the
 marks) and exports it; nothing in Python reads JSON. Whole files go through the core too:
-`CheckScan` and `TableScan` are fed a file's chunks and give back only what a command shows
-(`check`'s facts, a table's columns).
+`CheckScan`, `TableScan` and `StatusScan` are fed a file's chunks and give back only what a
+command shows (`check`'s facts, a table's columns, a run's status report).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from overbrainer_contract_core._core import (  # noqa: E402
     CheckScan,
     Pace,
     StateScan,
+    StatusScan,
     TableScan,
     dump_line,
     mark,
@@ -53,6 +54,7 @@ __all__ = [
     "ParseError",
     "StageMark",
     "StateScan",
+    "StatusScan",
     "TableScan",
     "dump_line",
     "mark",

@@ -23,6 +23,9 @@ silent (no line of any kind) for longer than
 
 (both the contract's, `stale` in `schema/contract.json`, where the viewer reads them too)
 
+The rule is the core's (`overbrainer_core::status`, generated with the contract's numbers):
+`status` reports by it, and `estimate`, `stale_after` and `step_seconds` here ask it.
+
 that is, for the time 50 steps take at its own pace, and never less than two minutes (a
 fast run's saves and evaluations are not mistaken for a stall). Without a pace (fewer than
 two training logs, or no step left to derive it from), the floor alone decides. A stale
@@ -32,7 +35,7 @@ longer describes the run.
 - `tqdm_text(...)`: `[elapsed<remaining, rate it/s]`, as tqdm shows them (`MM:SS` or
   `H:MM:SS`; `s/it` when a step takes more than a second).
 
-The stdlib, and the contract's constants (`contract.constants`).
+The stdlib, the core (`_core`), and the contract's constants (`contract.constants`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ import math
 import time
 from dataclasses import dataclass
 from typing import Protocol
+
+from overbrainer_contract_core import _core
 
 from ..contract.constants import STALE_FLOOR as STALE_FLOOR
 from ..contract.constants import STALE_STEPS as STALE_STEPS
@@ -80,10 +85,8 @@ def last_line_text(last_time: float | None, at: float | None = None) -> str:
 
 def stale_after(step_seconds: float | None) -> float:
     """The silence (seconds) after which an ETA is stale: `max(STALE_STEPS *
-    step_seconds, STALE_FLOOR)`, the floor alone without a pace."""
-    if step_seconds is None or not math.isfinite(step_seconds) or step_seconds <= 0:
-        return STALE_FLOOR
-    return max(STALE_STEPS * step_seconds, STALE_FLOOR)
+    step_seconds, STALE_FLOOR)`, the floor alone without a pace (the core's rule)."""
+    return _core.stale_after(step_seconds)
 
 
 @dataclass(frozen=True)
@@ -117,11 +120,8 @@ class Estimate:
 def step_seconds(eta_seconds: float | None, steps_left: int | None) -> float | None:
     """The pace's mean time a step takes, from its ETA and the steps it counts left
     (`Pace.eta` is `steps_left * step_seconds`); None when either is unknown or no step is
-    left (the ETA is then 0 whatever the pace)."""
-    if eta_seconds is None or steps_left is None or steps_left <= 0:
-        return None
-    value = eta_seconds / steps_left
-    return value if math.isfinite(value) and value > 0 else None
+    left (the ETA is then 0 whatever the pace; the core's rule)."""
+    return _core.step_seconds(eta_seconds, None if steps_left is None else max(steps_left, 0))
 
 
 def estimate(
@@ -136,17 +136,13 @@ def estimate(
     `eta_seconds`: `Pace.eta_seconds()` (None without one); `steps_left`: max_steps less
     the pace's step; `measured_at`: the `time` of the pace's latest training log (the log
     with a loss: what the ETA is measured from); `last_time`: the `time` of the run's last
-    line of any kind; `at`: now (`time.time()` by default).
+    line of any kind; `at`: now (`time.time()` by default). The core's rule, the one
+    `status` reports by.
     """
     at = now() if at is None else at
-    silence = None if last_time is None else max(at - last_time, 0.0)
-    seconds = step_seconds(eta_seconds, steps_left)
-    stale = silence is not None and silence > stale_after(seconds)
-    remaining: float | None = None
-    if eta_seconds is not None and not stale:
-        since = 0.0 if measured_at is None else max(at - measured_at, 0.0)
-        remaining = max(eta_seconds - since, 0.0)
-    return Estimate(remaining, stale, silence, seconds)
+    left = None if steps_left is None else max(steps_left, 0)
+    told = _core.estimate(eta_seconds, left, measured_at, last_time, at)
+    return Estimate(told.remaining, told.stale, told.silence, told.step_seconds)
 
 
 def duration(seconds: float) -> str:

@@ -11,14 +11,14 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO
 
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
-from ..reader import EvalMark, Pace, ParseError, StateScan, parse_line, parse_lines
+from ..reader import EvalMark, Pace, ParseError, StateScan, StatusScan, parse_line, parse_lines
 from . import sidefile
 from .chunks import GzipCutError, GzipNotNamedError, read_chunks
 from .signatures import starts_with_bom
@@ -352,17 +352,66 @@ def read_state(run: Run, state: RunState | None = None, max_line: int | None = N
     read by the core (`reader.StateScan`, a line of any length; one over the user's bound,
     `max_line`, an invalid one), which keeps only the lines the state is made of: memory
     stays flat whatever the file."""
+    state = RunState() if state is None else state
+    scan = StateScan(max_line)
+    first = state.lines == 0
+
+    def take(chunk: bytes) -> bool:
+        nonlocal first
+        if first and chunk:
+            first = False
+            state.bom = starts_with_bom(chunk)
+        state.take_scanned(scan.feed(chunk))
+        return not scan.stopped
+
+    state.gzip_cut = _each_chunk(run, take)
+    state.take_scanned(scan.finish())
+    state.lines += scan.lines
+    return state
+
+
+@dataclass(frozen=True)
+class StatusRead:
+    """A run's lines as `status` reads them: the state the core folded them into (`scan`,
+    whose `report` is the run's `StatusReport`), and for a `.gz` cut short what is said of
+    it (`gzip_cut`: `gzip data cut short after N bytes ...`, without the path)."""
+
+    scan: StatusScan
+    gzip_cut: str | None
+
+
+def read_status(run: Run, max_line: int | None = None) -> StatusRead:
+    """The state of a run after all its lines (standard input read to its end), folded by
+    the core as its chunks are read (`reader.StatusScan`, a line of any length; one over
+    the user's bound, `max_line`, an invalid one): memory stays flat whatever the file."""
+    scan = StatusScan(max_line)
+
+    def take(chunk: bytes) -> bool:
+        scan.feed(chunk)
+        return not scan.stopped
+
+    cut = _each_chunk(run, take)
+    if cut is not None:
+        scan.gzip_cut()
+    scan.finish()
+    return StatusRead(scan, cut)
+
+
+def _each_chunk(run: Run, take: Callable[[bytes], bool]) -> str | None:
+    """Each chunk of the run's metrics file (standard input for `-`), in order, given to
+    `take` until it says stop (False). For a `.gz` cut short, every chunk before the cut
+    given, what is said of it (`GzipCutError.what`); None otherwise. `RunError` for a run
+    that cannot be read (`invalid` for gzip data under another name)."""
     import sys
 
-    state = RunState() if state is None else state
     if run.metrics is None:
         try:
-            return _scanned(state, sys.stdin.buffer, max_line, STDIN)
+            return _chunks_of(sys.stdin.buffer, STDIN, take)
         except GzipNotNamedError as error:
             raise RunError(str(error), invalid=True) from error
     try:
         with run.open_metrics() as handle:
-            return _scanned(state, handle, max_line, run.display(run.metrics))
+            return _chunks_of(handle, run.display(run.metrics), take)
     except GzipNotNamedError as error:
         raise RunError(str(error), invalid=True) from error
     except sidefile.SideFileError as error:
@@ -373,22 +422,14 @@ def read_state(run: Run, state: RunState | None = None, max_line: int | None = N
         raise RunError(f"{run.name}: {error.strerror or error}") from error
 
 
-def _scanned(state: RunState, handle: IO[bytes], max_line: int | None, name: str) -> RunState:
-    scan = StateScan(max_line)
-    first = state.lines == 0
+def _chunks_of(handle: IO[bytes], name: str, take: Callable[[bytes], bool]) -> str | None:
     try:
         for chunk in read_chunks(handle, name=name):
-            if first and chunk:
-                first = False
-                state.bom = starts_with_bom(chunk)
-            state.take_scanned(scan.feed(chunk))
-            if scan.stopped:
+            if not take(chunk):
                 break
     except GzipCutError as error:  # raised after every byte before the cut: those lines read
-        state.gzip_cut = error.what
-    state.take_scanned(scan.finish())
-    state.lines += scan.lines
-    return state
+        return error.what
+    return None
 
 
 def read_run(path: str | os.PathLike[str], *, max_line: int | None = None) -> RunState:
