@@ -459,9 +459,11 @@ def viewer(session: nox.Session) -> None:
     .wasm inlined, the snapshot validators generated from schema/ by Ajv); its tests under
     node's runner: numbers written as Python writes them (python3 the oracle), and the page
     from file:// and over HTTP in Debian's headless Chromium (playwright-core, `npm ci` from
-    js/viewer/package-lock.json): the example runs' status and plot, each bad line with the
-    reference runner's verdict and `overbrainer-contract check`'s error (the package
-    installed: its console script, as `OVERBRAINER_CONTRACT`), a 1M-line file paused and
+    js/viewer/package-lock.json): the example runs' status rows held to `overbrainer-contract
+    status --now` of the same file and the package's `status()` record (the page renders the
+    core's records, words of its own none), the ETA re-told as the page's clock moves, each
+    bad line as the package's `check()` records it and with the reference runner's verdict
+    (the package installed: its console script, as `OVERBRAINER_CONTRACT`), a 1M-line file paused and
     resumed between two chunks, markup in lines, names and a proof shown as text and run
     nowhere. Screenshots are kept in js/viewer/test-output/ (`CHROMIUM=...` names another
     browser).

@@ -17,8 +17,6 @@ import { statusRows } from "./status.js";
 
 /** Bytes read from a file at a time: one feed of the core between two turns of the page. */
 const CHUNK = 1 << 20;
-/** Bytes handed to `check` at a time: the findings of one feed come back as one batch. */
-const CHECK_PIECE = 1 << 16;
 /** Findings listed per run; the rest are counted. */
 const LISTED = 200;
 /** Characters of a bad line shown. */
@@ -154,8 +152,7 @@ async function renderStatus(run) {
  * first LISTED of them, under the core's words for its bad lines; its warnings counted. */
 function renderFindings(run, record) {
   const { errors } = run.view;
-  const listed = run.findings.filter((each) => each.type === "finding" && each.severity === "error");
-  const summary = run.findings.find((each) => each.type === "file");
+  const { listed, summary } = run.findings;
   const heading = core.linesText(record.invalid_lines, record.partial_last_line);
   errors.hidden = listed.length === 0 && heading === "";
   if (errors.hidden) return;
@@ -179,7 +176,7 @@ function renderFindings(run, record) {
     for (const name of columns) row.append(element("td", cells[name], { "data-col": name, class: name }));
     table.tBodies[0].append(row);
   }
-  const more = listed.length - Math.min(listed.length, LISTED);
+  const more = run.findings.more;
   const warned = summary ? summary.warnings : 0;
   errors.replaceChildren(
     element("h3", heading),
@@ -262,8 +259,7 @@ async function* gunzipped(name, chunks, cut) {
   }
 }
 
-/** Chunks handed on as they come to a reader that awaits them (the core's `check`), cut in
- * pieces of CHECK_PIECE bytes. */
+/** Chunks handed on as they come to a reader that awaits them (the core's `check`). */
 function handOn() {
   const waiting = [];
   let wake = null;
@@ -274,7 +270,7 @@ function handOn() {
   };
   return {
     push(chunk) {
-      for (let at = 0; at < chunk.length; at += CHECK_PIECE) waiting.push(chunk.subarray(at, at + CHECK_PIECE));
+      waiting.push(chunk);
       woken();
     },
     close() {
@@ -298,7 +294,20 @@ async function readRun(run) {
   const excerpts = new Excerpts(SHOWN);
   const reader = new core.Reader();
   const toCheck = handOn();
-  const checked = core.check(toCheck, { name: run.path });
+  // The check's records as they come: the first LISTED errors kept, the rest counted, in
+  // flat memory whatever the file holds.
+  const found = { listed: [], more: 0, summary: null };
+  const checked = (async () => {
+    for await (const batch of core.checkRecords(toCheck, { name: run.path })) {
+      for (const record of batch) {
+        if (record.type === "file") found.summary = record;
+        else if (record.severity !== "error") continue;
+        else if (found.listed.length < LISTED) found.listed.push(record);
+        else found.more += 1;
+      }
+    }
+    return found;
+  })();
   checked.catch(() => {}); // answered once the file is read
   const take = (answers) => {
     run.series.take(answers);
@@ -381,7 +390,7 @@ function open(found) {
       side: each.side,
       status: new core.Status({ name: each.path }),
       series: new Series(),
-      findings: [],
+      findings: { listed: [], more: 0, summary: null },
       excerpts: new Map(),
       lines: 0,
       colour: COLOURS[runs.length % COLOURS.length],
