@@ -463,8 +463,8 @@ def viewer(session: nox.Session) -> None:
     status --now` of the same file and the package's `status()` record (the page renders the
     core's records, words of its own none), the ETA re-told as the page's clock moves, each
     bad line as the package's `check()` records it and with the reference runner's verdict
-    (the package installed: its console script, as `OVERBRAINER_CONTRACT`), a 1M-line file paused and
-    resumed between two chunks, markup in lines, names and a proof shown as text and run
+    (the package installed: its console script, as `OVERBRAINER_CONTRACT`), a 1M-line file
+    paused and resumed between two chunks, markup in lines, names and a proof shown as text and run
     nowhere. Screenshots are kept in js/viewer/test-output/ (`CHROMIUM=...` names another
     browser).
     """
