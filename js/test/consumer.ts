@@ -8,8 +8,8 @@
 
 import { createReadStream } from "node:fs";
 import { strict as assert } from "node:assert";
-import { dumpLine, mark, Pace, ParseError, parseLine, readLines, Reader } from "overbrainer-contract";
-import type { Answer, Line, LogLine, Mark } from "overbrainer-contract";
+import { check, dumpLine, linesText, mark, Pace, ParseError, parseLine, readLines, Reader, status, Status } from "overbrainer-contract";
+import type { Answer, CheckRecord, Line, LogLine, Mark, StatusReport } from "overbrainer-contract";
 import { load } from "overbrainer-contract/core";
 import type { MetricLine } from "overbrainer-contract/types/metrics-line.js";
 
@@ -101,6 +101,27 @@ const summary = async (threads: number): Promise<string[]> => {
 const byOne = await summary(1);
 assert.equal(byOne.length, 3000);
 assert.deepEqual(await summary(3), byOne);
+
+// The run level: the records `check -o json` and `status -o json` write, made by the core.
+const run = new TextEncoder().encode(
+  '{"event":"begin","time":100,"max_steps":10}\n{"event":"log","time":101,"step":1,"loss":2.5}\n{"event":"log","time":10',
+);
+const records: CheckRecord[] = await check(run, { name: "run/metrics.jsonl" });
+const last = records[records.length - 1];
+assert.ok(last !== undefined && last.type === "file" && last.valid && last.warnings === 1);
+const finding = records[0];
+assert.ok(finding !== undefined && finding.type === "finding");
+assert.equal(finding.category, "truncated"); // the last line cut short: a warning
+const told: StatusReport = await status(run, { now: 103 });
+assert.equal(told.phase, "training");
+assert.deepEqual(told.loss, { step: 1, value: 2.5 });
+assert.equal(told.partial_last_line, true);
+assert.equal(linesText(told.invalid_lines, told.partial_last_line), "the last line cut short");
+const growing = new Status({ name: "run" });
+growing.feed(run);
+growing.end();
+assert.equal(growing.report(110).last_line_seconds, 9);
+growing.close();
 
 for (const file of process.argv.slice(2)) {
   const pace = new Pace();
