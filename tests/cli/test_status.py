@@ -190,7 +190,7 @@ def summary_by_lines(target: Run, state: RunState, at: float) -> dict[str, Any]:
     step = state.step
     evaluation = state.evaluation
     estimate = clock.estimate_run(state, at)
-    snapshot = status.snapshot_status(target) if target.folder is not None else None
+    snapshot = status.snapshot_status(target) if target.is_folder else None
     stale = estimate.stale and not state.ended
 
     def value(kept: Any) -> dict[str, Any] | None:

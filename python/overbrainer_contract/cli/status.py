@@ -33,6 +33,7 @@ from ..runs.shown import shown
 from ..runs.sidefile import SideFileError
 from ..runs.sizes import invalid_text
 from ..runs.state import (
+    STDIN,
     Run,
     RunError,
     StatusRead,
@@ -249,7 +250,7 @@ def side_findings(target: Run) -> list[Finding]:
 def report(target: Run, read: StatusRead, at: float) -> StatusReport:
     """The run's status at the time `at` (`schema/status-report.schema.json`): the core's
     record of its lines (`read.scan`), with its snapshot files (a run folder's)."""
-    snapshot = snapshot_status(target) if target.folder is not None else None
+    snapshot = snapshot_status(target) if target.is_folder else None
     data = read.scan.report(
         target.name,
         target.label or target.name,
@@ -322,7 +323,7 @@ def render(record: StatusReport, colour: bool) -> str:
         rows.append(("evaluation", f"{evaluation.step:,} steps done"))
     rows.append(("eta", _eta_text(record)))
     rows.append(("last line", _age_text(record)))
-    rows.append(("snapshot", _snapshot_text(record.snapshot)))
+    rows.append(("snapshot", _snapshot_text(record.snapshot, record.run == STDIN)))
     lines = f"{record.lines:,}"
     words = invalid_text(record.invalid_lines, record.partial_last_line)
     if words:  # in the words check and plot use
@@ -352,9 +353,9 @@ def _age_text(record: StatusReport) -> str:
     return clock.last_line_text(record.last_time, record.now).removeprefix("last line ")
 
 
-def _snapshot_text(snapshot: SnapshotState | None) -> str:
-    if snapshot is None:
-        return "- (standard input)"
+def _snapshot_text(snapshot: SnapshotState | None, stdin: bool) -> str:
+    if snapshot is None:  # a run read from its metrics file alone: no snapshot file read
+        return "- (standard input)" if stdin else "- (a metrics file named alone: name its folder)"
     parts = []
     if snapshot.pending:
         reason = shown(snapshot.reason or "no reason")
