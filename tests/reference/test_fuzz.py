@@ -58,7 +58,10 @@ from overbrainer_contract import (
     dump_line,
     parse_line,
 )
+from overbrainer_contract.check.checker import Finding
 from overbrainer_contract.reader import FIELD_NAMES, LEFT_OUT, TAGS, CheckScan, TableScan
+from overbrainer_contract.runs.signatures import BOM_NOTE
+from overbrainer_contract_models.check_report_schema import Category, Severity
 from reference_runner import Answerer
 from repeated_keys import repeated_key_lines
 
@@ -691,9 +694,10 @@ def test_a_files_table_is_what_the_reference_reads(
 ) -> None:
     """`TableScan` fed the file's chunks: a row for each line the reference accepts, in
     order, its values the reference's to the bit; each line it rejects left out and
-    counted under its category (a last line without its newline that it rejects: `cut`,
-    counted apart). A line is what comes before its newline, as the golden suite cuts a
-    file. Each batch holds the rows of `batch_lines` lines."""
+    counted under its category (a last line without its newline that it finds cut short,
+    `eof`: `cut`, counted apart; one it rejects otherwise, no byte can mend: counted under
+    its category, as `check` says it). A line is what comes before its newline, as the
+    golden suite cuts a file. Each batch holds the rows of `batch_lines` lines."""
     lines, ended, chunks = drawn
     answers = [reference(line) for line in lines]
     scan = TableScan(batch_lines)
@@ -714,7 +718,7 @@ def test_a_files_table_is_what_the_reference_reads(
         for index in sorted({(line - 1) // batch_lines for line in groups})
     ], where
     rejected = [(number, a) for number, a in enumerate(answers, 1) if not a["ok"]]
-    last_cut = not ended and not answers[-1]["ok"]
+    last_cut = not ended and not answers[-1]["ok"] and answers[-1]["category"] == "eof"
     counted = rejected[:-1] if last_cut else rejected
     want = dict.fromkeys(LEFT_OUT, 0)
     for _, answer in counted:
@@ -736,22 +740,31 @@ def check_answer(data: bytes, category: str, message: str, column: int | None) -
     }
 
 
-def rejected_answer(data: bytes, fact: tuple[Any, ...]) -> dict[str, Any]:
-    """A `rejected` fact (`("rejected", line, path, category, text, column)`) in the
-    runner's form; its text and path checked to be what `parse_line` says of the line (the
-    text: `str` of its `ParseError`, the message and " at column C")."""
-    _, _, path, category, text, column = fact
+def finding_category(finding: Finding) -> str:
+    """The reference's category of a finding on a line (a last line cut short: `eof`)."""
+    return "eof" if finding.category is Category.truncated else finding.category.value
+
+
+def rejected_answer(data: bytes, finding: Finding) -> dict[str, Any]:
+    """A finding of a rejected line in the runner's form; its message, path and column
+    checked to be what `parse_line` says of the line (the message: `str` of its
+    `ParseError`, the reference's words and " at column C"; the byte order mark's note
+    beside it on a first line that begins with one)."""
     with pytest.raises(ParseError) as caught:
         parse_line(data)
-    assert (path, category, text, column) == (
-        caught.value.path,
+    text = finding.message
+    if finding.line == 1 and data.startswith(b"\xef\xbb\xbf"):
+        text = text.removesuffix(f" ({BOM_NOTE})")
+    assert (finding.path, finding.category.value, text, finding.column) == (
+        caught.value.path or "$",
         caught.value.category,
         str(caught.value),
         caught.value.column,
     ), data
+    column = finding.column
     suffix = "" if column is None else f" at column {column}"
     assert text.endswith(suffix)
-    return check_answer(data, category, text.removesuffix(suffix) if suffix else text, column)
+    return check_answer(data, caught.value.category, text.removesuffix(suffix), column)
 
 
 @given(metrics_files())
@@ -772,46 +785,77 @@ def rejected_answer(data: bytes, fact: tuple[Any, ...]) -> dict[str, Any]:
 def test_a_files_check_is_what_the_reference_reads(
     reference: Answerer, drawn: tuple[list[bytes], bool, list[bytes]]
 ) -> None:
-    """`CheckScan` fed the file's chunks: a `rejected` fact for each complete line the
+    """`CheckScan` fed the file's chunks: an error finding for each complete line the
     reference rejects, read as the bytes before its newline, with the reference's
     category and message, position included, and none for a line it accepts; the last
-    line without its newline gets its `last` fact, with the reference's error on it or
-    None; the lines of each variant counted as the reference reads them."""
+    line without its newline gets its finding: a warning `truncated` for a whole line or
+    one the reference finds cut (`eof`), else an error of the reference's category (the
+    core's last-line rule); the lines of each variant counted as the reference reads
+    them."""
     lines, ended, chunks = drawn
     held = lines  # a line is the bytes before its newline, the last one's too
     answers = [reference(line) for line in held]
-    scan = CheckScan()
-    facts = []
+    scan = CheckScan("f")
+    found: list[Finding] = []
     for chunk in chunks:
-        facts += scan.feed(chunk)
-    facts += scan.finish()
+        found += scan.feed(chunk)
+    found += scan.finish()
     where = f"{lines!r} (ended: {ended}, chunks: {chunks!r})"
-    rejected = [fact for fact in facts if fact[0] == "rejected"]
     complete = range(1, len(lines) + (1 if ended else 0))
-    assert [fact[1] for fact in rejected] == [
+    on_lines = [f for f in found if f.category is not Category.order]
+    rejected = [f for f in on_lines if f.line in complete]
+    assert [f.line for f in rejected] == [
         number for number in complete if not answers[number - 1]["ok"]
     ], where
-    for fact in rejected:
-        number = fact[1]
-        mine = rejected_answer(held[number - 1], fact)
+    for finding in rejected:
+        assert finding.severity is Severity.error, where
+        number = finding.line
+        assert number is not None
+        mine = rejected_answer(held[number - 1], finding)
         problem = compare(mine, answers[number - 1], text=False)
         assert problem is None, f"line {number} of {where}: {problem}"
-    last = [fact for fact in facts if fact[0] == "last"]
+    last = [f for f in on_lines if f.line not in complete]
     if ended:
         assert last == [], where
     else:
-        ((_, number, error),) = last
-        assert number == len(lines), where
-        if answers[-1]["ok"]:
-            assert error is None, where
+        (finding,) = last
+        assert finding.line == len(lines), where
+        theirs = answers[-1]
+        if theirs["ok"]:
+            assert (finding.category, finding.severity, finding.column) == (
+                Category.truncated,
+                Severity.warning,
+                None,
+            ), where
         else:
-            assert error is not None, where
-            mine = check_answer(held[-1], error.category, error.message, error.column)
-            problem = compare(mine, answers[-1], text=False)
+            cut = theirs["category"] == "eof"
+            # bytes that are not UTF-8: the runner says `utf8`, the reference's syntax error
+            category = "syntax" if theirs["category"] == "utf8" else theirs["category"]
+            wanted = (
+                (Category.truncated, Severity.warning)
+                if cut
+                else (Category(category), Severity.error)
+            )
+            assert (finding.category, finding.severity) == wanted, where
+            text = (
+                finding.message.removeprefix("truncated last line: ")
+                if cut
+                else (finding.message.removesuffix(" (the last line, without its newline)"))
+            )
+            if len(lines) == 1 and held[-1].startswith(b"\xef\xbb\xbf"):
+                text = text.removesuffix(f" ({BOM_NOTE})")
+            column = finding.column
+            suffix = "" if column is None else f" at column {column}"
+            assert text.endswith(suffix), where
+            mine = check_answer(
+                held[-1], finding_category(finding), text.removesuffix(suffix), column
+            )
+            problem = compare(mine, theirs, text=False)
             assert problem is None, f"the last line of {where}: {problem}"
-    assert all(fact[0] in ("rejected", "last", "order", "back") for fact in facts), facts
     counts = Counter(json.loads(a["dump"])["event"] for a in answers if a["ok"])
-    assert scan.counts == tuple(counts[tag] for tag in TAGS), where
+    summary = scan.report()
+    assert summary.events is not None
+    assert [getattr(summary.events, tag) for tag in TAGS] == [counts[tag] for tag in TAGS], where
     assert scan.lines == len(lines), where
 
 
