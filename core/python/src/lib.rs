@@ -33,6 +33,7 @@ static BOUND: GILOnceCell<Bound> = GILOnceCell::new();
 
 mod scanner;
 mod status;
+mod watch;
 
 pub(crate) fn bound(py: Python<'_>) -> PyResult<&Bound> {
     BOUND.get(py).ok_or_else(|| {
@@ -75,7 +76,7 @@ fn bind(
     Ok(())
 }
 
-fn stage_index(stage: JobStage) -> usize {
+pub(crate) fn stage_index(stage: JobStage) -> usize {
     JobStage::ALL
         .iter()
         .position(|candidate| *candidate == stage)
@@ -653,6 +654,14 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(status::estimate, module)?)?;
     module.add_function(wrap_pyfunction!(status::stale_after, module)?)?;
     module.add_function(wrap_pyfunction!(status::step_seconds, module)?)?;
+    module.add_class::<watch::WatchScan>()?;
+    module.add_class::<watch::StageStarted>()?;
+    module.add_class::<watch::TrainingBegan>()?;
+    module.add_class::<watch::EvaluationStarted>()?;
+    module.add_class::<watch::EvaluationResult>()?;
+    module.add_class::<watch::TrainingEnded>()?;
+    module.add_class::<watch::LineRejected>()?;
+    module.add_class::<watch::LineOver>()?;
     module.add("FIELD_NAMES", PyTuple::new(_py, scanner::field_names()))?;
     module.add("LEFT_OUT", PyTuple::new(_py, scanner::left_out_names()))?;
     module.add("SKIP_LIMIT", overbrainer_core::split::SKIP_LIMIT)?;

@@ -128,6 +128,12 @@ pub struct PyEstimate {
     inner: Estimate,
 }
 
+impl From<Estimate> for PyEstimate {
+    fn from(inner: Estimate) -> Self {
+        Self { inner }
+    }
+}
+
 #[pymethods]
 impl PyEstimate {
     /// Seconds left (the ETA less the time since it was measured, at least 0); None

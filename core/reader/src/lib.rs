@@ -11,7 +11,8 @@
 //! Whole streams: [`split`] cuts bytes into lines of any length as they come, [`scan`]
 //! answers each, in order, for a consumer: [`order`] (the facts `check` reports),
 //! [`columns`] (a table, in Arrow's layout) or [`notable`] (the lines a run's state is
-//! made of: `status`, `watch`).
+//! made of: `status`, `watch`), folded by [`status`] (a run's state) and [`watch`] (a run
+//! followed live: its events).
 
 #![forbid(unsafe_code)]
 
@@ -29,6 +30,7 @@ pub mod scan;
 pub mod split;
 pub mod status;
 pub mod values;
+pub mod watch;
 
 pub use error::{Category, ParseError, Path, Segment};
 pub use generated::{JobStage, MetricLine, Snapshot, TrainMetric};

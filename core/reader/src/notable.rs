@@ -5,8 +5,9 @@
 //! logs depends on only a few of them: the pace on the first with a loss of the whole
 //! stream, the last with a loss, the last with a step count and the last (the reference's
 //! `Pace`); the latest loss, learning rate and evaluation loss on the last with each; and
-//! `watch` shows every log with an evaluation loss. So of each run of logs only those are
-//! kept, in order. Of a run of evaluation lines (an evaluation's progress) the last is kept:
+//! `watch` shows every log with an evaluation loss, and times a training from the stream's
+//! first line when no `begin` line came before it. So of each run of logs only those are
+//! kept, in order, and the stream's first log. Of a run of evaluation lines (an evaluation's progress) the last is kept:
 //! each replaces the one before in the state, and `watch` shows a run's start by the state
 //! before it (no evaluation under way) and the training step, which the run does not move,
 //! so the last shows what the first did. Every other line, each rejected line and each line
@@ -79,6 +80,7 @@ const LAST_STEPS: u8 = 4;
 const LAST_RATE: u8 = 8;
 const EVAL_LOSS: u8 = 16;
 const LATEST: u8 = 32;
+const FIRST: u8 = 64;
 /// The reasons a later log takes over.
 const PASSING: u8 = LAST_LOSS | LAST_STEPS | LAST_RATE | LATEST;
 
@@ -92,6 +94,9 @@ pub struct Notables {
     /// Whether a log with a loss came yet: the pace's first training log is the stream's
     /// first, so only that one is kept for being first.
     seen_loss: bool,
+    /// Whether a log came yet: the stream's first is kept (when no other line came before
+    /// it, the time a training is timed from).
+    seen_log: bool,
     /// The run of evaluation lines under way: its latest line.
     last_eval: Option<(u64, MetricLine)>,
 }
@@ -120,6 +125,10 @@ impl Notables {
     fn log(&mut self, metric: TrainMetric) {
         self.close_evals();
         let mut reasons = LATEST;
+        if !self.seen_log {
+            reasons |= FIRST;
+            self.seen_log = true;
+        }
         if metric.loss.is_some() {
             reasons |= LAST_LOSS;
             if !self.seen_loss {

@@ -106,7 +106,7 @@ impl RunState {
         }
     }
 
-    fn log(&mut self, log: &TrainMetric) {
+    pub(crate) fn log(&mut self, log: &TrainMetric) {
         self.last_time = Some(log.time);
         self.pace.add(log);
         if let Some(value) = log.loss {
@@ -129,7 +129,7 @@ impl RunState {
         }
     }
 
-    fn line(&mut self, line: &MetricLine) {
+    pub(crate) fn line(&mut self, line: &MetricLine) {
         match *line {
             MetricLine::Log(ref log) => self.log(log),
             MetricLine::Eval { time, step, total } => {
@@ -156,6 +156,30 @@ impl RunState {
                 self.evaluation = None;
             }
         }
+    }
+
+    /// The evaluation under way: its latest progress line, until its result is logged.
+    #[must_use]
+    pub const fn evaluation(&self) -> Option<&Evaluation> {
+        self.evaluation.as_ref()
+    }
+
+    /// The latest `stage` line's stage.
+    #[must_use]
+    pub const fn stage(&self) -> Option<JobStage> {
+        self.stage
+    }
+
+    /// The `begin` lines read: more than one, the run was resumed.
+    #[must_use]
+    pub const fn begins(&self) -> u64 {
+        self.begins
+    }
+
+    /// The pace of the training logs.
+    #[must_use]
+    pub const fn pace(&self) -> &Pace {
+        &self.pace
     }
 
     /// Whether an `end` line came, and no `begin` since.

@@ -4,8 +4,9 @@ The core (`_core`, Rust: `core/` in the repository) holds the contract's types g
 `schema/`, read by serde_json 1.0.87 itself, the reference's `Pace`, `mark` and `dump_line`.
 This module binds it to the package's Python classes (the generated models, `ParseError`, the
 marks) and exports it; nothing in Python reads JSON. Whole files go through the core too:
-`CheckScan`, `TableScan` and `StatusScan` are fed a file's chunks and give back only what a
-command shows (`check`'s facts, a table's columns, a run's status report).
+`CheckScan`, `TableScan`, `StatusScan` and `WatchScan` are fed a file's chunks and give back
+only what a command shows (`check`'s facts, a table's columns, a run's status report, the
+events of a run followed live).
 """
 
 from __future__ import annotations
@@ -34,10 +35,18 @@ from overbrainer_contract_core._core import SKIP_LIMIT as SKIP_LIMIT  # noqa: E4
 from overbrainer_contract_core._core import TAGS as TAGS  # noqa: E402
 from overbrainer_contract_core._core import (  # noqa: E402
     CheckScan,
+    EvaluationResult,
+    EvaluationStarted,
+    LineOver,
+    LineRejected,
     Pace,
+    StageStarted,
     StateScan,
     StatusScan,
     TableScan,
+    TrainingBegan,
+    TrainingEnded,
+    WatchScan,
     dump_line,
     mark,
     parse_line,
@@ -49,13 +58,21 @@ __all__ = [
     "CheckScan",
     "EndMark",
     "EvalMark",
+    "EvaluationResult",
+    "EvaluationStarted",
+    "LineOver",
+    "LineRejected",
     "Mark",
     "Pace",
     "ParseError",
     "StageMark",
+    "StageStarted",
     "StateScan",
     "StatusScan",
     "TableScan",
+    "TrainingBegan",
+    "TrainingEnded",
+    "WatchScan",
     "dump_line",
     "mark",
     "parse_line",

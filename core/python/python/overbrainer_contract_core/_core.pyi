@@ -5,8 +5,10 @@ from datetime import timedelta
 from types import ModuleType
 from typing import Any
 
+from overbrainer_contract.reader.errors import ParseError
 from overbrainer_contract.reader.marks import Mark
 from overbrainer_contract_models.check_report_schema import ReportFile, ReportFinding
+from overbrainer_contract_models.job_stage_schema import JobStage
 from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
 
 _Line = Begin | Log | Stage | Eval | End
@@ -224,3 +226,110 @@ def stale_after(step_seconds: float | None, /) -> float:
 
 def step_seconds(eta_seconds: float | None, steps_left: int | None, /) -> float | None:
     """The pace's mean time a step takes, from its ETA and the steps left."""
+
+class StageStarted:
+    """A stage began; `last`: the job's last stage (the job is done, the lines after it
+    unread)."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def stage(self) -> JobStage: ...
+    @property
+    def last(self) -> bool: ...
+
+class TrainingBegan:
+    """A training began (a `begin` line); `resumed`: after an earlier one, going on from
+    `step`, the step the run stood at."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def max_steps(self) -> int | None: ...
+    @property
+    def resumed(self) -> bool: ...
+    @property
+    def step(self) -> int: ...
+
+class EvaluationStarted:
+    """An evaluation started (an `eval` line with none under way), at the training's step."""
+
+    @property
+    def step(self) -> int: ...
+
+class EvaluationResult:
+    """An evaluation's result: a log with an evaluation loss."""
+
+    @property
+    def step(self) -> int: ...
+    @property
+    def eval_loss(self) -> float: ...
+
+class TrainingEnded:
+    """The training ended (an `end` line) at `step`."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def step(self) -> int: ...
+
+class LineRejected:
+    """A line the reference rejects: its `ParseError`."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def error(self) -> ParseError: ...
+
+class LineOver:
+    """A line over the user's bound (`limit` bytes): `size` bytes, so far when not
+    `complete`."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def limit(self) -> int: ...
+
+WatchEvent = (
+    StageStarted
+    | TrainingBegan
+    | EvaluationStarted
+    | EvaluationResult
+    | TrainingEnded
+    | LineRejected
+    | LineOver
+)
+"""What a line of a followed run is worth telling, in the order of the lines."""
+
+class WatchScan:
+    """A run followed as its metrics file grows (`watch`), folded by the core: the events of
+    its lines, and its state told at a time as the contract's `StatusReport` (the fold
+    `status` reports)."""
+
+    def __init__(self, max_line: int | None = None) -> None: ...
+    def feed(self, chunk: bytes) -> list[WatchEvent]:
+        """The events of the lines `chunk` completes, in order."""
+    def finish(self) -> list[WatchEvent]:
+        """The events of the input's last line, when it has no newline."""
+    def report(self, run: str, name: str, now: float) -> bytes:
+        """The JSON of the run's `StatusReport` at `now` (no snapshot files read)."""
+    def estimate(self, now: float) -> Estimate:
+        """The time left at `now` and whether it holds; once ended, nothing left and the
+        mean time a step took over the whole training."""
+    def elapsed(self, now: float) -> float | None:
+        """Seconds the training took (to its `end` line), or has taken until `now`."""
+    @property
+    def training_over(self) -> bool:
+        """Whether the training is over: it ended, or a stage after training began."""
+    @property
+    def job_done(self) -> bool:
+        """Whether the job's last stage began (the lines after it are not read)."""
+    @property
+    def lines(self) -> int:
+        """Lines read so far (up to the job's last stage, once it began)."""
+    @property
+    def stopped(self) -> bool: ...
