@@ -9,15 +9,21 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_samples import VALID, python_env
 from overbrainer_contract.contract.models import Log
-from overbrainer_contract.reader import ParseError, dump_line, parse_line
+from overbrainer_contract.reader import (
+    EvaluationResult,
+    ParseError,
+    WatchScan,
+    dump_line,
+    parse_line,
+)
 from overbrainer_contract.runs.follower import Follower
-from overbrainer_contract.runs.state import RunState
 
 BOUND = 30.0  # seconds: every watch here must be done well before
 
@@ -265,9 +271,12 @@ def test_the_follower_reads_a_backlog_a_block_at_a_time(tmp_path: Path) -> None:
     follower.close()
 
 
-def test_the_follower_keeps_of_a_run_of_logs_what_the_state_needs(tmp_path: Path) -> None:
-    """A backlog of logs: taken into a state at once, the same state as every line fed
-    one at a time (`RunState.feed`)."""
+def test_the_follower_keeps_of_a_run_of_logs_what_the_state_needs(
+    tmp_path: Path, cli: Callable[..., Any]
+) -> None:
+    """A backlog of logs read a block at a time: the core keeps only the few logs the
+    state is made of, and the state it folds them into (`WatchScan`) is what `status -o
+    json --now` reports of the file."""
     path = tmp_path / "metrics.jsonl"
     raws = [BEGIN] + [
         json.dumps(
@@ -279,28 +288,31 @@ def test_the_follower_keeps_of_a_run_of_logs_what_the_state_needs(tmp_path: Path
         for n in range(1, 400)
     ]
     path.write_bytes(b"".join(raws))
-    follower = Follower(path, block=4096)
-    state = RunState()
     kept = 0
+    follower = Follower(path, block=4096)
     while True:
         items = follower.poll()
         assert items is not None
         kept += sum(len(item[1]) for item in items if item[0] == "logs")
-        state.take_scanned(items)
         if not follower.behind:
             break
     follower.close()
-    state.lines = follower.lines
-    by_lines = RunState()
-    for raw in raws:
-        by_lines.feed(raw)
     assert kept < len(raws) // 4  # only the few the state is made of
-    assert repr(state) == repr(by_lines)
-    assert (state.pace.step, state.pace.max_steps, state.pace.eta_duration()) == (
-        by_lines.pace.step,
-        by_lines.pace.max_steps,
-        by_lines.pace.eta_duration(),
-    )
+    watcher = Follower(path, block=4096, scan=WatchScan)
+    events = []
+    while True:
+        got = watcher.poll()
+        assert got is not None
+        events += got
+        if not watcher.behind:
+            break
+    watcher.close()
+    scan = watcher.scan
+    assert isinstance(scan, WatchScan)
+    state = json.loads(scan.report(str(path), tmp_path.name, 1e6))
+    assert state == json.loads(cli("status", str(path), "-o", "json", "--now", "1e6").out)
+    results = [(e.step, e.eval_loss) for e in events if isinstance(e, EvaluationResult)]
+    assert results == [(n, 0.25) for n in range(1, 400) if n % 50 == 7]
 
 
 @pytest.mark.parametrize("grace", ["0", "0.1"])

@@ -1,17 +1,16 @@
-"""`watch` through the core (`Follower` and `StateScan`: of a run of logs only those the
-state depends on, of a run of evaluation lines the first and the last) against `watch` as
-it was, every complete line through `parse_line` and into the state one at a time: the
-same events in the same order, the same progress (the whole state at each), the same
-exit, on files hypothesis makes, growing chunk by chunk (a line cut between chunks, lines
-over the user's bound, a file replaced while it is followed)."""
+"""`watch` through the core (`Follower` feeding `WatchScan`) held to `status`: on files
+hypothesis makes, growing chunk by chunk (a line cut between chunks, lines over the user's
+bound, a file replaced while it is followed), the state watch shows at its end is the one
+`status -o json --now` reports of the file as it then is, field for field; its invalid
+lines are those `status` counts, each said once, and its exit says so."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import time
-from collections.abc import Callable
-from dataclasses import fields
 from functools import partial
 from itertools import pairwise
 from pathlib import Path
@@ -21,151 +20,18 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from overbrainer_contract.cli import watch
-from overbrainer_contract.cli.watch import PlainView, describe, eval_loss_event, follow
-from overbrainer_contract.contract.models import Eval, Log, Stage
-from overbrainer_contract.reader import ParseError, dump_line, parse_line
-from overbrainer_contract.runs.follower import Change, Follower
-from overbrainer_contract.runs.sizes import overlong_reason
-from overbrainer_contract.runs.state import RunState
+from overbrainer_contract.cli import main, watch
+from overbrainer_contract.cli.watch import PlainView, follow
+from overbrainer_contract.reader import WatchScan
+from overbrainer_contract.runs.follower import Follower
 
 T = 1764467476.5
+NOW = T + 1e5
+"""The time the states are told at: the lines' `time` is long past."""
 
 
 def line(**fields: Any) -> bytes:
     return json.dumps(fields, separators=(",", ":")).encode() + b"\n"
-
-
-# -- the oracle: watch as it was, line by line --------------------------------------------
-
-
-class LineFollower:
-    """The old follower: the complete lines appended since the last look, each with its
-    newline, a partial last line held; at most `block` bytes a look (`behind`: more may be
-    there); a file that shrinks or is replaced is read again from its start."""
-
-    def __init__(self, path: Path, block: int) -> None:
-        self.path, self.block = path, block
-        self.handle: Any = None
-        self.offset = 0
-        self.held = b""
-        self.behind = False
-        self.restarted: Change | None = None
-
-    def poll(self) -> list[bytes] | None:
-        if self.handle is None:
-            try:
-                self.handle = self.path.open("rb")
-            except FileNotFoundError:
-                return None
-        if not self.behind:
-            size = os.fstat(self.handle.fileno()).st_size
-            try:
-                replaced = os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
-            except FileNotFoundError:
-                replaced = False
-            if size < self.offset or replaced:
-                self.handle.close()
-                self.handle, self.offset, self.held = None, 0, b""
-                self.restarted = Change.REPLACED if replaced else Change.TRUNCATED
-                return self.poll()
-            if size == self.offset:
-                return []
-            self.handle.seek(self.offset)
-        data = self.handle.read(self.block)
-        self.offset += len(data)
-        self.behind = len(data) == self.block
-        *complete, self.held = (self.held + data).split(b"\n")
-        return [raw + b"\n" for raw in complete]
-
-    def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-
-
-def follow_by_lines(
-    path: Path,
-    interval: float,
-    grace: float,
-    view: PlainView,
-    max_line: int | None = None,
-    block: int = 4 << 20,
-    sleep: Callable[[float], None] = time.sleep,
-) -> int:
-    """`watch`'s `follow` as it was (`git show 017c58e:…/cli/watch.py`), every complete
-    line through `parse_line` (its `one_by_one`): a line over `max_line` bytes (without
-    its newline) invalid, unread."""
-    follower = LineFollower(path, block)
-    state = RunState()
-    waiting_said = False
-    first = True
-    quiet_since = time.monotonic()
-    number = 0
-
-    def one_by_one(raws: list[bytes], seen: int) -> tuple[int, bool]:
-        number = seen
-        for number, raw in enumerate(raws, seen + 1):
-            if max_line is not None and len(raw) - 1 > max_line:
-                state.invalid += 1
-                view.event(f"{path}:{number} $: {overlong_reason(len(raw), True, max_line)}")
-                continue
-            try:
-                parsed = parse_line(raw.removesuffix(b"\n"))  # a line: the bytes before its newline
-            except ParseError as error:
-                state.invalid += 1
-                view.event(f"{path}:{number} {error.path or '$'}: {error}")
-                continue
-            was = state.evaluation
-            state.take(parsed)
-            if isinstance(parsed, Log):
-                if not first and isinstance(parsed.eval_loss, float):
-                    view.event(eval_loss_event(parsed))
-                continue
-            text = describe(parsed, state, was)
-            if text is not None and not (first and isinstance(parsed, Eval)):
-                view.event(text)
-            if isinstance(parsed, Stage) and parsed.name.value == watch.LAST_STAGE:
-                return number, True
-        return number, False
-
-    try:
-        while True:
-            raws = follower.poll()
-            if raws is None:
-                if not waiting_said:
-                    view.event(f"waiting for {path}")
-                    waiting_said = True
-                sleep(interval)
-                continue
-            if follower.restarted:  # said in watch's words; what was invalid stays seen
-                view.event(watch.change_text(path, follower.restarted))
-                follower.restarted = None
-                invalid, state, number = state.invalid, RunState(), 0
-                state.invalid = invalid
-            seen = number
-            number, done = one_by_one(raws, number)
-            state.lines += number - seen
-            if done:
-                view.progress(state, force=True)
-                return watch.INVALID if state.invalid else watch.OK
-            if follower.behind:
-                continue
-            now = time.monotonic()
-            if number > seen:
-                quiet_since = now
-                view.progress(state, force=first)
-            done = state.ended or (state.stage is not None and state.stage != "train")
-            if done:
-                caught_up_old = (
-                    first and state.last_time is not None and time.time() - state.last_time > grace
-                )
-                if caught_up_old or now - quiet_since >= grace:
-                    view.progress(state, force=True)
-                    return watch.INVALID if state.invalid else watch.OK
-            first = False
-            sleep(interval)
-    finally:
-        follower.close()
 
 
 # -- the files ----------------------------------------------------------------------------
@@ -235,39 +101,6 @@ def cut(body: bytes, at: list[int]) -> list[bytes]:
     return [body[a:b] for a, b in pairwise(bounds) if b > a]
 
 
-class Recording(PlainView):
-    """A plain view that records every event and, at each progress, the whole state."""
-
-    every = 0.0
-
-    def __init__(self) -> None:
-        self.events: list[str] = []
-        super().__init__(self.events.append)
-
-    def progress(self, state: RunState, force: bool = False) -> None:
-        self.events.append(f"progress{' (forced)' if force else ''}: {shown(state)}")
-
-    def idle(self, state: RunState) -> None:
-        """Nothing new (the oracle has no such look: the stale ETA is said by the view,
-        from the clock, not from the lines)."""
-
-
-def shown(state: RunState) -> str:
-    """Every field of the state (the logs by their dumps, floats to the bit), the pace's
-    step, total and time left, and the progress text."""
-    parts = [watch.progress_text(state)]
-    for field in fields(state):
-        value = getattr(state, field.name)
-        if field.name == "pace":
-            value = (value.step, value.max_steps, value.eta_duration())
-        elif isinstance(value, Log):
-            value = dump_line(value)
-        elif isinstance(value, float):
-            value = value.hex()
-        parts.append(f"{field.name}={value!r}")
-    return ", ".join(parts)
-
-
 class Writer:
     """The file's growth: each time `watch` waits (`sleep`) the next chunk is appended (the
     first creates the file); a chunk `None` replaces the file by a new one holding the
@@ -292,38 +125,81 @@ class Writer:
             handle.write(chunk)
 
 
+class Recording(PlainView):
+    """A plain view that records every event, and at each progress the state told at
+    `NOW` (the core's `StatusReport`, as `status -o json` writes it)."""
+
+    every = 0.0
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.states: list[dict[str, Any]] = []
+        super().__init__(self.events.append)
+
+    def progress(self, scan: WatchScan, force: bool = False) -> None:  # noqa: ARG002
+        self.states.append(json.loads(scan.report("", "", NOW)))
+
+    def idle(self, scan: WatchScan) -> None:
+        """Nothing new (the stale ETA is said from the clock, not from the lines)."""
+
+
 def watched(
     path: Path,
     chunks: list[bytes | None],
-    *,
-    oracle: bool,
     max_line: int | None = None,
     block: int = 4 << 20,
-) -> tuple[int, list[str]]:
+) -> tuple[int, Recording]:
     """What `watch` shows of the file growing by `chunks` (the file absent at first), and
-    its exit: through the core, or line by line (`oracle`)."""
+    its exit; it leaves at the job's last stage (no grace: the lines are long past)."""
     if path.exists():
         path.unlink()
     view = Recording()
     writer = Writer(path, chunks)
-    if oracle:
-        code = follow_by_lines(path, 0.0, 0.0, view, max_line, block, writer.sleep)
-        return code, view.events
     clock = SimpleNamespace(monotonic=time.monotonic, time=time.time, sleep=writer.sleep)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(watch, "time", clock)
         patch.setattr(watch, "Follower", partial(Follower, block=block))
-        code = follow(path, 0.0, 0.0, view, max_line)
-    return code, view.events
+        code = follow(path, 0.0, float("inf"), view, max_line)
+    return code, view
 
 
-def assert_same_watch(
-    path: Path, chunks: list[bytes | None], max_line: int | None = None, block: int = 4 << 20
-) -> tuple[int, list[str]]:
-    core = watched(path, chunks, oracle=False, max_line=max_line, block=block)
-    lines = watched(path, chunks, oracle=True, max_line=max_line, block=block)
-    assert core == lines
-    return core
+def status_of(path: Path, max_line: int | None = None) -> dict[str, Any]:
+    """`status PATH -o json --now NOW` (`--max-line` when given), run in this process."""
+    argv = ["status", str(path), "-o", "json", "--now", repr(NOW)]
+    if max_line is not None:
+        argv += ["--max-line", str(max_line)]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        main(argv)
+    return dict(json.loads(out.getvalue()))
+
+
+def told(state: dict[str, Any]) -> dict[str, Any]:
+    """A state less how the run is named (watch names none)."""
+    return {key: value for key, value in state.items() if key not in ("run", "name")}
+
+
+def assert_watch_is_status(
+    path: Path,
+    files: list[bytes],
+    chunks: list[bytes | None],
+    max_line: int | None = None,
+    block: int = 4 << 20,
+) -> tuple[int, Recording]:
+    """`watch` of `path` growing by `chunks`, the file's contents over time `files` (one a
+    replacement): its last state is `status` of the file it ends with; the invalid lines
+    it says are those `status` counts in all of them; exit 1 when there are any."""
+    code, view = watched(path, chunks, max_line, block)
+    assert told(view.states[-1]) == told(status_of(path, max_line))
+    invalid = 0
+    for number, body in enumerate(files):
+        other = path.with_name(f"file{number}.jsonl")
+        other.write_bytes(body)
+        invalid += status_of(other, max_line)["invalid_lines"]
+    said = [event for event in view.events if event.startswith(f"{path}:")]
+    assert len(said) == invalid
+    assert code == (watch.INVALID if invalid else watch.OK)
+    return code, view
 
 
 @settings(
@@ -332,60 +208,65 @@ def assert_same_watch(
 @given(
     st.lists(entries, min_size=1, max_size=4),
     st.lists(st.integers(0), max_size=10),
-    st.sampled_from(["merge", watch.LAST_STAGE]),
     st.one_of(st.none(), st.none(), st.integers(140, 420)),
     st.sampled_from([4 << 20, 4 << 20, 97, 1000]),
     st.integers(0, 3),
 )
-@example([[(0, 1)] * 3], [], "merge", None, 4 << 20, 0)
-@example([[(80, 1), (81, 1), (82, 1), (83, 1), (0, 1), (84, 0)]], [], "merge", None, 4 << 20, 0)
-@example([[(0, 1)] * 5, [(96, 1), (0, 1)]], [300, 301], watch.LAST_STAGE, 60, 97, 1)
-def test_watch_through_the_core_shows_what_line_by_line_shows(
+@example([[(0, 1)] * 3], [], None, 4 << 20, 0)
+@example([[(80, 1), (81, 1), (82, 1), (83, 1), (0, 1), (84, 0)]], [], None, 4 << 20, 0)
+@example([[(0, 1)] * 5, [(96, 1), (0, 1)]], [300, 301], 60, 97, 1)
+def test_watch_shows_at_its_end_what_status_reports(
     tmp_path: Path,
     runs: list[list[tuple[int, int]]],
     at: list[int],
-    last_stage: str,
     max_line: int | None,
     block: int,
     replaced: int,
 ) -> None:
-    """Runs, one after another in the file (a first one replaced by the next while it is
-    followed, when drawn), cut anywhere into the chunks the file grows by."""
+    """Runs, one after another in the file (the file replaced by a new one holding the
+    next, when drawn), cut anywhere into the chunks the file grows by; the job's last
+    stage ends the last."""
     chunks: list[bytes | None] = []
+    files = [b""]
     for index, drawn in enumerate(runs):
-        body = body_of(drawn, last_stage if index == len(runs) - 1 else "train")
+        body = body_of(drawn, watch.LAST_STAGE if index == len(runs) - 1 else "train")
         pieces: list[bytes | None] = list(cut(body, at))
         if index and index == replaced:  # the file replaced by a new one, this run in it
             pieces = [None, *pieces]
+            files.append(b"")
+        files[-1] += body
         chunks += pieces
-    assert_same_watch(tmp_path / "metrics.jsonl", chunks, max_line, block)
+    assert_watch_is_status(tmp_path / "metrics.jsonl", files, chunks, max_line, block)
 
 
 def test_a_grown_file_shows_the_eval_losses_after_the_backlog(tmp_path: Path) -> None:
-    """A growing file, a chunk a wait: the eval losses after the backlog are shown (those
-    of the backlog are not), as line by line."""
-    drawn = [[(0, 1)] * 3 + [(62, 0)], [(0, 1)] * 30 + [(62, 1)], [(0, 1)] * 40 + [(62, 1)]]
-    body = b""
-    step = 0
-    for entries_of in drawn:
-        chunk = b""
-        for roll, advance in entries_of:
-            step += advance
-            chunk += entry(roll, step)
-        body += chunk
+    """A growing file, a chunk a wait: the eval losses logged after the first look are
+    shown (those of the backlog it found are not), and the state is `status`'s."""
     head = line(event="stage", name="train", time=int(T)) + line(event="begin", time=T)
-    sizes = [len(head) + len(entry(0, 1)) * 3 + len(entry(62, 3)), None]
-    first = head + body[: sizes[0] - len(head)]
-    rest = body[sizes[0] - len(head) :]
-    middle = rest[: rest.index(entry(62, 34)) + len(entry(62, 34))]
-    tail = rest[len(middle) :] + line(event="end", time=T + step + 1, step=step)
-    tail += line(event="stage", name="merge", time=int(T) + step + 2)
-    code, events = assert_same_watch(tmp_path / "metrics.jsonl", [first, middle, tail])
+    first = head + b"".join(entry(0, step) for step in (1, 2, 3)) + entry(62, 3)
+    middle = b"".join(entry(0, step) for step in range(4, 34)) + entry(62, 34)
+    tail = b"".join(entry(0, step) for step in range(35, 75)) + entry(62, 75)
+    tail += line(event="end", time=T + 76, step=75)
+    tail += line(event="stage", name=watch.LAST_STAGE, time=int(T) + 77)
+    path = tmp_path / "metrics.jsonl"
+    code, view = assert_watch_is_status(path, [first + middle + tail], [first, middle, tail])
     assert code == 0
-    assert [event for event in events if event.startswith("eval loss")] == [
+    assert [event for event in view.events if event.startswith("eval loss")] == [
         "eval loss 2.25 at step 34\n",
         "eval loss 2.25 at step 75\n",
     ]
+
+
+def test_watch_reads_nothing_after_the_jobs_last_stage(tmp_path: Path) -> None:
+    """Lines after the job's last stage are not read: the state is `status`'s of the file
+    up to that line."""
+    done = body_of([(0, 1)] * 4, watch.LAST_STAGE)
+    after = entry(62, 9) + b"not json\n"
+    path = tmp_path / "metrics.jsonl"
+    code, view = watched(path, [done + after])
+    path.write_bytes(done)
+    assert code == 0
+    assert told(view.states[-1]) == told(status_of(path))
 
 
 BIG = 2 << 20
@@ -402,13 +283,15 @@ BIG = 2 << 20
     ],
     ids=["valid", "zeros", "control", "control-then-not-utf8"],
 )
-def test_a_long_line_across_looks_is_shown_as_line_by_line(tmp_path: Path, long: bytes) -> None:
+def test_a_long_line_across_looks_is_what_status_reads(tmp_path: Path, long: bytes) -> None:
     """A line of megabytes written over three looks (the first holds its first 1.5 MiB):
     held whole when it may be valid, else decided by its start and skipped; either way
-    what `parse_line` says of the whole line."""
+    what `status` reads of the whole file."""
     head = line(event="stage", name="train", time=int(T)) + line(event="begin", time=T)
-    tail = line(event="end", time=T + 3, step=2) + line(event="stage", name="merge", time=int(T))
+    tail = line(event="end", time=T + 3, step=2)
+    tail += line(event="stage", name=watch.LAST_STAGE, time=int(T))
     split = 3 << 19
     chunks: list[bytes | None] = [head + long[:split], long[split : split + 4096]]
     chunks.append(long[split + 4096 :] + b"\n" + tail)
-    assert_same_watch(tmp_path / "metrics.jsonl", chunks)
+    files = [b"".join(chunk or b"" for chunk in chunks)]
+    assert_watch_is_status(tmp_path / "metrics.jsonl", files, chunks)

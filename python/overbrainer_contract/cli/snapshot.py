@@ -176,7 +176,7 @@ def _wait(
     proof: Path,
     before: tuple[int, int, int] | None,
     requested_at: int,
-    follower: Follower,
+    follower: Follower[Any],
     wait: float,
     interval: float,
 ) -> int:
@@ -224,7 +224,7 @@ def _print_new_proof(proof: Path, before: tuple[int, int, int] | None, requested
     return True
 
 
-def _ended(follower: Follower, ended: str | None = None) -> str | None:
+def _ended(follower: Follower[Any], ended: str | None = None) -> str | None:
     """How the run shows it ended, from the lines not read yet (`ended`: what the lines
     before said): its latest `end` line, or a stage after training (the job moved on),
     unless training began again after it; None while it has not ended."""

@@ -10,16 +10,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..contract.models import Begin, End, Eval, Log, MetricLine, Stage
+import msgspec
+from overbrainer_contract_models.status_report_schema import StatusReport
+
 from ..plugin.source import JOB_STAGES
-from ..reader import EvalMark, ParseError
+from ..reader import (
+    EvaluationResult,
+    EvaluationStarted,
+    LineOver,
+    LineRejected,
+    StageStarted,
+    TrainingBegan,
+    TrainingEnded,
+    WatchScan,
+)
 from ..runs import clock
 from ..runs.follower import Change, Follower
 from ..runs.shown import shown
 from ..runs.sidefile import SideFileError, open_metrics
 from ..runs.signatures import GZIP_MAGIC, is_gzip_name
 from ..runs.sizes import overlong_reason
-from ..runs.state import RunError, RunState, resolve
+from ..runs.state import RunError, resolve
 from ._common import (
     EXIT_CODES,
     INVALID,
@@ -35,7 +46,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:
-    from overbrainer_contract_core._core import StateItem
+    from overbrainer_contract_core._core import WatchEvent
 
 LAST_STAGE = JOB_STAGES[-1]
 
@@ -108,39 +119,23 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
-@dataclass
-class Span:
-    """When the training being watched began and ended, from its lines' `time`."""
+@dataclass(frozen=True)
+class Look:
+    """What watch shows of a run at a time, all the core's: its state told at that time
+    (the `StatusReport` `status -o json` writes), the time left and the mean time a step
+    takes (`Estimate`; once ended, the training's average), the training's time so far."""
 
-    began: float | None = None
-    """The latest `begin` line's time (the first line's, before any `begin`)."""
-    began_step: int = 0
-    """The step the training stood at then (a resumed run's begins later)."""
-    ended: float | None = None
-    """The `end` line's time after it, once there is one."""
+    report: StatusReport
+    estimate: clock.Estimate
+    elapsed: float | None
 
-    def take(self, line: MetricLine, step: int) -> None:
-        """Take a line into account, `step` the run's step before it."""
-        if line.__class__ is Begin:
-            self.began, self.began_step, self.ended = line.time, step, None
-        elif line.__class__ is End:
-            self.ended = line.time
-        elif self.began is None:
-            self.began, self.began_step = line.time, step
 
-    def rate(self, step: int) -> float | None:
-        """Steps per second from the start to the end (tqdm's average: steps over elapsed
-        time), once ended; None before."""
-        if self.began is None or self.ended is None or self.ended <= self.began:
-            return None
-        done = step - self.began_step
-        return done / (self.ended - self.began) if done > 0 else None
-
-    def elapsed(self, at: float) -> float | None:
-        """Seconds from the start to the end, or to `at` while the training runs."""
-        if self.began is None:
-            return None
-        return max((at if self.ended is None else self.ended) - self.began, 0.0)
+def look(scan: WatchScan, at: float) -> Look:
+    """The run folded by `scan` as it stands at `at` (seconds since the epoch)."""
+    report = msgspec.json.decode(scan.report("", "", at), type=StatusReport)
+    told = scan.estimate(at)
+    estimate = clock.Estimate(told.remaining, told.stale, told.silence, told.step_seconds)
+    return Look(report, estimate, scan.elapsed(at))
 
 
 class PlainView:
@@ -152,61 +147,55 @@ class PlainView:
         self.write = write
         self.shown = -1.0
         self.last = ""
-        self.span = Span()
         self.stale_said = False
 
     def event(self, text: str) -> None:
         self.write(text + "\n")
 
-    def progress(self, state: RunState, force: bool = False) -> None:
+    def progress(self, scan: WatchScan, force: bool = False) -> None:
         now = time.monotonic()
         if not force and now - self.shown < self.every:
             return
-        text = progress_text(state)
+        seen = look(scan, time.time())
+        text = progress_text(seen.report)
         if text == self.last:  # nothing new since the last one (the time aside)
             return
         self.shown, self.last = now, text
         self.stale_said = False
-        self.write(progress_text(state, self.span, time.time()) + "\n")
+        self.write(progress_text(seen.report, seen) + "\n")
 
-    def idle(self, state: RunState) -> None:
+    def idle(self, scan: WatchScan) -> None:
         """Nothing new since the last look: say once that the ETA went stale."""
-        if self.stale_said or state.ended:
+        if self.stale_said:
             return
-        estimate = clock.estimate_run(state, time.time())
-        if estimate.stale:
+        report = look(scan, time.time()).report
+        if report.eta_stale:  # never once ended
             self.stale_said = True
-            self.event(f"eta stale: {clock.last_line_text(state.last_time)}")
+            self.event(f"eta stale: {clock.last_line_text(report.last_time, report.now)}")
 
     def close(self) -> None:
         pass
 
 
-def progress_text(state: RunState, span: Span | None = None, at: float | None = None) -> str:
-    """`step 2/4, loss 2, eval loss 2.5, eta 0:00:02`; with `span`, the time shown too:
-    `…, eta 0:00:02, last line 1 s ago [00:02<00:02, 1.00it/s]` (the ETA counted down to
-    `at`, or `eta stale`; `runs.clock`)."""
-    total = state.total_steps
-    parts = [f"step {state.step:,}" + (f"/{total:,}" if total is not None else "")]
-    if state.loss is not None:
-        parts.append(f"loss {state.loss.value:.4g}")
-    if state.eval_loss is not None:
-        parts.append(f"eval loss {state.eval_loss.value:.4g}")
-    if span is None:
-        eta = state.pace.eta_seconds()
-        if not state.ended:
+def progress_text(report: StatusReport, seen: Look | None = None) -> str:
+    """`step 2/4, loss 2, eval loss 2.5, eta 0:00:02` (the pace's ETA); with `seen`, the
+    time shown too: `…, eta 0:00:02, last line 1 s ago [00:02<00:02, 1.00it/s]` (the ETA
+    counted down to the report's time, or `eta stale`; `runs.clock`)."""
+    total = report.max_steps
+    parts = [f"step {report.step:,}" + (f"/{total:,}" if total is not None else "")]
+    if report.loss is not None:
+        parts.append(f"loss {report.loss.value:.4g}")
+    if report.eval_loss is not None:
+        parts.append(f"eval loss {report.eval_loss.value:.4g}")
+    if seen is None:
+        eta = report.eta_seconds
+        if not report.ended:
             parts.append(f"eta {'?' if eta is None else format_duration(eta)}")
         return ", ".join(parts)
-    at = clock.now() if at is None else at
-    estimate = clock.estimate_run(state, at)
-    if state.ended:  # nothing left; the rate: the training's average
-        rate = span.rate(state.step)
-        step_seconds = None if rate is None else 1.0 / rate
-        estimate = clock.Estimate(0.0, False, estimate.silence, step_seconds)
-    else:
-        parts.append(estimate.text())
-    parts.append(clock.last_line_text(state.last_time, at))
-    return ", ".join(parts) + " " + clock.tqdm_text(span.elapsed(at), estimate)
+    if not report.ended:  # once ended, nothing left
+        parts.append(seen.estimate.text())
+    parts.append(clock.last_line_text(report.last_time, report.now))
+    return ", ".join(parts) + " " + clock.tqdm_text(seen.elapsed, seen.estimate)
 
 
 class RichView:
@@ -228,18 +217,26 @@ class RichView:
         self.bar.start()
         self.train = self.bar.add_task("waiting", total=None, info="")
         self.evaluation: Any = None
-        self.span = Span()
 
     def event(self, text: str) -> None:
         self.bar.console.print(text, markup=False)
 
-    def progress(self, state: RunState, force: bool = False) -> None:  # noqa: ARG002
-        label = shown(state.stage) if state.stage else ("training" if state.began else "waiting")
-        info = progress_text(state, self.span).partition(", ")[2]
+    def progress(self, scan: WatchScan, force: bool = False) -> None:  # noqa: ARG002
+        seen = look(scan, time.time())
+        report = seen.report
+        if report.stage is not None:
+            label = shown(report.stage.value)
+        else:
+            label = "training" if report.begins else "waiting"
+        info = progress_text(report, seen).partition(", ")[2]
         self.bar.update(
-            self.train, description=label, completed=state.step, total=state.total_steps, info=info
+            self.train,
+            description=label,
+            completed=report.step,
+            total=report.max_steps,
+            info=info,
         )
-        mark = state.evaluation
+        mark = report.evaluation
         if mark is None:
             if self.evaluation is not None:
                 self.bar.remove_task(self.evaluation)
@@ -249,31 +246,35 @@ class RichView:
             self.evaluation = self.bar.add_task("evaluation", total=mark.total, info="")
         self.bar.update(self.evaluation, completed=mark.step, total=mark.total)
 
-    def idle(self, state: RunState) -> None:
+    def idle(self, scan: WatchScan) -> None:
         """Nothing new since the last look: the time shown moves on."""
-        self.progress(state)
+        self.progress(scan)
 
     def close(self) -> None:
         self.bar.stop()
 
 
-def describe(line: MetricLine, state: RunState, was: EvalMark | None) -> str | None:
-    """The event a line is worth showing for, if any (`was`: the evaluation before it).
-    (The parser's classes are exact: compared by identity, cheaper than `isinstance` on
-    msgspec's classes, on every evaluation line of a backlog.)"""
-    kind = line.__class__
-    if kind is Eval:
-        return None if was is not None else f"evaluation at step {state.pace.step:,}"
-    if kind is Stage:
-        return f"stage {shown(line.name.value)}"  # type: ignore[union-attr]
-    if kind is Begin:
-        steps = line.max_steps  # type: ignore[union-attr]
-        return "training began" + ("" if not isinstance(steps, int) else f": {steps:,} steps")
-    if kind is Log and isinstance(line.eval_loss, float):  # type: ignore[union-attr]
-        return eval_loss_event(line)  # type: ignore[arg-type]
-    if kind is End:
-        return f"training ended at step {line.step:,}"  # type: ignore[union-attr]
-    return None
+def describe(path: Path, event: WatchEvent, backlog: bool) -> str | None:
+    """The line an event of the core is shown as (`backlog`: of the lines there at the
+    first look, whose evaluations are not told one by one); None for one not shown."""
+    if isinstance(event, StageStarted):
+        return f"stage {shown(event.stage.value)}"
+    if isinstance(event, TrainingBegan):
+        what = f"resumed at step {event.step:,}" if event.resumed else "began"
+        steps = "" if event.max_steps is None else f": {event.max_steps:,} steps"
+        return f"training {what}{steps}"
+    if isinstance(event, EvaluationStarted):
+        return None if backlog else f"evaluation at step {event.step:,}"
+    if isinstance(event, EvaluationResult):
+        return None if backlog else f"eval loss {event.eval_loss:.4g} at step {event.step:,}"
+    if isinstance(event, TrainingEnded):
+        return f"training ended at step {event.step:,}"
+    name = shown(str(path))
+    if isinstance(event, LineOver):
+        reason = overlong_reason(event.size, event.complete, event.limit)
+        return f"{name}:{event.line} $: {reason}"
+    error = event.error
+    return f"{name}:{event.line} {shown(error.path or '$')}: {shown(str(error))}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -343,95 +344,70 @@ def follow(
     """Follow `path` until the job is done; the exit status.
 
     A backlog is read a chunk at a time (`Follower`), without waiting between chunks: the
-    memory stays flat. The core reads the lines and keeps those the run's state is made of
-    (`reader.StateScan`): of a run of logs, the few the state depends on and every one with
-    an evaluation loss, taken at once (`RunState.take_logs`); every other line, one at a
-    time. The same events, in the same order, as taking each line in turn.
+    memory stays flat. The core folds the lines into the run's state and tells their
+    events (`reader.WatchScan`); this shows them.
     """
-    follower = Follower(path, max_line=max_line)
-    state = RunState()
+    follower = Follower(path, max_line=max_line, scan=WatchScan)
+    invalid = False  # an invalid line seen, before a restart too
     waiting_said = False
     had_file = False
     first = True
     quiet_since = time.monotonic()
-
-    def taken(items: list[StateItem]) -> int | None:
-        """Take what the core kept of the new lines and show their events; the number of
-        the line after which the job is done, or None."""
-        for item in items:
-            what = item[0]
-            if what == "logs":
-                if view.span.began is None:
-                    view.span.take(item[1][0], state.step)
-                for log in state.take_logs(item[1]):
-                    if not first:
-                        view.event(eval_loss_event(log))
-                continue
-            line_number: int = item[1]
-            if what == "line":
-                line = item[2]
-                was = state.evaluation
-                view.span.take(line, state.step)
-                state.take(line)
-                text = describe(line, state, was)
-                if text is not None and not (first and isinstance(line, Eval)):
-                    view.event(text)
-                if isinstance(line, Stage) and line.name.value == LAST_STAGE:
-                    return line_number
-                continue
-            state.invalid += 1
-            view.event(_invalid(path, line_number, item))
-        return None
-
     try:
         while True:
             seen = follower.lines
             try:
-                items = follower.poll()
+                events = follower.poll()
             except SideFileError as error:
                 raise CliError(shown(str(error))) from error
             if follower.change is not None:
                 view.event(change_text(path, follower.change))
-            if follower.restarted:  # a run starting over; what was invalid stays seen
+            if follower.restarted:  # a run starting over, from a new scan
                 follower.restarted = False
-                invalid, state, seen = state.invalid, RunState(), 0
-                state.invalid = invalid
-                view.span = Span()
-            if items is None:
+                seen = 0
+            if events is None:
                 if not had_file:
                     if not waiting_said:
                         view.event(f"waiting for {shown(str(path))}")
                         waiting_said = True
                     time.sleep(interval)
                     continue
-                items = []  # removed: what was shown stays, and the time goes on
+                events = []  # removed: what was shown stays, and the time goes on
             had_file = True
-            done_at = taken(items)
-            if done_at is not None:
-                state.lines += done_at - seen
-                view.progress(state, force=True)
-                return INVALID if state.invalid else OK
-            state.lines += follower.lines - seen
+            for event in events:
+                text = describe(path, event, first)
+                if text is not None:
+                    view.event(text)
+                invalid = invalid or isinstance(event, LineRejected | LineOver)
+            scan = _scan(follower)
+            if scan.job_done:
+                view.progress(scan, force=True)
+                return INVALID if invalid else OK
             if follower.behind:  # a backlog: on to its next chunk at once
                 continue
             now = time.monotonic()
             if follower.lines > seen:
                 quiet_since = now
-                view.progress(state, force=first)
+                view.progress(scan, force=first)
             else:
-                view.idle(state)
-            done = state.ended or (state.stage is not None and state.stage != "train")
-            if done:
-                caught_up_old = (
-                    first and state.last_time is not None and time.time() - state.last_time > grace
-                )
+                view.idle(scan)
+            if scan.training_over:
+                last_time = look(scan, time.time()).report.last_time
+                caught_up_old = first and last_time is not None and time.time() - last_time > grace
                 if caught_up_old or now - quiet_since >= grace:
-                    view.progress(state, force=True)
-                    return INVALID if state.invalid else OK
+                    view.progress(scan, force=True)
+                    return INVALID if invalid else OK
             first = False
             time.sleep(interval)
     finally:
         follower.close()
+
+
+def _scan(follower: Follower[list[WatchEvent]]) -> WatchScan:
+    """The scan the follower feeds (a new one at each restart)."""
+    scan = follower.scan
+    assert isinstance(scan, WatchScan)
+    return scan
 
 
 def change_text(path: Path, change: Change) -> str:
@@ -445,17 +421,3 @@ def change_text(path: Path, change: Change) -> str:
         return f"{name} is there again: reading the new file from its start"
     how = "truncated" if change is Change.TRUNCATED else "rewritten in place"
     return f"{name} was {how}: reading it again from its start"
-
-
-def eval_loss_event(log: Log) -> str:
-    """The event of a log with an evaluation loss."""
-    return f"eval loss {log.eval_loss:.4g} at step {log.step:,}"
-
-
-def _invalid(path: Path, number: int, item: StateItem) -> str:
-    """The event of a line the reader rejects (`rejected`) or over the bound (`over`)."""
-    name = shown(str(path))
-    if item[0] == "over":
-        return f"{name}:{number} $: {overlong_reason(*item[2:])}"
-    error: ParseError = item[2]
-    return f"{name}:{number} {shown(error.path or '$')}: {shown(str(error))}"

@@ -1,10 +1,12 @@
 """Following a growing metrics file: the complete lines appended since the last look.
 
 Used by `watch` (the whole run, live) and `snapshot --wait` (the lines written after the
-request: did the run end without a proof?). The bytes appended are fed to the core
-(`reader.StateScan`), which holds a line until its newline, whatever its length, and gives
-back only the lines a run's state is made of. Each look reads at most one chunk, so a
-backlog of millions of lines is taken a chunk at a time in flat memory.
+request: did the run end without a proof?). The bytes appended are fed to a scan of the
+core, which holds a line until its newline, whatever its length, and gives back what its
+lines are worth: `reader.StateScan` by default (the lines a run's state is made of),
+`reader.WatchScan` for `watch` (the events of a run followed, its state folded by the
+core). Each look reads at most one chunk, so a backlog of millions of lines is taken a
+chunk at a time in flat memory.
 
 The file is the one at the path, whoever put it there: at every look the follower checks
 that what it reads is still that file, as it was read (`Change`). A file that is not (cut
@@ -17,8 +19,9 @@ from __future__ import annotations
 
 import enum
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Generic, Protocol, TypeVar, overload
 
 from ..reader import StateScan
 from .chunks import CHUNK
@@ -31,6 +34,18 @@ SAMPLE = 64
 """Bytes kept of what was read, at its start and just before the offset: read back at
 each look, they tell a file rewritten in place from one that only grew (a truncated file
 written again past the old offset has the same size and identity, other bytes)."""
+
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Scanner(Protocol[T_co]):
+    """A scan of the core a followed file is fed to (`StateScan`, `WatchScan`)."""
+
+    def feed(self, chunk: bytes, /) -> T_co: ...
+    @property
+    def lines(self) -> int: ...
 
 
 class Change(enum.Enum):
@@ -50,7 +65,7 @@ class Change(enum.Enum):
     """A file at the path again after it was removed: read from its start."""
 
 
-class Follower:
+class Follower(Generic[T]):
     """The complete lines appended to a file since the last look, as the core keeps them.
 
     Keeps the file open and its offset: each look reads only new bytes, at most `block`
@@ -61,15 +76,44 @@ class Follower:
     numbers from 1). Only a regular file is followed: anything else is a `SideFileError`.
     """
 
+    @overload
     def __init__(
-        self, path: Path, offset: int = 0, block: int = CHUNK, max_line: int | None = None
+        self: Follower[list[StateItem]],
+        path: Path,
+        offset: int = 0,
+        block: int = CHUNK,
+        max_line: int | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self,
+        path: Path,
+        offset: int = 0,
+        block: int = CHUNK,
+        max_line: int | None = None,
+        *,
+        scan: Callable[[int | None], Scanner[T]],
+    ) -> None: ...
+    def __init__(
+        self,
+        path: Path,
+        offset: int = 0,
+        block: int = CHUNK,
+        max_line: int | None = None,
+        *,
+        scan: Callable[[int | None], Scanner[T]] | None = None,
     ) -> None:
+        """`scan`: what makes the scan the bytes are fed to, given `max_line` (a
+        `StateScan` by default); a new one at each restart."""
         self.path = path
         self.handle: BinaryIO | None = None
         self.offset = offset
         self.block = block
         self.max_line = max_line
-        self.scan = StateScan(max_line)
+        self._new_scan: Callable[[int | None], Scanner[T]] = (
+            scan if scan is not None else StateScan  # type: ignore[assignment]
+        )
+        self.scan = self._new_scan(max_line)
         self.restarted = False
         """Set when the reading starts again from the file's start; the caller clears it."""
         self.change: Change | None = None
@@ -89,9 +133,9 @@ class Follower:
         """Complete lines read so far (since the last restart)."""
         return self.scan.lines
 
-    def poll(self) -> list[StateItem] | None:
-        """What the complete lines appended keep (`StateScan.feed`); None while the file
-        does not exist (`change` is `REMOVED` at the look that finds it gone)."""
+    def poll(self) -> T | None:
+        """What the scan gives of the complete lines appended (its `feed`); None while the
+        file does not exist (`change` is `REMOVED` at the look that finds it gone)."""
         self.change = None
         data = self._read()
         return None if data is None else self.scan.feed(data)
@@ -178,7 +222,7 @@ class Follower:
         """Read from the file's start again, a run of its own."""
         self.offset = 0
         self.behind = False
-        self.scan = StateScan(self.max_line)
+        self.scan = self._new_scan(self.max_line)
         self._head = self._tail = b""
         self.restarted = True
         self.change = change
