@@ -112,3 +112,35 @@ def test_marks() -> None:
         "eval",
         "end",
     ]
+
+
+maybe_float = st.one_of(st.none(), st.floats(0.0, 10.0, allow_nan=False))
+runs_of_logs = st.lists(
+    st.builds(
+        Log,
+        time=st.floats(0.0, 1e6, allow_nan=False),
+        step=st.integers(0, 100),
+        epoch=maybe_float,
+        max_steps=st.one_of(st.none(), st.integers(1, 200)),
+        loss=maybe_float,
+        eval_loss=maybe_float,
+        learning_rate=maybe_float,
+        grad_norm=maybe_float,
+    ),
+    max_size=12,
+)
+
+
+def pace_state(pace: Pace) -> tuple[object, ...]:
+    return (pace.step, pace.max_steps, pace.eta_duration(), repr(pace))
+
+
+@given(st.lists(runs_of_logs, max_size=5))
+def test_adding_runs_of_logs_is_adding_each(runs: list[list[Log]]) -> None:
+    """`Pace.add_logs` of a run of logs at once: the pace `add` of each in turn gives."""
+    at_once, each = Pace(), Pace()
+    for run in runs:
+        at_once.add_logs(run)
+        for one in run:
+            each.add(one)
+        assert pace_state(at_once) == pace_state(each)

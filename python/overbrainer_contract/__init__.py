@@ -13,11 +13,11 @@ EndMark(step=7206, kind='end')
 >>> dump_line(line)
 '{"event":"end","time":2.0,"step":7206}'
 
-A run's files (`read_run`: the state `status` shows, with its `Pace`; `iter_lines`: its
-lines, parsed) and many runs as one table (`table.read_runs`, with pyarrow), loaded on
-first use:
+A run's files (`read_run`: the state `status` shows, the core's `StatusReport`;
+`iter_lines`: its lines, parsed) and many runs as one table (`table.read_runs`, with
+pyarrow), loaded on first use:
 
->>> read_run("examples/tiny-run").phase  # doctest: +SKIP
+>>> read_run("examples/tiny-run").phase.value  # doctest: +SKIP
 'ended'
 >>> table.read_runs("examples/tiny-run").num_rows  # doctest: +SKIP
 76
@@ -43,6 +43,7 @@ from .reader import (
 
 if TYPE_CHECKING:
     from . import table as table
+    from .cli.status import read_run
     from .contract.constants import (
         CONTRACT,
         METRICS_ENV,
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
         Stage,
         TrainMetric,
     )
-    from .runs.state import RunError, iter_lines, read_run
+    from .runs.state import RunError, iter_lines
 
 __version__ = "2.0.0"
 
@@ -132,7 +133,8 @@ _HOMES = {
         "Stage",
         "TrainMetric",
     ),
-    "runs.state": ("RunError", "iter_lines", "read_run"),
+    "runs.state": ("RunError", "iter_lines"),
+    "cli.status": ("read_run",),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -102,19 +102,3 @@ def test_hms_as_tqdm() -> None:
     assert clock.hms(83) == "01:23"
     assert clock.hms(3600 + 62) == "1:01:02"
     assert clock.duration(8) == "0:00:08"
-
-
-def test_estimate_run_reads_a_runs_state() -> None:
-    from overbrainer_contract.runs.state import RunState
-
-    state = RunState()
-    for line in (
-        '{"event":"log","time":100.0,"step":10,"max_steps":110,"loss":1.0}',
-        '{"event":"log","time":120.0,"step":20,"max_steps":110,"loss":1.0}',
-        '{"event":"eval","time":130.0,"step":1,"total":5}',
-    ):
-        state.feed(line + "\n")
-    shown = clock.estimate_run(state, at=145.0)
-    # measured at the last log with a loss (t=120), silent since the eval line (t=130)
-    assert (shown.remaining, shown.silence, shown.stale) == (155.0, 15.0, False)
-    assert clock.estimate_run(RunState(), at=1.0) == clock.Estimate(None, False, None, None)

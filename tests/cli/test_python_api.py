@@ -1,4 +1,4 @@
-"""The Python API of issue 18: `read_run` (the state `status` shows, with its `Pace`) and
+"""The Python API of issue 18: `read_run` (the state `status` shows: its `StatusReport`) and
 `iter_lines` in `__all__`, `read_runs` of one path or many, `Pace.add` of a line that is
 not a log, `oc.table` without an import (and without pyarrow at `import`), types in
 `help()`; held against what the console script says of the same runs."""
@@ -12,8 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import overbrainer_contract as oc
 import pytest
+from overbrainer_contract_models.status_report_schema import StatusReport
 from sweep import BAD, GZIPPED, RESUMED, STALLED, Sweep
 
 SCRIPT = str(Path(sys.executable).with_name("overbrainer-contract"))
@@ -29,29 +31,21 @@ def cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_read_run_and_iter_lines_are_public() -> None:
     assert {"read_run", "iter_lines"} <= set(oc.__all__)
-    assert oc.read_run.__module__ == "overbrainer_contract.runs.state"
+    assert oc.read_run.__module__ == "overbrainer_contract.cli.status"
 
 
 @pytest.mark.parametrize("name", [RESUMED, STALLED, GZIPPED, *BAD])
 def test_read_run_is_the_state_status_shows(sweep: Sweep, name: str) -> None:
-    state = oc.read_run(sweep.root / name)
-    document = json.loads(cli("status", name, "-o", "json", cwd=sweep.root).stdout)
-    assert (state.phase, state.step, state.total_steps) == (
-        document["phase"],
-        document["step"],
-        document["max_steps"],
+    """`read_run` at a time is the record `status -o json --now` writes at that time."""
+    at = sweep.now
+    report = oc.read_run(sweep.root / name, now=at)
+    document = json.loads(
+        cli("status", name, "-o", "json", "--now", repr(at), cwd=sweep.root).stdout
     )
-    assert (state.lines, state.invalid, state.ended) == (
-        document["lines"],
-        document["invalid_lines"],
-        document["ended"],
-    )
-    assert len(state.begins) == document["begins"] == sweep.runs[name].begins
-    assert state.pace.eta_seconds() == document["eta_seconds"]
-    assert isinstance(state.pace, oc.Pace)
-    best = state.best_eval
-    assert best is not None
-    assert {"step": best.step, "value": best.value} == document["best_eval_loss"]
+    assert isinstance(report, StatusReport)
+    got = msgspec.to_builtins(report)
+    assert {**got, "run": name} == document
+    assert report.begins == sweep.runs[name].begins
 
 
 @pytest.mark.parametrize("name", [GZIPPED, *BAD, "exp1/seed1"])
@@ -109,7 +103,7 @@ def test_table_is_an_attribute_and_pyarrow_waits_for_it() -> None:
         (oc.dump_line, ["dump_line(line, /)", "Returns str"]),
         (oc.mark, ["mark(line, /)", "StageMark | EvalMark | EndMark | None"]),
         (oc.Pace.add, ["add(self, metric, /)", "metric: Log"]),
-        (oc.read_run, ["read_run(path: 'str | os.PathLike[str]'", "-> 'RunState'"]),
+        (oc.read_run, ["read_run(path: 'str | os.PathLike[str]'", "-> 'StatusReport'"]),
         (oc.iter_lines, ["iter_lines(path: 'str | os.PathLike[str]'", "-> 'Lines'", "rejected"]),
     ],
 )

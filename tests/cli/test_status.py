@@ -1,7 +1,8 @@
 """`status`: text and JSON (syrupy) on a finished run, a run evaluating with a snapshot
 requested, a snapshot taken, invalid, truncated and out-of-order logs; exit codes. The
-state read through the core (`StateScan`) against every line fed to `RunState.feed`, and
-the core's report (`StatusScan`) against that state told by the rules written out here."""
+core's status of a file (`StatusScan`, and `WatchScan` as `watch` follows it) read in any
+chunks is its status read whole; what the lines mean is held by the run-level golden suite
+(`tests/conformance/runs/`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import io
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import fields
 from functools import partial
 from itertools import pairwise
 from pathlib import Path
@@ -20,13 +20,11 @@ import pytest
 from cli_samples import EVALUATING, LOGS, PROOF, VALID, make_run
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from line_kinds import split_lines
 from overbrainer_contract.cli import status
-from overbrainer_contract.contract.models import Log
-from overbrainer_contract.reader import dump_line
+from overbrainer_contract.reader import StatusScan, WatchScan
 from overbrainer_contract.runs import clock
 from overbrainer_contract.runs import state as state_module
-from overbrainer_contract.runs.state import Run, RunState, read_state, read_status, resolve
+from overbrainer_contract.runs.state import Run, read_status, resolve
 
 NOW = 1764467476.5 + 90
 """The clock of these tests (status says how long ago a line came): 90 s after `T`."""
@@ -83,7 +81,7 @@ def test_status_exit_codes(cli: Callable[..., Any]) -> None:
     ]
 
 
-# -- status through the core (`StateScan`) against every line fed to the state ------------
+# -- the core's status, whatever the chunks a file is read in --------------------------
 
 T = 1764467476.5
 STAGE_NAMES = ["train", "merge", "export", "eval"]
@@ -149,89 +147,35 @@ def metrics_files(draw: st.DrawFn) -> bytes:
     return data
 
 
-def state_by_lines(data: bytes, max_line: int | None) -> RunState:
-    """The state of every line fed one at a time (`RunState.feed`): a line over `max_line`
-    bytes (without its newline) an invalid one, unread."""
-    state = RunState()
-    for raw in split_lines(data):
-        if max_line is not None and len(raw.rstrip(b"\n")) > max_line:
-            state.lines += 1
-            state.invalid += 1
-            continue
-        state.feed(raw)
-    return state
+def reported_of(chunks: list[bytes], max_line: int | None, at: float) -> bytes:
+    """The core's report (`StatusScan`) of the file fed as `chunks`, told at `at`: the
+    JSON `status -o json` writes of a metrics file named alone."""
+    scan = StatusScan(max_line)
+    for chunk in chunks:
+        scan.feed(chunk)
+    scan.finish()
+    return scan.report("r", "r", at)
 
 
-def assert_same_state(got: RunState, want: RunState) -> None:
-    for field in fields(RunState):
-        mine, theirs = getattr(got, field.name), getattr(want, field.name)
-        if field.name == "pace":
-            assert (mine.step, mine.max_steps, mine.eta_duration()) == (
-                theirs.step,
-                theirs.max_steps,
-                theirs.eta_duration(),
-            )
-        elif isinstance(theirs, Log):
-            assert isinstance(mine, Log)
-            assert dump_line(mine) == dump_line(theirs), field.name
-        elif isinstance(theirs, float):
-            assert isinstance(mine, float)
-            assert mine.hex() == theirs.hex(), field.name
-        else:
-            assert mine == theirs, field.name
-    for name in ("step", "max_steps", "total_steps", "phase", "ended"):
-        assert getattr(got, name) == getattr(want, name), name
+def watched_of(chunks: list[bytes], max_line: int | None, at: float) -> tuple[bytes, list[str]]:
+    """The core's state of the same file followed (`WatchScan`), told at `at`, and its
+    events (each as all it holds)."""
+    scan = WatchScan(max_line)
+    events = []
+    for chunk in chunks:
+        events += scan.feed(chunk)
+    events += scan.finish()
+    return scan.report("r", "r", at), [said(event) for event in events]
 
 
-def summary_by_lines(target: Run, state: RunState, at: float) -> dict[str, Any]:
-    """The status report of a state fed line by line, by the rules of `RunState` and
-    `runs.clock` (the line-by-line model the core's `StatusScan` is held to)."""
-    total = state.total_steps
-    step = state.step
-    evaluation = state.evaluation
-    estimate = clock.estimate_run(state, at)
-    snapshot = status.snapshot_status(target) if target.is_folder else None
-    stale = estimate.stale and not state.ended
-
-    def value(kept: Any) -> dict[str, Any] | None:
-        return None if kept is None else {"step": kept.step, "value": kept.value}
-
-    return {
-        "run": target.name,
-        "name": target.label or target.name,
-        "lines": state.lines,
-        "invalid_lines": state.invalid,
-        "partial_last_line": state.partial,
-        "phase": state.phase,
-        "stage": state.stage,
-        "step": step,
-        "max_steps": total,
-        "progress": (min(step / total, 1.0) if total else None),
-        "ended": state.ended,
-        "begins": len(state.begins),
-        "loss": value(state.loss),
-        "eval_loss": value(state.eval_loss),
-        "best_eval_loss": value(state.best_eval),
-        "learning_rate": None if state.learning_rate is None else state.learning_rate.value,
-        "evaluation": (
-            None if evaluation is None else {"step": evaluation.step, "total": evaluation.total}
-        ),
-        "eta_seconds": state.pace.eta_seconds(),
-        "eta_remaining_seconds": None if state.ended or stale else estimate.remaining,
-        "eta_stale": stale,
-        "last_time": state.last_time,
-        "last_line_seconds": None if state.last_time is None else at - state.last_time,
-        "now": at,
-        "snapshot": None if snapshot is None else msgspec.to_builtins(snapshot),
-        "valid": not state.invalid
-        and state.gzip_cut is None
-        and (snapshot is None or snapshot.problem is None),
+def said(event: object) -> str:
+    """An event as all it holds (its class and its fields; an error by its words)."""
+    fields = {
+        name: str(value) if isinstance(value, Exception) else value
+        for name in dir(event)
+        if not name.startswith("_") and not callable(value := getattr(event, name))
     }
-
-
-def reported(target: Run, at: float, max_line: int | None = None) -> dict[str, Any]:
-    """The core's report of the run (`StatusScan`), as `status -o json` writes it."""
-    return msgspec.to_builtins(status.report(target, read_status(target, max_line), at))
+    return f"{type(event).__name__}{sorted(fields.items())}"
 
 
 @settings(
@@ -244,34 +188,43 @@ def reported(target: Run, at: float, max_line: int | None = None) -> dict[str, A
 )
 @example(b'{"event":"log","time":1,"step":2,"loss":0.5}\n{"event":"log","ti', [], None)
 @example(b'{"event":"log","time":1,"step":2,"note":"ab', [10], None)
-def test_status_reads_the_state_every_line_gives(
+def test_the_status_of_a_file_read_in_any_chunks_is_its_status_read_whole(
     tmp_path: Path, data: bytes, at: list[int], max_line: int | None
 ) -> None:
-    """`read_state` (the core's `StateScan`, the file in chunks cut anywhere) gives the
-    state `RunState.feed` gives, fed every line one at a time: every field, the pace's
-    step, total and time left to the nanosecond; and the core's report (`StatusScan`, the
-    same chunks) says of the file what that state says, at times before, at and long after
-    its last line."""
-    path = tmp_path / "metrics.jsonl"
-    path.write_bytes(data)
+    """The core's status of a file fed in chunks cut anywhere (`StatusScan`, as `status`
+    reads a file, `read_status`, and as `watch` follows one, `WatchScan`) is its status fed
+    whole, at times before, at and long after its last line; the events `watch` is told
+    do not depend on the chunks either."""
     bounds = [0, *sorted({point % (len(data) + 1) for point in at}), len(data)]
     chunks = [data[a:b] for a, b in pairwise(bounds) if b > a]
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(data)
     target = resolve(str(path))
+    times = (T - 5, T, NOW, T + 1e4)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(state_module, "read_chunks", lambda _handle, **_: iter(chunks))
-        got = read_state(target, max_line=max_line)
-        reports = {at: reported(target, at, max_line) for at in (T - 5, T, NOW, T + 1e4)}
-    want = state_by_lines(data, max_line)
-    assert_same_state(got, want)
-    for at, report in reports.items():
-        assert report == summary_by_lines(target, want, at)
+        read = {at: reported(target, at, max_line) for at in times}
+    whole_events = watched_of([data], max_line, T)[1]
+    for at in times:
+        whole = reported_of([data], max_line, at)
+        assert reported_of(chunks, max_line, at) == whole
+        assert read[at] == json.loads(whole) | {"run": str(path), "name": target.label}
+        state, events = watched_of(chunks, max_line, at)
+        assert state == whole
+        assert events == whole_events
+
+
+def reported(target: Run, at: float, max_line: int | None = None) -> dict[str, Any]:
+    """The report of the run `status` reads (`read_status`), as `status -o json` writes it."""
+    return msgspec.to_builtins(status.report(target, read_status(target, max_line), at))
 
 
 @pytest.mark.parametrize("bad_every", [0, 7])
-def test_status_of_a_large_run_is_the_state_every_line_gives(
+def test_status_of_a_large_run_read_in_chunks_is_its_status_read_whole(
     tmp_path: Path, bad_every: int
 ) -> None:
-    """A run of megabytes, read in the core's parts on every core: the same state."""
+    """A run of megabytes, read as `status` reads it (its chunks, each in the core's parts
+    on every core): the report of the whole file fed at once, and of small chunks."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from workloads import bad_line, realistic_lines
 
@@ -285,6 +238,9 @@ def test_status_of_a_large_run_is_the_state_every_line_gives(
     path = tmp_path / "metrics.jsonl"
     for body in (data, data[: len(data) // 2 + 17]):
         path.write_bytes(body)
-        want = state_by_lines(body, None)
-        assert_same_state(read_state(resolve(str(path))), want)
-        assert reported(resolve(str(path)), NOW) == summary_by_lines(resolve(str(path)), want, NOW)
+        whole = json.loads(reported_of([body], None, NOW))
+        small = [body[at : at + 4093] for at in range(0, len(body), 4093)]
+        assert json.loads(reported_of(small, None, NOW)) == whole
+        target = resolve(str(path))
+        assert reported(target, NOW) == whole | {"run": str(path), "name": target.label}
+        assert bool(whole["invalid_lines"]) == bool(bad_every)

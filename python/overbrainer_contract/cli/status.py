@@ -41,6 +41,7 @@ from ..runs.state import (
     read_snapshot,
     read_status,
     request_reason,
+    resolve,
 )
 from ._common import (
     EXIT_CODES,
@@ -259,6 +260,29 @@ def report(target: Run, read: StatusRead, at: float) -> StatusReport:
         snapshot is None or snapshot.problem is None,
     )
     return msgspec.json.decode(data, type=StatusReport)
+
+
+def read_run(
+    path: str | os.PathLike[str], *, max_line: int | None = None, now: float | None = None
+) -> StatusReport:
+    """The state of one run as `status` shows it: a run folder, a metrics file (`.jsonl`,
+    `.jsonl.gz`) or `-` (standard input), told at `now` (seconds since the epoch; the time
+    now by default).
+
+    The core's record, the `StatusReport` `status -o json` writes field for field
+    (`schema/status-report.schema.json`): `phase`, `stage`, `step`, `max_steps`, `loss`,
+    `eval_loss`, `best_eval_loss`, `learning_rate`, `evaluation`, `ended`, `begins`,
+    `eta_seconds` (the pace's, as overbrainer computes it), `eta_remaining_seconds` and
+    `eta_stale` (at `now`), `last_time`, `lines`, `invalid_lines`, `snapshot` (a run
+    folder's snapshot files), `valid`. A `.gz` cut short gives the state of its lines up to
+    the cut, not `valid`. Raises `RunError` for a path that names no run.
+
+    >>> report = read_run("examples/tiny-run")  # doctest: +SKIP
+    >>> report.phase.value, report.step, report.eta_seconds  # doctest: +SKIP
+    ('ended', 60, 0.0)
+    """
+    target = resolve(os.fspath(path))
+    return report(target, read_status(target, max_line), clock.now() if now is None else now)
 
 
 _PHASES = list(Phase)

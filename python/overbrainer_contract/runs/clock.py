@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Protocol
 
 from overbrainer_contract_core import _core
 
@@ -152,41 +151,6 @@ def duration(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02}:{secs:02}"
-
-
-class _Pace(Protocol):
-    @property
-    def step(self) -> int: ...
-    @property
-    def max_steps(self) -> int | None: ...
-    def eta_seconds(self) -> float | None: ...
-
-
-class _Timed(Protocol):
-    @property
-    def time(self) -> float: ...
-
-
-class _State(Protocol):
-    """What `estimate_run` reads of a `runs.state.RunState`."""
-
-    @property
-    def pace(self) -> _Pace: ...
-    @property
-    def loss_log(self) -> _Timed | None: ...
-    @property
-    def last_time(self) -> float | None: ...
-
-
-def estimate_run(state: _State, at: float | None = None) -> Estimate:
-    """`estimate` of a run's state (`runs.state.RunState`): the pace's ETA and steps left,
-    measured at its latest log with a loss (`loss_log`: the pace's latest point), the
-    silence since `last_time`."""
-    pace = state.pace
-    total = pace.max_steps
-    left = None if total is None else max(total - pace.step, 0)
-    measured = None if state.loss_log is None else state.loss_log.time
-    return estimate(pace.eta_seconds(), left, measured, state.last_time, at)
 
 
 def hms(seconds: float) -> str:

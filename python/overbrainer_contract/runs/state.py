@@ -11,20 +11,16 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO
+from typing import IO, BinaryIO
 
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
-from ..contract.models import Begin, End, Eval, Log, MetricLine, Snapshot, Stage
-from ..reader import EvalMark, Pace, ParseError, StateScan, StatusScan, parse_line, parse_lines
+from ..contract.models import MetricLine, Snapshot
+from ..reader import ParseError, StatusScan, parse_lines
 from . import sidefile
 from .chunks import GzipCutError, GzipNotNamedError, read_chunks
-from .signatures import starts_with_bom
-
-if TYPE_CHECKING:
-    from overbrainer_contract_core._core import StateItem
 
 STDIN = "-"
 
@@ -163,213 +159,6 @@ def read_snapshot(path: Path) -> tuple[Snapshot, int] | None:
     return None if read is None else (sidefile.decode_proof(read[0]), read[1])
 
 
-@dataclass
-class Value:
-    """A metric's latest value and the step it was logged at."""
-
-    step: int
-    value: float
-
-
-@dataclass
-class RunState:
-    """What the lines of a run say so far, fed one line at a time (status, watch)."""
-
-    lines: int = 0
-    invalid: int = 0
-    partial: bool = False
-    """Whether the last line read is cut short (no newline yet, and the reference finds it
-    cut: category `eof`)."""
-    began: bool = False
-    stage: str | None = None
-    end_step: int | None = None
-    """The step of the latest `end` line, if no training began since."""
-    loss_log: Log | None = None
-    """The latest log with a training loss (kept whole: no object made per line)."""
-    eval_log: Log | None = None
-    """The latest log with an evaluation loss."""
-    rate_log: Log | None = None
-    """The latest log with a learning rate."""
-    evaluation: EvalMark | None = None
-    """The evaluation under way: its latest progress line, until its result is logged."""
-    last_time: float | None = None
-    bom: bool = False
-    """Whether the file begins with a UTF-8 byte order mark (its first line is invalid)."""
-    begins: list[float] = field(default_factory=list)
-    """The `time` of each `begin` line: more than one, the run was resumed."""
-    best_eval: Value | None = None
-    """The lowest evaluation loss and its step (the first step that reached it)."""
-    begin_max_steps: int | None = None
-    """`max_steps` of the latest `begin` line (known before the first log)."""
-    pace: Pace = field(default_factory=Pace)
-    gzip_cut: str | None = None
-    """For a `.gz` cut short (`chunks.GzipCutError`): what is said of it (`gzip data cut
-    short after N bytes ...`, without the path); the lines before the cut are read (the
-    bytes after its last newline are the last line, cut)."""
-
-    @property
-    def ended(self) -> bool:
-        return self.end_step is not None
-
-    @property
-    def loss(self) -> Value | None:
-        """The latest training loss and its step."""
-        log = self.loss_log
-        return None if log is None else Value(log.step, log.loss)  # type: ignore[arg-type]
-
-    @property
-    def eval_loss(self) -> Value | None:
-        """The latest evaluation loss and its step."""
-        log = self.eval_log
-        return None if log is None else Value(log.step, log.eval_loss)  # type: ignore[arg-type]
-
-    @property
-    def learning_rate(self) -> Value | None:
-        """The latest learning rate and its step."""
-        log = self.rate_log
-        return None if log is None else Value(log.step, log.learning_rate)  # type: ignore[arg-type]
-
-    @property
-    def step(self) -> int:
-        return self.end_step if self.end_step is not None else self.pace.step
-
-    @property
-    def max_steps(self) -> int | None:
-        return self.pace.max_steps
-
-    def feed(self, raw: bytes | str) -> MetricLine | None:
-        """Take one line into account; its parsed form, or None when it is invalid."""
-        self.lines += 1
-        try:
-            line = parse_line(raw)
-        except ParseError as error:
-            if raw[-1:] in (b"\n", "\n") or error.category != "eof":
-                self.invalid += 1
-            else:  # the last line, still being written (or cut): not an error, as in `check`
-                self.partial = True
-            return None
-        self.take(line)
-        return line
-
-    def take(self, line: MetricLine) -> None:
-        """Take one parsed line into account.
-
-        A log, nearly every line, only keeps references (the parser gives exact `float`s:
-        a class check is enough): `watch` reads a backlog at about `check`'s cost per line.
-        """
-        self.last_time = line.time
-        if line.__class__ is Log:
-            self.pace.add(line)
-            if line.loss.__class__ is float:
-                self.loss_log = line
-            if line.eval_loss.__class__ is float:
-                self.eval_log = line
-                self.evaluation = None
-                self._best(line)
-            if line.learning_rate.__class__ is float:
-                self.rate_log = line
-        elif isinstance(line, Eval):
-            self.evaluation = EvalMark(
-                line.step, line.total if isinstance(line.total, int) else None
-            )
-        elif isinstance(line, Stage):
-            self.stage = line.name.value
-            self.evaluation = None
-        elif isinstance(line, Begin):
-            self.began = True
-            self.begins.append(line.time)
-            self.end_step = None
-            if isinstance(line.max_steps, int):  # known before the first log
-                self.begin_max_steps = line.max_steps
-        elif isinstance(line, End):
-            self.end_step = line.step
-            self.evaluation = None
-
-    def take_scanned(self, items: Iterable[StateItem]) -> None:
-        """Take what the core kept of a stream's lines (`reader.StateScan`) into account:
-        what `feed` on each of those lines does (`lines` aside: the scan counts them)."""
-        for item in items:
-            what = item[0]
-            if what == "logs":
-                self.take_logs(item[1])
-            elif what == "line":
-                self.take(item[2])
-            elif what == "rejected" and not item[3] and item[2].category == "eof":
-                self.partial = True  # the last line, cut: not an error, as in `check`
-            else:
-                self.invalid += 1
-
-    def take_logs(self, logs: Sequence[Log]) -> list[Log]:
-        """Take a run of log lines into account at once: what `take` on each in turn does
-        (`watch` on a block read whole). The logs with an evaluation loss, in order."""
-        if not logs:
-            return []
-        self.last_time = logs[-1].time
-        self.pace.add_logs(logs)
-        for log in reversed(logs):
-            if log.loss.__class__ is float:
-                self.loss_log = log
-                break
-        evaluated = [log for log in logs if log.eval_loss.__class__ is float]
-        if evaluated:
-            self.eval_log = evaluated[-1]
-            self.evaluation = None
-            for log in evaluated:
-                self._best(log)
-        for log in reversed(logs):
-            if log.learning_rate.__class__ is float:
-                self.rate_log = log
-                break
-        return evaluated
-
-    def _best(self, log: Log) -> None:
-        value: float = log.eval_loss  # type: ignore[assignment]
-        best = self.best_eval
-        if best is None or value < best.value:
-            self.best_eval = Value(log.step, value)
-
-    @property
-    def total_steps(self) -> int | None:
-        """Total steps: from the logs (as `Pace`), else from the `begin` line."""
-        return self.pace.max_steps if self.pace.max_steps is not None else self.begin_max_steps
-
-    @property
-    def phase(self) -> str:
-        """`waiting` (no line yet), `started`, `training`, `evaluating` or `ended`."""
-        if self.ended:
-            return "ended"
-        if self.evaluation is not None:
-            return "evaluating"
-        if self.pace.step > 0:
-            return "training"
-        if self.began or self.lines:
-            return "started"
-        return "waiting"
-
-
-def read_state(run: Run, state: RunState | None = None, max_line: int | None = None) -> RunState:
-    """The state of a run after all its lines (standard input read to its end): its chunks
-    read by the core (`reader.StateScan`, a line of any length; one over the user's bound,
-    `max_line`, an invalid one), which keeps only the lines the state is made of: memory
-    stays flat whatever the file."""
-    state = RunState() if state is None else state
-    scan = StateScan(max_line)
-    first = state.lines == 0
-
-    def take(chunk: bytes) -> bool:
-        nonlocal first
-        if first and chunk:
-            first = False
-            state.bom = starts_with_bom(chunk)
-        state.take_scanned(scan.feed(chunk))
-        return not scan.stopped
-
-    state.gzip_cut = _each_chunk(run, take)
-    state.take_scanned(scan.finish())
-    state.lines += scan.lines
-    return state
-
-
 @dataclass(frozen=True)
 class StatusRead:
     """A run's lines as `status` reads them: the state the core folded them into (`scan`,
@@ -430,24 +219,6 @@ def _chunks_of(handle: IO[bytes], name: str, take: Callable[[bytes], bool]) -> s
     except GzipCutError as error:  # raised after every byte before the cut: those lines read
         return error.what
     return None
-
-
-def read_run(path: str | os.PathLike[str], *, max_line: int | None = None) -> RunState:
-    """The state of one run as `status` shows it: a run folder, a metrics file (`.jsonl`,
-    `.jsonl.gz`) or `-` (standard input).
-
-    The `RunState` holds what its lines say so far — `phase`, `stage`, `step`,
-    `total_steps`, `loss`, `eval_loss`, `best_eval`, `learning_rate`, `evaluation`,
-    `ended`, `begins`, `last_time`, `lines`, `invalid` — and its `pace` (`Pace`: `step`,
-    `max_steps`, `eta()`), as overbrainer computes it. A `.gz` cut short gives the state of
-    its lines up to the cut, and `gzip_cut` says so. Raises `RunError` for a path that
-    names no run.
-
-    >>> state = read_run("examples/tiny-run")  # doctest: +SKIP
-    >>> state.phase, state.step, state.pace.eta()  # doctest: +SKIP
-    ('ended', 60, datetime.timedelta(0))
-    """
-    return read_state(resolve(os.fspath(path)), max_line=max_line)
 
 
 class LineParseError(ParseError):
