@@ -35,7 +35,7 @@ from overbrainer_contract.check.checker import FileResult, Finding, check_stream
 from overbrainer_contract.check.reporter import JsonReporter, TextReporter
 from overbrainer_contract.cli import main
 from overbrainer_contract.runs.chunks import read_chunks
-from overbrainer_contract.runs.nonfinite import NONFINITE_HINT, nonfinite_token
+from overbrainer_contract.runs.nonfinite import NONFINITE_HINT
 from overbrainer_contract_models.check_report_schema import Category, Severity
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -514,7 +514,10 @@ def _nonfinite(lines: list[bytes], finding: Finding) -> bool:
     if finding.line is None or finding.severity is not Severity.error:
         return False
     line = lines[finding.line - 1]
-    return nonfinite_token(line, finding.column, finding.category.value) is not None
+    if finding.category is not Category.syntax or not finding.column:
+        return False
+    # serde_json points at the token itself, past the sign of -Infinity
+    return line[finding.column - 1 :].startswith((b"NaN", b"Infinity", b"-Infinity"))
 
 
 def _hinted(data: bytes, cut: Cutting) -> list[int | None]:

@@ -170,6 +170,7 @@ fn surrogate_error(py: Python<'_>, line: &PyString) -> ParseError {
         message: "not UTF-8: a lone surrogate code point".to_owned(),
         column: Some(start + 1),
         path: None,
+        nonfinite: None,
     }
 }
 

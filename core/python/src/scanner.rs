@@ -8,7 +8,7 @@ use overbrainer_core::generated::{MetricLine, UNION};
 use overbrainer_core::notable::{Notable, Notables};
 use overbrainer_core::order::Order;
 use overbrainer_core::reports::{Category, FileKind, ReportFile, ReportFinding, Severity};
-use overbrainer_core::scan::{parts, Consumer, Options, Part, Scan, Work};
+use overbrainer_core::scan::{parts, pieces_of_lines, Consumer, Options, Part, Scan, Work};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::once_cell::GILOnceCell;
 use pyo3::prelude::*;
@@ -196,22 +196,45 @@ impl CheckScan {
         }
     }
 
-    /// The findings of the lines `chunk` completes.
-    fn feed(&mut self, py: Python<'_>, chunk: &PyBytes) -> PyResult<PyObject> {
+    /// The lines `chunk` completes checked: `emit(finding)` for each finding, in order, and
+    /// `hint(finding, token)` after one whose error lies on `NaN`, `Infinity` or `-Infinity`
+    /// (when `hint` is given). The chunk is read `PIECE_LINES` lines at a time: no more
+    /// findings are held at once, whatever the file.
+    #[args(hint = "None")]
+    fn feed(
+        &mut self,
+        py: Python<'_>,
+        chunk: &PyBytes,
+        emit: &PyAny,
+        hint: Option<&PyAny>,
+    ) -> PyResult<()> {
         let bytes = chunk.as_bytes();
         self.check.first_bytes(bytes);
-        let scan = &mut self.scan;
-        py.allow_threads(|| run(scan, Some(bytes)));
-        self.findings(py, None)
+        for piece in pieces_of_lines(bytes, PIECE_LINES) {
+            let scan = &mut self.scan;
+            py.allow_threads(|| run(scan, Some(piece)));
+            // SAFETY: FFI edge. The objects a piece's findings make (their strings, what
+            // `emit` returns) are owned by this pool and released with it, at the end of the
+            // piece, not of the whole chunk; none of its references outlives the pool: the
+            // findings handed to `emit` are owned (`PyObject`), the pool's own are not kept.
+            let pool = unsafe { py.new_pool() };
+            self.emit(pool.python(), emit, hint, None)?;
+            drop(pool);
+            if self.scan.splitter.stopped() {
+                break;
+            }
+        }
+        Ok(())
     }
 
-    /// The findings of the input's last line, when it has no newline, and of its end (a
-    /// gzip stream cut short).
-    fn finish(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+    /// The input's end checked: the findings of its last line (no newline) and of its end
+    /// (a gzip stream cut short), as `feed` gives them.
+    #[args(hint = "None")]
+    fn finish(&mut self, py: Python<'_>, emit: &PyAny, hint: Option<&PyAny>) -> PyResult<()> {
         let before = self.scan.lines;
         let scan = &mut self.scan;
         py.allow_threads(|| run(scan, None));
-        self.findings(py, Some(before))
+        self.emit(py, emit, hint, Some(before))
     }
 
     /// The one finding of a file that holds gzip data where lines should be (`stdin`:
@@ -266,22 +289,35 @@ impl CheckScan {
     }
 }
 
+/// The most lines a `CheckScan` reads at a time: their findings are all it holds (about
+/// half a KiB each, in the core and then in Python), 16 MiB at most whatever the file.
+const PIECE_LINES: usize = 32_768;
+
 impl CheckScan {
-    fn findings(&mut self, py: Python<'_>, finished: Option<u64>) -> PyResult<PyObject> {
+    fn emit(
+        &mut self,
+        py: Python<'_>,
+        emit: &PyAny,
+        hint: Option<&PyAny>,
+        finished: Option<u64>,
+    ) -> PyResult<()> {
         let reports = reports(py)?;
-        let list = PyList::empty(py);
         let stopped = self.scan.splitter.stopped();
         for fact in self.scan.consumer.take() {
-            if let Some(finding) = self.check.take(fact, stopped) {
-                list.append(reports.finding(py, finding)?)?;
+            if let Some((finding, nonfinite)) = self.check.take_noting(fact, stopped) {
+                let made = reports.finding(py, finding)?;
+                emit.call1((made.clone_ref(py),))?;
+                if let (Some(hint), Some(token)) = (hint, nonfinite) {
+                    hint.call1((made, token))?;
+                }
             }
         }
         if let Some(before) = finished {
             if let Some(finding) = self.check.finish(before, self.scan.lines) {
-                list.append(reports.finding(py, finding)?)?;
+                emit.call1((reports.finding(py, finding)?,))?;
             }
         }
-        Ok(list.into())
+        Ok(())
     }
 }
 

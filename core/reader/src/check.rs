@@ -118,6 +118,24 @@ impl FileCheck {
     /// The finding a fact makes (none for the last line's when a gzip cut is said instead),
     /// counted; `stopped`: the reading stopped within a line skipped for `SKIP_LIMIT` bytes.
     pub fn take(&mut self, fact: Fact, stopped: bool) -> Option<ReportFinding> {
+        self.take_noting(fact, stopped).map(|(finding, _)| finding)
+    }
+
+    /// `take`, and the token a rejected line's error lies on when it is `NaN`, `Infinity`
+    /// or `-Infinity` (`ParseError::nonfinite`): what a face may explain beside the
+    /// reference's words.
+    pub fn take_noting(
+        &mut self,
+        fact: Fact,
+        stopped: bool,
+    ) -> Option<(ReportFinding, Option<&'static str>)> {
+        let nonfinite = match &fact {
+            Fact::Rejected { error, .. }
+            | Fact::Last {
+                error: Some(error), ..
+            } => error.nonfinite,
+            _ => None,
+        };
         let finding = match fact {
             Fact::Rejected { line, error } => {
                 let mut message = error.to_string();
@@ -199,7 +217,7 @@ impl FileCheck {
             Severity::Error => self.errors += 1,
             Severity::Warning => self.warnings += 1,
         }
-        Some(finding)
+        Some((finding, nonfinite))
     }
 
     /// The last line without its newline: a warning when the reference reads it as a line
@@ -485,6 +503,28 @@ mod tests {
         assert!(found[1]
             .message
             .starts_with("truncated last line: EOF while parsing"));
+    }
+
+    #[test]
+    fn a_nonfinite_token_is_noted_beside_the_reference_words() {
+        let mut check = FileCheck::new("m");
+        let mut scan = Scan::new(Options::default(), Order::default());
+        scan.feed(b"{\"event\":\"log\",\"time\":1,\"step\":1,\"loss\":NaN}\n{\"event\":\"log\",\"time\":1,\"step\":1,\"loss\":-Infinity}\n[1,\n");
+        let noted: Vec<_> = scan
+            .consumer
+            .take()
+            .into_iter()
+            .filter_map(|fact| check.take_noting(fact, false))
+            .map(|(finding, token)| (finding.line, token))
+            .collect();
+        assert_eq!(
+            noted,
+            [
+                (Some(1), Some("NaN")),
+                (Some(2), Some("-Infinity")),
+                (Some(3), None)
+            ]
+        );
     }
 
     #[test]

@@ -114,6 +114,31 @@ pub struct ParseError {
     pub column: Option<usize>,
     /// The JSON path of the value at fault; `None` after the value.
     pub path: Option<Path>,
+    /// The token a syntax error lies on when it is `NaN`, `Infinity` or `-Infinity`: what
+    /// Python's `json.dumps` writes for a float that is not finite, and JSON refuses (the
+    /// reference's words stay as they are; a face may say what the token is beside them).
+    pub nonfinite: Option<&'static str>,
+}
+
+/// The token at `column` (1-based, in bytes) of `line` when it is `NaN`, `Infinity` or
+/// `-Infinity` (serde_json points at the token itself, past the sign of `-Infinity`).
+#[must_use]
+pub fn nonfinite_token(line: &[u8], column: usize) -> Option<&'static str> {
+    let at = column.checked_sub(1)?;
+    let rest = line.get(at..)?;
+    if rest.starts_with(b"NaN") {
+        Some("NaN")
+    } else if rest.starts_with(b"-Infinity") {
+        Some("-Infinity")
+    } else if rest.starts_with(b"Infinity") {
+        Some(if at > 0 && line.get(at - 1) == Some(&b'-') {
+            "-Infinity"
+        } else {
+            "Infinity"
+        })
+    } else {
+        None
+    }
 }
 
 impl fmt::Display for ParseError {
@@ -144,6 +169,7 @@ impl ParseError {
             message: "invalid UTF-8".to_owned(),
             column: Some(valid + 1),
             path: None,
+            nonfinite: None,
         }
     }
 
@@ -168,11 +194,16 @@ impl ParseError {
             )
         };
         let path = locate(text, category, &message, column.is_some());
+        let nonfinite = match (category, column) {
+            (Category::Syntax, Some(column)) => nonfinite_token(text.as_bytes(), column),
+            _ => None,
+        };
         Self {
             category,
             message,
             column,
             path,
+            nonfinite,
         }
     }
 }

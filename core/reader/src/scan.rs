@@ -100,6 +100,25 @@ pub fn parts(lines: &[u8], parts: usize) -> Vec<&[u8]> {
     found
 }
 
+/// `bytes` (a chunk of a stream, cut anywhere) in pieces of at most `most` newlines each,
+/// each but the last ending just after a newline: how a caller bounds what one feed of a
+/// scan holds (its answers, then what is made of them) whatever the lines' lengths.
+pub fn pieces_of_lines(bytes: &[u8], most: usize) -> impl Iterator<Item = &[u8]> {
+    let most = most.max(1);
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr_iter(b'\n', rest)
+            .nth(most - 1)
+            .map_or(rest.len(), |at| at + 1);
+        let (piece, after) = rest.split_at(end);
+        rest = after;
+        Some(piece)
+    })
+}
+
 /// What a scan's answers go to, in order.
 ///
 /// Complete lines come in parts (`answer_part`, on any thread: what it keeps is all that

@@ -13,9 +13,8 @@ is held whole only while it is read.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from itertools import accumulate
 from pathlib import Path
 from typing import Literal
 
@@ -31,7 +30,7 @@ from overbrainer_contract_models.check_report_schema import (
 
 from ..reader import CheckScan
 from ..runs.chunks import GzipCutError, GzipNotNamedError
-from ..runs.nonfinite import NONFINITE_HINT, WINDOW_AFTER, WINDOW_BEFORE, nonfinite_token
+from ..runs.nonfinite import NONFINITE_HINT
 from ..runs.sidefile import ProofError
 from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
 
@@ -101,41 +100,23 @@ def check_stream(
     """Check the lines of a metrics file, its bytes in `chunks` (any cut: `chunks.read_chunks`),
     calling `emit` for every problem found, in the file's order; the file's summary.
 
-    The core makes every finding (`CheckScan`; its rules: `overbrainer_core::check`). The
-    chunks are fed in pieces of at most `PIECE_LINES` lines, and each finding is emitted as
-    it is made: nothing is held but one piece's findings and the counts.
+    The core makes every finding (`CheckScan`; its rules: `overbrainer_core::check`) and
+    emits each as it is made, reading a chunk a piece of lines at a time: nothing is held
+    but one piece's findings and the counts.
     Chunks that raise `GzipNotNamedError` (gzip data not named `.gz`) make the core's one
     finding of the whole file; chunks that raise `GzipCutError` (a `.gz` cut short, after
     every byte it held) end the file there, and the core says the cut instead of the last
     line's finding.
-    With `hint`, a rejected line whose error lies on `NaN`, `Infinity` or `-Infinity`
-    (`runs.nonfinite`) is followed by `hint(finding, NONFINITE_HINT)`: the reference's words
-    stay as they are, the hint is said beside them (a terminal's, not the report's).
+    With `hint`, a rejected line whose error lies on `NaN`, `Infinity` or `-Infinity` (the
+    core notes the token: `ParseError::nonfinite`) is followed by `hint(finding,
+    NONFINITE_HINT)`: the reference's words stay as they are, the hint is said beside them
+    (a terminal's, not the report's).
     """
     scan = CheckScan(name, max_line)
-    lines = _LineBytes() if hint is not None else None
-    tell: Hint = hint if hint is not None else _no_hint
-
-    def take(found: list[Finding]) -> None:
-        for finding in found:
-            emit(finding)
-            if lines is None or not lines.holds or finding.category is not Category.syntax:
-                continue
-            if finding.line is not None and finding.column:
-                window, at = lines.window(finding.line, finding.column)
-                if nonfinite_token(window, at, "syntax") is not None:
-                    tell(finding, NONFINITE_HINT)
-
+    noted = None if hint is None else _noted(hint)
     try:
         for chunk in chunks:
-            for piece in _pieces(chunk):
-                if lines is not None:
-                    lines.fed(piece, scan.lines + 1)
-                take(scan.feed(piece))
-                if lines is not None:
-                    lines.done()
-                if scan.stopped:
-                    break
+            scan.feed(chunk, emit, noted)
             if scan.stopped:
                 break
     except GzipNotNamedError:  # before any line: the file is gzip, not lines
@@ -143,111 +124,17 @@ def check_stream(
         return FileResult(scan.report())
     except GzipCutError as error:  # after every byte the stream held
         scan.gzip_cut(error.size)
-    if lines is not None:
-        lines.fed(b"", scan.lines + 1)
-    take(scan.finish())
+    scan.finish(emit, noted)
     return FileResult(scan.report(), invalid=scan.invalid, cut=scan.cut)
 
 
-PIECE_LINES = 32768
-"""The most lines fed to the core at once: a feed's facts are held until they are reported
-(about 0.5 KiB each, in the core and then in Python), and a bad file has one a line — 16 MiB
-of findings at most whatever the file. A realistic line is about 200 bytes: a 4 MiB chunk
-of them (about 20k lines) is fed whole, and answered on every core."""
+def _noted(hint: Hint) -> Callable[[Finding, str], None]:
+    """What the core calls after a finding whose error lies on a non-finite token."""
 
-HELD = 64 * 1024
-"""The first bytes of a line under way that are kept, beside the core, for the hint on a
-rejected line (`_LineBytes`): past them a long line's error gets no hint."""
+    def noted(finding: Finding, _token: str) -> None:
+        hint(finding, NONFINITE_HINT)
 
-
-def _pieces(chunk: bytes, most: int = PIECE_LINES) -> Iterator[bytes]:
-    """`chunk` in pieces of at most `most` newlines each (whole when it has no more), cut
-    in halves: the core holds a line that spans pieces until its newline."""
-    if len(chunk) <= most or chunk.count(b"\n") <= most:
-        yield chunk
-        return
-    half = len(chunk) // 2
-    yield from _pieces(chunk[:half], most)
-    yield from _pieces(chunk[half:], most)
-
-
-class _LineBytes:
-    """The bytes of the lines the core completes, as much as the hint on a rejected line
-    reads (`nonfinite_token`): the piece fed last, and the first `HELD` bytes of the line
-    that began before it. Looked at only where a piece holds one of the tokens."""
-
-    def __init__(self) -> None:
-        self.head = b""
-        """The first `HELD` bytes of the line under way (not yet ended by a newline)."""
-        self.carried = 0
-        """The length of that line so far, all of it."""
-        self.head_holds = False
-        self.piece = b""
-        self.number = 1
-        self.start = 0
-        self.holds = False
-        self._lengths: list[int] | None = None
-        """The lengths of the lines begun in the piece, summed (found when first asked)."""
-        self._first = 0
-        """Where the first line begun in the piece starts."""
-
-    def fed(self, piece: bytes, number: int) -> None:
-        """`piece` is fed; it goes on with line `number` (the line under way, or the next)."""
-        self.piece, self.number, self.start = piece, number, -self.carried
-        edge = self.head[-len(b"-Infinit") :] + piece[: len(b"Infinity")] if self.carried else b""
-        self.holds = self.head_holds or _holds(piece) or _holds(edge)
-        self._lengths = None
-
-    def window(self, number: int, column: int) -> tuple[bytes, int]:
-        """Line `number`'s bytes around `column` (1-based, in bytes), and that column in them:
-        `nonfinite_token`'s window; nothing where the bytes are not held, or where the line
-        holds no token at all."""
-        low = max(column - 1 - WINDOW_BEFORE, 0)
-        high = column - 1 + WINDOW_AFTER
-        if number == self.number and self.start < 0:  # the line began in an earlier piece
-            line = self.head
-            if self.carried == len(line):  # the head is the whole start of the line
-                line += self.piece[: max(high - self.carried, 0)]
-            return line[low:high], column - low
-        start = self._line_start(number)
-        if start is None:
-            return b"", 0
-        return self.piece[start + low : start + high], column - low
-
-    def _line_start(self, number: int) -> int | None:
-        """Where line `number` starts in the piece (a line that begins in it). The lengths
-        of the piece's lines are found once, when first asked, by bytes' own split and
-        `accumulate` over them: never a line at a time in Python, where a bad file has a
-        rejected line in every few."""
-        if self._lengths is None:
-            self._first = 0 if self.start >= 0 else self.piece.find(b"\n") + 1
-            lines = self.piece[self._first :].split(b"\n") if self._first or self.start >= 0 else []
-            self._lengths = list(accumulate(map(len, lines)))
-        index = number - self.number - (self.start < 0)  # among the lines begun in the piece
-        if not 0 <= index < len(self._lengths):
-            return None
-        return self._first + index + (self._lengths[index - 1] if index else 0)
-
-    def done(self) -> None:
-        """The piece's facts are taken: keep the start of the line it leaves under way."""
-        piece = self.piece
-        end = piece.rfind(b"\n")
-        if end < 0:
-            if len(self.head) == self.carried and self.carried < HELD:
-                self.head += piece[: HELD - self.carried]
-            self.carried += len(piece)
-        else:
-            self.head = piece[end + 1 : end + 1 + HELD]
-            self.carried = len(piece) - end - 1
-        self.head_holds = _holds(self.head)
-
-
-def _no_hint(finding: Finding, text: str) -> None:
-    """No hint is asked for (`check -o json`, the API): none is looked for."""
-
-
-def _holds(data: bytes) -> bool:
-    return b"NaN" in data or b"Infinity" in data
+    return noted
 
 
 def check_snapshot(path: Path, name: str, emit: Emit) -> FileResult:

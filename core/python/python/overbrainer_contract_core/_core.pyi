@@ -1,6 +1,6 @@
 """The reader core's Python binding (Rust, PyO3): what `overbrainer_contract.reader` exports."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from types import ModuleType
 from typing import Any
@@ -93,10 +93,20 @@ class CheckScan:
     `bind_reports`)."""
 
     def __init__(self, name: str, max_line: int | None = None) -> None: ...
-    def feed(self, chunk: bytes) -> list[ReportFinding]:
-        """The findings of the lines `chunk` completes, in order."""
-    def finish(self) -> list[ReportFinding]:
-        """The findings of the input's last line (no newline) and of its end."""
+    def feed(
+        self,
+        chunk: bytes,
+        emit: Callable[[ReportFinding], object],
+        hint: Callable[[ReportFinding, str], object] | None = None,
+    ) -> None:
+        """The lines `chunk` completes checked: `emit(finding)` for each, in order, and
+        `hint(finding, token)` after one whose error lies on NaN, Infinity or -Infinity."""
+    def finish(
+        self,
+        emit: Callable[[ReportFinding], object],
+        hint: Callable[[ReportFinding, str], object] | None = None,
+    ) -> None:
+        """The input's last line (no newline) and its end checked, as `feed` does."""
     def gzip_data(self, stdin: bool) -> ReportFinding:
         """The one finding of gzip data where lines should be."""
     def gzip_cut(self, size: int) -> None:
