@@ -89,4 +89,3 @@ class ParseError(ValueError):
             f"ParseError(category={self.category!r}, message={self.message!r}, "
             f"path={self.path!r}, column={self.column!r})"
         )
-
