@@ -1,7 +1,7 @@
 """Every check CI runs, one session each (`nox -l` lists them with these docstrings).
 
 `nox` alone runs the default sessions; `nox -s bench` is on demand.
-Sessions use pip virtualenvs: torch must come from pip (see README).
+Sessions use pip virtualenvs: torch must come from pip (see the plugin session).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ nox.options.sessions = [
     "table",
     "reference",
     "fuzz",
+    "docs",
 ]
 
 ROOT = Path(__file__).parent
@@ -370,12 +371,12 @@ def axolotl(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def cli(session: nox.Session) -> None:
-    """The command line, with its extras (rich, matplotlib; pyarrow for the README's examples).
+    """The command line, with its extras (rich, matplotlib; pyarrow for the docs' examples).
 
     check and status outputs (syrupy), exit codes, watch against a writer in another
     process, plot, snapshot; hostile files under a memory cap; the pre-commit hook through
     `pre-commit try-repo` (needs git); a sweep of 40 runs through every command; every
-    example of the README (`tests/cli/test_readme.py`); check-jsonschema on the shipped
+    example of the README and docs/ (`tests/cli/test_readme.py`); check-jsonschema on the shipped
     schemas, offline. The plots it draws are kept under `.nox/artefacts/cli`.
     """
     session.env.setdefault("OVERBRAINER_TEST_ARTEFACTS", str(ROOT / ".nox" / "artefacts" / "cli"))
@@ -410,7 +411,7 @@ def js(session: nox.Session) -> None:
     declarations; then `npm pack`, the tarball installed offline into a fresh folder (no
     runtime dependency comes with it) and used there with no build step: the consumer run
     on the example runs, the golden suite run again against the installed package, and the
-    README's ```js examples (js/test/readme.mjs).
+    ```js examples of the README, docs/ and js/README.md (js/test/readme.mjs).
     """
     debian_cargo = Path(DEBIAN_RUST) / "cargo"
     if not debian_cargo.exists():
@@ -444,10 +445,12 @@ def js(session: nox.Session) -> None:
                 runs = sorted(str(p) for p in (ROOT / "examples").glob("*/metrics.jsonl"))
                 session.run("node", "consumer.js", *runs, **npm)
                 session.run("node", "golden.mjs", str(ROOT / "tests" / "conformance"), **npm)
-                # the README's JavaScript examples, as a user of the tarball runs them
+                # the pages' JavaScript examples, as a user of the tarball runs them
                 shutil.copytree(ROOT / "examples", fresh / "examples")
                 shutil.copy(JS / "test" / "readme.mjs", fresh / "readme.mjs")
-                session.run("node", "readme.mjs", str(ROOT / "README.md"), **npm)
+                docs = sorted((ROOT / "docs").glob("*.md"))
+                pages = [str(page) for page in (ROOT / "README.md", *docs, JS / "README.md")]
+                session.run("node", "readme.mjs", *pages, **npm)
 
 
 @nox.session(python=PYTHON)
@@ -511,7 +514,7 @@ def compat(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def table(session: nox.Session) -> None:
     """Many runs as one table: the Arrow schema against the JSON Schema, rows of the golden
-    suite, `export` of three real runs queried by DuckDB and polars (the README's queries).
+    suite, `export` of three real runs queried by DuckDB and polars (docs/table.md's queries).
 
     The `table` extra (pyarrow) and the `table-test` group (duckdb, polars: tests only).
     """
@@ -589,3 +592,19 @@ def fuzz(session: nox.Session) -> None:
 
 if __name__ == "__main__":
     sys.exit("run with nox")
+
+
+# --- the docs ---
+
+
+@nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """The docs site (mkdocs.yml, docs/): `mkdocs build --strict` into a temporary folder, so
+    that a broken link or anchor, a missing snippet or a docstring mkdocstrings cannot read
+    fails. mkdocs-material and mkdocstrings-python from the `docs` group; the package installed
+    for the API pages."""
+    install_project(session, "docs")
+    with tempfile.TemporaryDirectory() as site:
+        session.run(
+            "mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"}
+        )

@@ -5,7 +5,7 @@ trained by a real transformers Trainer with the plugin, twice: a high learning r
 and a low one, each with its own seed, 80 steps evaluating every 8. The job's stage lines
 come from `overbrainer-contract stage`. Only `metrics.jsonl` is kept; with
 `examples/tiny-run/` these are the three runs that `overbrainer-contract export`
-turns into one table (README, "Many runs as one table").
+turns into one table (docs/table.md).
 
 Needs torch, transformers, tokenizers, accelerate and pytest (the plugin tests' environment):
 

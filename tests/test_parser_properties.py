@@ -292,7 +292,8 @@ def floats_apart(a: float, b: float) -> int:
 def read_exactly(literal: str) -> bool:
     """Whether serde_json's best-effort reading (the reference's) of the JSON number
     `literal` is correctly rounded: its significand (trailing zeros counted) at most 15
-    digits, and the power of ten that scales it within 10^22 (README, "Floats")."""
+    digits, and the power of ten that scales it within 10^22 (docs/fidelity.md, "Floats, to
+    the bit")."""
     mantissa, _, exponent = literal.lower().partition("e")
     whole, _, fraction = mantissa.lstrip("-").partition(".")
     digits = (whole + fraction).lstrip("0")
@@ -361,8 +362,8 @@ def test_lines_as_the_plugin_writes_them_are_accepted_with_their_values(line: st
 
 
 def test_the_readings_that_are_not_correctly_rounded() -> None:
-    """The reference's own values, where its reading is not correctly rounded (README,
-    "Floats"): a float or two away from Python's."""
+    """The reference's own values, where its reading is not correctly rounded
+    (docs/fidelity.md, "Floats, to the bit"): a float or two away from Python's."""
     line = '{"event":"begin","time":3.4028234659999994e+38}'
     got = parse_line(line).time
     assert not read_exactly("3.4028234659999994e+38")

@@ -1,35 +1,39 @@
 #!/usr/bin/env node
-// Every ```js example of the project's README, run against the package as a user installs it.
+// Every ```js example of the project's pages (the README, docs/*.md, js/README.md), run against
+// the package as a user installs it.
 //
-//   node readme.mjs README.md    (in a folder where `overbrainer-contract` is installed and
-//                                 `examples/` holds the example runs)
+//   node readme.mjs PAGE...    (in a folder where `overbrainer-contract` is installed and
+//                               `examples/` holds the example runs)
 //
-// Each block is written beside this folder's node_modules as `readme-<line>.mjs` and run by
-// node; a block that throws, or that prints nothing, fails. Exit status: 0 when all ran.
+// Each block is written beside this folder's node_modules as `readme-<n>.mjs` and run by node;
+// a block that throws, or that prints nothing, fails. A page without a ```js block is passed
+// over; no block in any page fails. Exit status: 0 when all ran.
 
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 
-const text = readFileSync(process.argv[2], "utf8");
 const fence = /^```js\n([\s\S]*?)^```\n/gm;
 let count = 0;
 let failed = 0;
-for (const match of text.matchAll(fence)) {
-  const line = text.slice(0, match.index).split("\n").length;
-  const file = `readme-${line}.mjs`;
-  writeFileSync(file, match[1]);
-  const done = spawnSync(process.execPath, [file], { encoding: "utf8" });
-  count += 1;
-  if (done.status !== 0 || done.stdout.trim() === "") {
-    failed += 1;
-    console.error(`README line ${line}: exit ${done.status}\n${done.stdout}${done.stderr}`);
-  } else {
-    console.log(`README line ${line}: ran\n${done.stdout}`);
+for (const page of process.argv.slice(2)) {
+  const text = readFileSync(page, "utf8");
+  for (const match of text.matchAll(fence)) {
+    const line = text.slice(0, match.index).split("\n").length;
+    const file = `readme-${count + 1}.mjs`;
+    writeFileSync(file, match[1]);
+    const done = spawnSync(process.execPath, [file], { encoding: "utf8" });
+    count += 1;
+    if (done.status !== 0 || done.stdout.trim() === "") {
+      failed += 1;
+      console.error(`${page} line ${line}: exit ${done.status}\n${done.stdout}${done.stderr}`);
+    } else {
+      console.log(`${page} line ${line}: ran\n${done.stdout}`);
+    }
   }
 }
 if (count === 0) {
-  console.error("no ```js block in the README");
+  console.error("no ```js block in any page");
   process.exit(1);
 }
-console.log(`${count - failed} of ${count} README examples ran`);
+console.log(`${count - failed} of ${count} examples ran`);
 process.exit(failed ? 1 : 0);

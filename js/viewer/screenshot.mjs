@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The README's picture of the viewer: dist/viewer.html (node build.mjs) in headless Chromium,
-// the example runs opened as a folder, the first screen saved as screenshot.png.
+// The docs picture of the viewer (docs/viewer.md): dist/viewer.html (node build.mjs) in headless Chromium,
+// the example runs opened as a folder, the first screen saved as docs/images/viewer.png.
 //
 //   node screenshot.mjs [--out FILE]     (CHROMIUM names the browser; default /usr/bin/chromium)
 
@@ -10,7 +10,7 @@ import { chromium } from "playwright-core";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const at = process.argv.indexOf("--out");
-const OUT = at >= 0 ? resolve(process.argv[at + 1]) : join(HERE, "screenshot.png");
+const OUT = at >= 0 ? resolve(process.argv[at + 1]) : resolve(HERE, "..", "..", "docs", "images", "viewer.png");
 
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", headless: true });
 try {

@@ -1,4 +1,7 @@
-"""Every example in the README is a test.
+"""Every example in the README and in docs/ is a test.
+
+The pages are README.md, every docs/*.md and every file a page includes (`--8<-- "PATH"`,
+the snippets the docs site is built with). Their fenced blocks, by language:
 
 - A ```console block holds commands (`$ ...`, run by bash) and the output each prints (standard
   output and standard error as one stream, unbuffered: in the order a terminal shows them).
@@ -8,11 +11,15 @@
   to the `# exit N` comment that ends its `$` line (0 without one).
 - A ```python block runs as a script in the same kind of folder (with `examples/tiny-run`'s
   `metrics.jsonl` at its top, the file the reading examples open); it must run without error.
+- A ```json block holds metrics lines, one a line: each must be one `parse_line` accepts.
 - A ```sh block is how the project itself is installed or tested (`.ci/run` runs those commands);
   `test_sh_blocks_are_what_ci_runs` holds each to what CI runs.
-- The blocks of "Many runs as one table" (an export, then a DuckDB and a polars query of it)
-  are run by `tests/table/test_export.py` in `nox -s table`, where pyarrow, duckdb and polars
-  are installed; `test_the_table_section_is_run_by_the_export_tests` holds it to that.
+- A ```js block runs in `nox -s js`, against the package installed from its tarball
+  (`js/test/readme.mjs`, given every page); `test_js_blocks_are_run_by_the_js_session` holds
+  the session to the pages that hold one.
+- The blocks of docs/table.md (an export, then a DuckDB and a polars query of it) are run by
+  `tests/table/test_export.py` in `nox -s table`, where pyarrow, duckdb and polars are
+  installed; `test_the_table_page_is_run_by_the_export_tests` holds it to that.
 """
 
 from __future__ import annotations
@@ -27,10 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from overbrainer_contract import ParseError, parse_line
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.M | re.S)
+SNIPPET = re.compile(r'^--8<-- "([^"]+)"$', re.M)
 EXIT = re.compile(r"\s+# exit (\d+)$")
 CHECKER = doctest.OutputChecker()
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -43,25 +52,34 @@ class Command:
     expected: str
 
 
-TABLE_SECTION = "Many runs as one table"
+TABLE_PAGE = ROOT / "docs" / "table.md"
 
 
-def section(text: str, title: str) -> tuple[int, int]:
-    """Where the README's `## title` section starts and ends."""
-    start = text.index(f"\n## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return start, end if end != -1 else len(text)
+def pages() -> list[Path]:
+    """The README, every page of docs/ and each file a page includes."""
+    found = [README, *sorted((ROOT / "docs").glob("*.md"))]
+    for page in list(found):
+        for included in SNIPPET.findall(page.read_text(encoding="utf-8")):
+            found.append(ROOT / included)
+    return found
 
 
-def blocks(kind: str, *, table: bool = False) -> list[tuple[int, str]]:
-    """Each ```kind block of the README, with the line it starts on: those of the table
-    section (`table=True`) or those of every other."""
-    text = README.read_text(encoding="utf-8")
-    start, end = section(text, TABLE_SECTION)
+def name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+def blocks(kind: str, *, table: bool = False) -> list[tuple[str, int, str]]:
+    """Each ```kind block of the pages, with its page and the line it starts on: those of
+    docs/table.md (`table=True`) or those of every other page."""
     found = []
-    for match in FENCE.finditer(text):
-        if match.group(1) == kind and (start <= match.start() < end) is table:
-            found.append((text.count("\n", 0, match.start()) + 1, match.group(2)))
+    for page in pages():
+        if (page == TABLE_PAGE) is not table:
+            continue
+        text = page.read_text(encoding="utf-8")
+        for match in FENCE.finditer(text):
+            if match.group(1) == kind:
+                line = text.count("\n", 0, match.start()) + 1
+                found.append((name(page), line, match.group(2)))
     return found
 
 
@@ -103,16 +121,22 @@ def environment() -> dict[str, str]:
 
 CONSOLE = blocks("console")
 PYTHON = blocks("python")
+JSON = blocks("json")
 
 
-def test_the_readme_has_examples() -> None:
-    assert CONSOLE, "no ```console block in the README"
-    assert PYTHON, "no ```python block in the README"
-    assert all(commands(block) for _, block in CONSOLE), "a console block without a `$` line"
+def ids(found: list[tuple[str, int, str]]) -> list[str]:
+    return [f"{page}:{line}" for page, line, _ in found]
 
 
-@pytest.mark.parametrize(("start", "block"), CONSOLE, ids=[f"line{n}" for n, _ in CONSOLE])
-def test_console_example(start: int, block: str, tmp_path: Path) -> None:
+def test_the_pages_have_examples() -> None:
+    shown = {page for page, _, _ in CONSOLE + PYTHON}
+    assert "README.md" in shown, "no ```console or ```python block in the README"
+    assert {"docs/cli.md", "docs/python.md"} <= shown
+    assert all(commands(block) for _, _, block in CONSOLE), "a console block without a `$` line"
+
+
+@pytest.mark.parametrize(("page", "start", "block"), CONSOLE, ids=ids(CONSOLE))
+def test_console_example(page: str, start: int, block: str, tmp_path: Path) -> None:
     cwd = workspace(tmp_path)
     env = environment()
     for command in commands(block):
@@ -128,16 +152,16 @@ def test_console_example(start: int, block: str, tmp_path: Path) -> None:
         shown = done.stdout
         want = command.expected + "\n" if command.expected else ""
         assert CHECKER.check_output(want, shown, FLAGS), (
-            f"README line {start}: `{command.line}` printed\n{shown}\nbut the README shows\n{want}"
+            f"{page} line {start}: `{command.line}` printed\n{shown}\nbut the page shows\n{want}"
         )
         assert done.returncode == command.status, (
-            f"README line {start}: `{command.line}` exited {done.returncode}, "
-            f"the README says {command.status}"
+            f"{page} line {start}: `{command.line}` exited {done.returncode}, "
+            f"the page says {command.status}"
         )
 
 
-@pytest.mark.parametrize(("start", "block"), PYTHON, ids=[f"line{n}" for n, _ in PYTHON])
-def test_python_example(start: int, block: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("page", "start", "block"), PYTHON, ids=ids(PYTHON))
+def test_python_example(page: str, start: int, block: str, tmp_path: Path) -> None:
     cwd = workspace(tmp_path)
     script = cwd / "example.py"
     script.write_text(block, encoding="utf-8")
@@ -149,7 +173,29 @@ def test_python_example(start: int, block: str, tmp_path: Path) -> None:
         text=True,
         timeout=600,
     )
-    assert done.returncode == 0, f"README line {start}:\n{done.stderr}"
+    assert done.returncode == 0, f"{page} line {start}:\n{done.stderr}"
+
+
+@pytest.mark.parametrize(("page", "start", "block"), JSON, ids=ids(JSON))
+def test_json_lines_are_metrics_lines(page: str, start: int, block: str) -> None:
+    for number, line in enumerate(block.splitlines(), start + 1):
+        try:
+            parse_line(line)
+        except ParseError as error:
+            pytest.fail(f"{page} line {number}: {error}")
+
+
+def test_js_blocks_are_run_by_the_js_session() -> None:
+    """`nox -s js` gives js/test/readme.mjs the README, every docs page and js/README.md: each
+    page holding a ```js block is one of those."""
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert '"readme.mjs", *pages' in noxfile
+    assert 'glob("*.md")' in noxfile
+    assert 'JS / "README.md"' in noxfile
+    given = {README, *(ROOT / "docs").glob("*.md"), ROOT / "js" / "README.md"}
+    for page in pages():
+        if "```js\n" in page.read_text(encoding="utf-8"):
+            assert page in given, f"{name(page)} holds a ```js block that nox -s js does not run"
 
 
 def test_sh_blocks_are_what_ci_runs() -> None:
@@ -157,13 +203,13 @@ def test_sh_blocks_are_what_ci_runs() -> None:
     too: the pinned nox, the crates script, the package's own install."""
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
-    for start, block in blocks("sh"):
+    for page, start, block in blocks("sh"):
         for part in re.split(r"\s*&&\s*|\n", block.strip()):
             if not part or part.startswith("#"):
                 continue
             words = part.split()
             if part.startswith("python3 -m pip install nox=="):
-                assert words[-1] in ci, f"README line {start}: {part} is not .ci/run's nox"
+                assert words[-1] in ci, f"{page} line {start}: {part} is not .ci/run's nox"
             elif part == "python3 -m nox":
                 assert "python3 -m nox" in ci
             elif part == "sh core/debian-crates.sh":
@@ -178,14 +224,14 @@ def test_sh_blocks_are_what_ci_runs() -> None:
                 assert f'"{part.split()[0]}", "{part.split()[1]}"' in noxfile, part
             else:
                 pytest.fail(
-                    f"README line {start}: `{part}` is neither run by CI nor a console example"
+                    f"{page} line {start}: `{part}` is neither run by CI nor a console example"
                 )
 
 
-def test_the_table_section_is_run_by_the_export_tests() -> None:
+def test_the_table_page_is_run_by_the_export_tests() -> None:
     """Its export command, its SQL and its polars query are each the export tests' own."""
     tests = (ROOT / "tests" / "table" / "test_export.py").read_text(encoding="utf-8")
-    assert f'_section("{TABLE_SECTION}")' in tests
+    assert f'PAGE = "{name(TABLE_PAGE)}"' in tests
     for kind in ("sh", "sql", "python"):
-        assert len(blocks(kind, table=True)) == 1, f"one ```{kind} block in {TABLE_SECTION}"
+        assert len(blocks(kind, table=True)) == 1, f"one ```{kind} block in {name(TABLE_PAGE)}"
         assert f"```{kind}" in tests, f"test_export.py does not run the ```{kind} block"

@@ -1,7 +1,7 @@
 """The shipped schemas used by another tool, offline: `check-jsonschema` (pinned in the
 schema-tools group) validates a `snapshot.json` against `schema/snapshot.schema.json`, its `$ref`s
 (`metrics-line.schema.json#/$defs/U64`, `snapshot-request.schema.json#/$defs/Word`)
-resolved in `schema/` by `--base-uri`, as the README shows.
+resolved in `schema/` by `--base-uri`, as docs/contract.md shows.
 
 No network is touched: the child runs with a `sitecustomize` that makes every socket
 connection fail (a download would fail the run), and a cache of its own. Without
@@ -67,7 +67,7 @@ def offline(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def readme_command(proof: Path) -> list[str]:
-    """The README's command, for a proof at `proof`."""
+    """The command of docs/contract.md, for a proof at `proof`."""
     return [
         "--schemafile",
         str(SCHEMA / "snapshot.schema.json"),

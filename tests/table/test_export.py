@@ -1,5 +1,5 @@
 """`overbrainer-contract export`: three real Trainer runs to Parquet, queried by DuckDB and
-polars with the README's own queries; the other formats, partitions, errors and faults.
+polars with the queries of docs/table.md; the other formats, partitions, errors and faults.
 
 The expected best eval loss of each run is computed here from the metrics files with
 `json` alone, not from anything the package reads or writes.
@@ -30,16 +30,8 @@ from overbrainer_contract.table import SCHEMA, read_runs
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 RUNS = ["tiny-run", "sweep-lr3e-2-seed1", "sweep-lr3e-4-seed2"]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-
-
-def _section(title: str) -> str:
-    start = README.index(f"\n## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end != -1 else None]
-
-
-SECTION = _section("Many runs as one table")
+PAGE = "docs/table.md"
+SECTION = (ROOT / PAGE).read_text(encoding="utf-8")
 SQL = re.search(r"```sql\n(.*?)```", SECTION, re.S)
 POLARS = re.search(r"```python\n(.*?)```", SECTION, re.S)
 SHELL = re.search(r"```sh\n(.*?)```", SECTION, re.S)
@@ -62,7 +54,7 @@ def expected_best() -> list[tuple[str, float, int]]:
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The README's export command, run in a folder holding the examples."""
+    """The page's export command, run in a folder holding the examples."""
     folder = tmp_path_factory.mktemp("export")
     assert SHELL is not None
     command = SHELL.group(1).split()
@@ -101,13 +93,13 @@ def test_polars_gives_the_same(exported: Path, monkeypatch: pytest.MonkeyPatch) 
     assert POLARS is not None
     monkeypatch.chdir(exported)
     scope: dict[str, Any] = {}
-    exec(compile(POLARS.group(1), "README.md (polars)", "exec"), scope)
+    exec(compile(POLARS.group(1), f"{PAGE} (polars)", "exec"), scope)
     best = scope["best"]
     assert isinstance(best, pl.DataFrame)
     assert best.rows() == expected_best()
 
 
-def test_the_readmes_result_table_is_what_the_query_gives() -> None:
+def test_the_pages_result_table_is_what_the_query_gives() -> None:
     table = re.findall(r"^\| ([\w.-]+) \| ([\d.]+) \| (\d+) \|$", SECTION, re.M)
     assert [(run, round(loss, 4), step) for run, loss, step in expected_best()] == [
         (run, float(loss), int(step)) for run, loss, step in table
@@ -426,7 +418,7 @@ def test_on_a_tie_both_queries_give_the_earlier_step(
     assert POLARS is not None
     assert duckdb.sql(SQL.group(1)).fetchall() == [("tied", 1.25, 10)]
     scope: dict[str, Any] = {}
-    exec(compile(POLARS.group(1), "README.md (polars)", "exec"), scope)
+    exec(compile(POLARS.group(1), f"{PAGE} (polars)", "exec"), scope)
     assert scope["best"].rows() == [("tied", 1.25, 10)]
 
 
