@@ -87,6 +87,7 @@ export interface RunExports {
   ob_status_report(id: number, runLen: number, nameLen: number, now: number): number;
   ob_status_free(id: number): void;
   ob_lines_text(invalid: number, cut: number): void;
+  ob_gzip_not_named_text(stdin: number): void;
 }
 
 /** How the glue reaches the module: bytes into its input (their length there), and its last
@@ -232,12 +233,9 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     feed(chunk: Uint8Array): void {
       if (this.#ended) throw new Error("this status's input has ended");
       if (ex.ob_status_feed(this.#open(), io.put(chunk)) === 2) {
-        // The core's one finding says what the bytes are: the words `check` reports.
-        const id = ex.ob_check_new(io.put(this.name), 1, 0, 0);
-        ex.ob_check_feed(id, io.put(chunk));
-        const [finding] = records(io.text());
-        ex.ob_check_free(id);
-        throw new Error(`${this.name}: ${(finding as ReportFinding).message}`);
+        // The core's words for such bytes: what `check` reports of them.
+        ex.ob_gzip_not_named_text(this.name === "-" ? 1 : 0);
+        throw new Error(`${this.name}: ${io.text()}`);
       }
     }
 

@@ -142,17 +142,7 @@ impl FileCheck {
                 if line == 1 && self.bom {
                     message = format!("{message} ({BOM_NOTE})");
                 }
-                let path = path_of(&error);
-                self.invalid += 1;
-                let category = line_category(error.category);
-                self.finding(
-                    Some(line),
-                    error.column,
-                    &path,
-                    Severity::Error,
-                    category,
-                    message,
-                )
+                self.rejected(line, &error, message)
             }
             Fact::Over {
                 line,
@@ -231,11 +221,11 @@ impl FileCheck {
                 return self.finding(Some(line), None, "$", Severity::Warning, category, message);
             }
         };
-        let path = path_of(&error);
         if error.category == LineCategory::Eof {
             self.cut = true;
             let message = format!("truncated last line: {error}");
             let (column, category) = (error.column, Category::Truncated);
+            let path = path_of(&error);
             return self.finding(
                 Some(line),
                 column,
@@ -245,14 +235,21 @@ impl FileCheck {
                 message,
             );
         }
-        self.invalid += 1;
         let whence = if stopped {
             stopped_text()
         } else {
             "the last line, without its newline".to_owned()
         };
         let message = format!("{error} ({whence})");
+        self.rejected(line, &error, message)
+    }
+
+    /// The error finding of a line the reference rejects (an invalid line), in `message`'s
+    /// words, at the error's column and path.
+    fn rejected(&mut self, line: u64, error: &ParseError, message: String) -> ReportFinding {
+        self.invalid += 1;
         let category = line_category(error.category);
+        let path = path_of(error);
         self.finding(
             Some(line),
             error.column,

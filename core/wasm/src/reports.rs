@@ -331,3 +331,14 @@ pub extern "C" fn ob_lines_text(invalid: f64, cut: u32) {
         state.output.extend_from_slice(text.as_bytes());
     });
 }
+
+/// gzip data where lines should be, in the core's words (`stdin`: standard input), in the
+/// output: what a face says when it refuses such bytes.
+#[no_mangle]
+pub extern "C" fn ob_gzip_not_named_text(stdin: u32) {
+    let text = overbrainer_core::check::gzip_not_named_text(stdin != 0);
+    with_state(|state| {
+        state.output.clear();
+        state.output.extend_from_slice(text.as_bytes());
+    });
+}
