@@ -798,8 +798,8 @@ def test_a_files_check_is_what_the_reference_reads(
     scan = CheckScan("f")
     found: list[Finding] = []
     for chunk in chunks:
-        found += scan.feed(chunk)
-    found += scan.finish()
+        scan.feed(chunk, found.append)
+    scan.finish(found.append)
     where = f"{lines!r} (ended: {ended}, chunks: {chunks!r})"
     complete = range(1, len(lines) + (1 if ended else 0))
     on_lines = [f for f in found if f.category is not Category.order]

@@ -85,7 +85,6 @@ SKIP_LIMIT: int
 """The most bytes of one line skipped (known invalid, or over `max_line`) before the reading
 stops within it."""
 
-
 class CheckScan:
     """The check of a metrics file, read as it is fed (every line of any length answered by
     the core, on every core, without the GIL): the findings as the contract's
