@@ -1,19 +1,21 @@
 #!/usr/bin/env node
-// Builds the package into dist/: the reader core for WebAssembly (core/wasm, by Debian's Rust
-// 1.63 for wasm32-unknown-unknown, against the crates cargo is pointed at: Debian's packaged
-// ones here, offline), then the glue and its declarations (tsc).
+// Builds the package into dist/: the reader core for WebAssembly (core/wasm, for
+// wasm32-unknown-unknown, against the crates cargo is pointed at: Debian's packaged ones here,
+// offline), then the glue and its declarations (tsc).
 //
 //   node build.mjs             the module and the glue
 //   node build.mjs --no-wasm   the glue alone (dist/overbrainer_core.wasm kept)
 //
-// OVERBRAINER_WASM_CARGO names the cargo to build with (default /usr/bin/cargo, Debian's, with
-// /usr/bin first on the PATH so that its rustc is the one used); symbols are stripped
-// (`-C strip=symbols`): the module is about 240 KB. Its target folder is core/target/wasm.
+// The Rust is the first with the wasm32 target of: OVERBRAINER_WASM_CARGO, the cargo on the PATH
+// (rustup's), Debian's /usr/bin/cargo (find-cargo.mjs); the core builds with Debian's 1.63 and
+// with rustup's stable. Symbols are stripped (`-C strip=symbols`): the module is about 240 KB.
+// Its target folder is core/target/wasm.
 
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findCargo } from "./find-cargo.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CORE = join(HERE, "..", "core");
@@ -23,13 +25,22 @@ const WASM = join(DIST, "overbrainer_core.wasm");
 
 mkdirSync(DIST, { recursive: true });
 if (!process.argv.includes("--no-wasm")) {
-  const cargo = process.env.OVERBRAINER_WASM_CARGO ?? "/usr/bin/cargo";
+  let rust;
+  try {
+    rust = findCargo({ cwd: join(CORE, "wasm") });
+  } catch (error) {
+    console.error(`build.mjs: ${error.message}`);
+    process.exit(1);
+  }
+  const { cargo, rustc, version, source } = rust;
+  console.log(`core/wasm: ${cargo} (${version}, from ${source})`);
   execFileSync(cargo, ["build", "--release", "--quiet", "--target", "wasm32-unknown-unknown", "-p", "overbrainer-core-wasm"], {
     cwd: join(CORE, "wasm"),
     stdio: "inherit",
     env: {
       ...process.env,
-      PATH: `${dirname(cargo)}:${process.env.PATH ?? ""}`,
+      PATH: `${dirname(rustc)}${delimiter}${process.env.PATH ?? ""}`,
+      RUSTC: rustc,
       CARGO_TARGET_DIR: TARGET,
       // bulk memory: memcpy as `memory.copy` (without it a byte loop: an eighth of the time);
       // non-trapping float-to-int conversions. Both in every engine since 2021.
