@@ -249,7 +249,7 @@ async function* gunzipped(name, chunks, cut) {
           return;
         }
         const why = error && error.message ? error.message : String(error);
-        throw new Error(`${name}: the gzip stream is corrupt (${why})`);
+        throw new Error(`${name}: the gzip stream is corrupt (${why})`, { cause: error });
       }
       if (step.done) return;
       yield step.value;

@@ -87,7 +87,7 @@ function trace(context, points, box, xRange, yRange) {
     };
     for (let i = 0; i < length; i += 1) {
       const value = values[i];
-      if (value !== value || value === Infinity || value === -Infinity) continue;
+      if (!Number.isFinite(value)) continue;
       const px = Math.round(left + (steps[i] - first) * scaleX);
       if (px !== column) {
         if (started) flush();
