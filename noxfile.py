@@ -401,7 +401,11 @@ def js(session: nox.Session) -> None:
 
     node and npm from the machine; `npm ci` from js/package-lock.json (offline from the
     registry's mirror); the package built (`node build.mjs`: core/wasm by Debian's Rust 1.63
-    for wasm32-unknown-unknown, the glue and its declarations by tsc); the whole golden suite
+    for wasm32-unknown-unknown, named by OVERBRAINER_WASM_CARGO, the glue and its
+    declarations by tsc); build.mjs's choice of a Rust on fake toolchains
+    (test/find-cargo.test.mjs); the tarball's exact files, its exports, the licence and the
+    .wasm stripped (test/pack.test.mjs); `npm publish --dry-run` (its prepack build
+    included), failed on any `npm warn` line; the whole golden suite
     through it (every expectation: verdict, category, value to the bit, dump, mark, pace,
     the bignum lines included; each input file through the whole-file readers too); the
     JSON paths of tests/json_paths.json (the core's, Python's strings); the run-level suite
@@ -417,9 +421,12 @@ def js(session: nox.Session) -> None:
     if not debian_cargo.exists():
         session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
     npm = {"external": True}
+    wasm = {"OVERBRAINER_WASM_CARGO": str(debian_cargo)}  # for prepack's build too
     with session.chdir(JS):
         session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
-        session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
+        session.run("node", "build.mjs", env=wasm, **npm)
+        session.run("node", "--test", "test/find-cargo.test.mjs", "test/pack.test.mjs", **npm)
+        _publish_dry_run(session, wasm)
         session.run("node", "test/golden.mjs", *session.posargs, **npm)
         session.run("node", "test/paths.mjs", **npm)
         session.run("node", "test/runs.mjs", **npm)
@@ -430,7 +437,7 @@ def js(session: nox.Session) -> None:
             typed = ("-p", "test/tsconfig.json", "--outDir", str(built))
             session.run("npx", "--no-install", "tsc", *typed, **npm)
             fresh.mkdir()
-            session.run("npm", "pack", "--pack-destination", str(fresh), **npm)
+            session.run("npm", "pack", "--pack-destination", str(fresh), env=wasm, **npm)
             (tarball,) = fresh.glob("overbrainer-contract-*.tgz")
             (fresh / "package.json").write_text('{"name": "fresh", "type": "module"}\n')
             with session.chdir(fresh):
@@ -451,6 +458,22 @@ def js(session: nox.Session) -> None:
                 docs = sorted((ROOT / "docs").glob("*.md"))
                 pages = [str(page) for page in (ROOT / "README.md", *docs, JS / "README.md")]
                 session.run("node", "readme.mjs", *pages, **npm)
+
+
+def _publish_dry_run(session: nox.Session, env: dict[str, str]) -> None:
+    """`npm publish --dry-run` in js/, as a release runs it: the session fails on any warning.
+
+    The login it asks of is a placeholder token for the registry (a dry run sends nothing),
+    so that a warning left is the package's.
+    """
+    npm = {"external": True}
+    registry = session.run("npm", "config", "get", "registry", silent=True, **npm) or ""
+    login = f"--{registry.strip().split(':', 1)[1].rstrip('/')}/:_authToken=dry-run"
+    said = session.run("npm", "publish", "--dry-run", login, env=env, silent=True, **npm) or ""
+    print(said, end="")
+    warned = [line for line in said.splitlines() if line.lower().startswith("npm warn")]
+    if warned:
+        session.error("npm publish --dry-run warned:\n" + "\n".join(warned))
 
 
 @nox.session(python=PYTHON)
