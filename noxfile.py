@@ -7,12 +7,18 @@ Sessions use pip virtualenvs: torch must come from pip (see the plugin session).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 import nox
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # nox brings tomli to Pythons before 3.11
+    import tomli as tomllib
 
 nox.options.default_venv_backend = "virtualenv"
 nox.options.error_on_missing_interpreters = False
@@ -79,12 +85,32 @@ def install_project(session: nox.Session, *groups: str, extras: str = "") -> Non
     session.install(str(core_wheel(session)), f".{extras}", *args)
 
 
+PRE_COMMIT_CONFIG = ROOT / ".pre-commit-config.yaml"
+ESLINT = ROOT / "js" / "lint"  # ESLint's own package: its lock and flat config
+
+
+def _ruff_pins_agree(session: nox.Session) -> None:
+    """The ruff that the pre-commit hooks install is pyproject.toml's `lint` group's."""
+    group = tomllib.loads((ROOT / "pyproject.toml").read_text())["dependency-groups"]["lint"]
+    wanted = {pin for pin in group if pin.startswith("ruff==")}
+    hooks = set(re.findall(r"ruff==[^\s\"',\]]+", PRE_COMMIT_CONFIG.read_text()))
+    if len(wanted) != 1 or hooks != wanted:
+        session.error(
+            f"{PRE_COMMIT_CONFIG.name} installs {sorted(hooks) or 'no pinned ruff'}, "
+            f"pyproject.toml's lint group pins {sorted(wanted) or 'no ruff'}: make them one"
+        )
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """Ruff: lint and format check of the hand-written code."""
-    session.install("--group", "lint")
-    session.run("ruff", "check", ".")
-    session.run("ruff", "format", "--check", ".")
+    """The repository's pre-commit hooks (.pre-commit-config.yaml) on every file: ruff check
+    and format, cargo fmt of core/ and conformance/rust/, ESLint of js/ (`npm ci` of js/lint's
+    lock first). The hooks' ruff must be the `lint` group's."""
+    _ruff_pins_agree(session)
+    session.install("--group", "precommit")
+    with session.chdir(ESLINT):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    session.run("pre-commit", "run", "--all-files", "--show-diff-on-failure", *session.posargs)
 
 
 @nox.session(python=False)

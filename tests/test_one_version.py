@@ -202,6 +202,15 @@ NOT_HELD: dict[str, tuple[str, Callable[[], bool]]] = {
         "the run viewer's lock",
         lambda: unpacked("js/viewer/package.json"),
     ),
+    "js/lint/package.json": (
+        "the linter's dependencies (ESLint, typescript-eslint): private and exporting nothing, "
+        "never packed",
+        lambda: unpacked("js/lint/package.json"),
+    ),
+    "js/lint/package-lock.json": (
+        "the linter's lock",
+        lambda: unpacked("js/lint/package.json"),
+    ),
 }
 
 

@@ -32,5 +32,8 @@ fn main() {
     fs::write(out.join("metrics.rs"), items).expect("OUT_DIR is writable");
     fs::copy(&plugin, out.join("overbrainer_metrics.py"))
         .unwrap_or_else(|e| panic!("cannot copy the plugin {}: {e}", plugin.display()));
-    println!("cargo:rustc-env=OVERBRAINER_METRICS_SOURCE={}", module.display());
+    println!(
+        "cargo:rustc-env=OVERBRAINER_METRICS_SOURCE={}",
+        module.display()
+    );
 }

@@ -79,7 +79,8 @@ fn answer(bytes: &[u8], pace: &mut Pace) -> Value {
 fn split_lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
     let data = data.strip_suffix(b"\n").unwrap_or(data);
     let empty = data.is_empty();
-    data.split(|&byte| byte == b'\n').take(if empty { 0 } else { usize::MAX })
+    data.split(|&byte| byte == b'\n')
+        .take(if empty { 0 } else { usize::MAX })
 }
 
 fn read_input(path: Option<&str>) -> io::Result<Vec<u8>> {
@@ -114,7 +115,10 @@ fn run_frames() -> io::Result<()> {
             return Ok(());
         }
         let length: usize = header.trim_end().parse().map_err(|_| {
-            io::Error::new(io::ErrorKind::InvalidData, format!("bad frame header {header:?}"))
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("bad frame header {header:?}"),
+            )
         })?;
         let mut line = vec![0; length];
         input.read_exact(&mut line)?;
@@ -143,7 +147,12 @@ fn run_count(path: &str) -> io::Result<()> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    let result = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["lines"] => run_lines(None),
         ["lines", path] => run_lines(Some(path)),
         ["frames"] => run_frames(),
@@ -153,7 +162,9 @@ fn main() -> ExitCode {
             Ok(())
         }
         _ => {
-            eprintln!("usage: overbrainer-reference-runner lines [FILE] | frames | count FILE | source");
+            eprintln!(
+                "usage: overbrainer-reference-runner lines [FILE] | frames | count FILE | source"
+            );
             return ExitCode::from(2);
         }
     };
