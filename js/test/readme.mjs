@@ -5,8 +5,9 @@
 //   node readme.mjs PAGE...    (in a folder where `overbrainer-contract` is installed and
 //                               `examples/` holds the example runs)
 //
-// Each block is written beside this folder's node_modules as `readme-<n>.mjs` and run by node;
-// a block that throws, or that prints nothing, fails. A page without a ```js block is passed
+// Each block is written beside this folder's node_modules as `readme-<n>.mjs` and run by node (a
+// block whose first line is a `// CommonJS` comment as `readme-<n>.cjs`, a CommonJS module); a
+// block that throws, or that prints nothing, fails. A page without a ```js block is passed
 // over; no block in any page fails. Exit status: 0 when all ran.
 
 import { spawnSync } from "node:child_process";
@@ -19,7 +20,7 @@ for (const page of process.argv.slice(2)) {
   const text = readFileSync(page, "utf8");
   for (const match of text.matchAll(fence)) {
     const line = text.slice(0, match.index).split("\n").length;
-    const file = `readme-${count + 1}.mjs`;
+    const file = `readme-${count + 1}.${match[1].startsWith("// CommonJS") ? "cjs" : "mjs"}`;
     writeFileSync(file, match[1]);
     const done = spawnSync(process.execPath, [file], { encoding: "utf8" });
     count += 1;
