@@ -11,6 +11,7 @@ import re
 import shutil
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import nox
@@ -54,35 +55,38 @@ RUST_GENERATED = CORE / "reader" / "src" / "generated.rs"
 REPORTS_CODEGEN = CORE / "codegen" / "reports.py"
 REPORTS_GENERATED = CORE / "reader" / "src" / "reports.rs"
 WHEELHOUSE = ROOT / ".nox" / "_wheelhouse"
-MATURIN = "maturin==1.16.0"
+DIST = ROOT / "dist"
 PYTHON = "3.11"
 # Debian's Rust (rustc 1.63, /usr/bin), beside rustup's: the core must build with both
 # (WebAssembly is built with Debian's).
 DEBIAN_RUST = "/usr/bin"
 
-_core_wheel: list[Path] = []  # built once per nox run, installed by every session
+_project_wheel: list[Path] = []  # built once per nox run, installed by every session
 
 
-def core_wheel(session: nox.Session) -> Path:
-    """The reader core's abi3 wheel (maturin, release), built once in this nox run."""
-    if not _core_wheel:
-        WHEELHOUSE.mkdir(parents=True, exist_ok=True)
-        for old in WHEELHOUSE.glob("overbrainer_contract_core-*.whl"):
-            old.unlink()
-        session.install(MATURIN)
-        with session.chdir(CORE_PYTHON):
-            session.run("maturin", "build", "--release", "--quiet", "-o", str(WHEELHOUSE))
-        _core_wheel.extend(WHEELHOUSE.glob("overbrainer_contract_core-*.whl"))
-    return _core_wheel[0]
+def project_wheel(session: nox.Session) -> Path:
+    """The project's one wheel (cp310-abi3, the reader core compiled by cargo in release),
+    built from this checkout once in this nox run into WHEELHOUSE.
+
+    In the checkout, so that cargo reuses core/target; setuptools' build/ is emptied first,
+    so that a module gone from python/ is gone from the wheel too.
+    """
+    if not _project_wheel:
+        shutil.rmtree(WHEELHOUSE, ignore_errors=True)
+        shutil.rmtree(ROOT / "build", ignore_errors=True)
+        WHEELHOUSE.mkdir(parents=True)
+        session.run("pip", "wheel", "--no-deps", "--quiet", "-w", str(WHEELHOUSE), str(ROOT))
+        _project_wheel.extend(WHEELHOUSE.glob("overbrainer_contract-*.whl"))
+    return _project_wheel[0]
 
 
 def install_project(session: nox.Session, *groups: str, extras: str = "") -> None:
-    """Install the reader core's wheel, then the package (a real wheel build, not editable)
-    and dependency groups."""
+    """Install the project's wheel (a real wheel, not editable) with its extras, and
+    dependency groups."""
     args: list[str] = []
     for group in groups:
         args += ["--group", group]
-    session.install(str(core_wheel(session)), f".{extras}", *args)
+    session.install(f"{project_wheel(session)}{extras}", *args)
 
 
 PRE_COMMIT_CONFIG = ROOT / ".pre-commit-config.yaml"
@@ -175,33 +179,92 @@ def core(session: nox.Session) -> None:
             session.warn(f"no {DEBIAN_RUST}/rustc: the Rust 1.63 build was not checked")
 
 
+def _wheel_tags(wheel: Path) -> list[str]:
+    """The `Tag:` lines of a wheel's WHEEL file."""
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = (n for n in archive.namelist() if n.endswith(".dist-info/WHEEL"))
+        text = archive.read(name).decode()
+    return [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")]
+
+
+def _name_tags(wheel: Path) -> list[str]:
+    """The tags a wheel's file name states (its compressed tag set, expanded)."""
+    parts = wheel.name.removesuffix(".whl").split("-")
+    if len(parts) != 5:
+        return []
+    pythons, abis, platforms = (part.split(".") for part in parts[2:])
+    return [f"{p}-{a}-{f}" for p in pythons for a in abis for f in platforms]
+
+
+def _wheel_misses(wheel: Path) -> list[str]:
+    """The checkout's modules and schemas that the wheel does not hold, and the compiled core
+    if it is missing."""
+    with zipfile.ZipFile(wheel) as archive:
+        held = set(archive.namelist())
+    wanted = {"overbrainer_contract/schema/" + p.name for p in SCHEMA.glob("*.json")}
+    for folder in (ROOT / "python", ROOT / "generated", CORE_PYTHON / "python"):
+        for path in folder.rglob("*"):
+            if path.suffix in (".py", ".pyi") or path.name == "py.typed":
+                wanted.add(path.relative_to(folder).as_posix())
+    misses = sorted(wanted - held)
+    if "overbrainer_contract_core/_core.abi3.so" not in held:
+        misses.append("overbrainer_contract_core/_core.abi3.so")
+    return misses
+
+
 @nox.session(python=PYTHON)
 def wheels(session: nox.Session) -> None:
-    """Users never compile: the core's abi3 wheel and the package's wheel, installed in a
-    fresh venv from wheels alone (PyPI's wheels for the dependencies), run the README's
+    """What a registry takes, in dist/: the sdist, and the wheel built from it (the core
+    compiled by cargo from the sdist's core/), repaired by auditwheel to a manylinux tag;
+    twine check --strict, abi3audit --strict, its tags (cp310-abi3-manylinux_*, the file's
+    name and its WHEEL), every module and schema of the checkout in it; then a fresh venv
+    installs it from wheels alone (PyPI's wheels for the dependencies) and runs the README's
     first commands."""
-    core = core_wheel(session)
-    session.run("pip", "wheel", "--no-deps", "--quiet", "-w", str(WHEELHOUSE), ".")
-    session.install(
-        "--only-binary",
-        ":all:",
-        "--find-links",
-        str(WHEELHOUSE),
-        str(core),
-        "overbrainer-contract[cli]",
-    )
+    session.install("--group", "release")
+    DIST.mkdir(exist_ok=True)
+    for old in DIST.glob("overbrainer_contract-*"):
+        old.unlink()
+    with tempfile.TemporaryDirectory() as tmp:
+        built = Path(tmp) / "built"
+        # `python -m build` builds the sdist, then the wheel from that sdist (not the checkout)
+        session.run("python", "-m", "build", "--outdir", str(built), str(ROOT))
+        (sdist,) = built.glob("overbrainer_contract-*.tar.gz")
+        (plain,) = built.glob("overbrainer_contract-*.whl")
+        shutil.copy(sdist, DIST / sdist.name)
+        session.run("auditwheel", "show", str(plain))
+        session.run("auditwheel", "repair", "--wheel-dir", str(DIST), str(plain))
+    (wheel,) = DIST.glob("overbrainer_contract-*.whl")
+    tags = _wheel_tags(wheel)
+    session.log(f"{wheel.name}: {', '.join(tags)}")
+    named = _name_tags(wheel)
+    if not named or set(tags) != set(named):
+        session.error(f"{wheel.name}: its name says {named}, its WHEEL file {tags}")
+    wrong = [tag for tag in tags if not re.fullmatch(r"cp310-abi3-manylinux_?\w+_x86_64", tag)]
+    if wrong:
+        session.error(f"{wheel.name}: {', '.join(wrong)} is no cp310-abi3-manylinux_* tag")
+    misses = _wheel_misses(wheel)
+    if misses:
+        session.error(f"{wheel.name} lacks {', '.join(misses)} (pyproject.toml's packages)")
+    (sdist,) = DIST.glob("overbrainer_contract-*.tar.gz")
+    session.run("twine", "check", "--strict", str(sdist), str(wheel))
+    session.run("abi3audit", "--strict", "--verbose", str(wheel))
     with tempfile.TemporaryDirectory() as tmp, session.chdir(tmp):
+        venv = Path(tmp) / "venv"
+        session.run("python", "-m", "venv", str(venv))
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        session.run(*pip, "--only-binary", ":all:", f"{wheel}[cli]", external=True)
         run = str(ROOT / "examples" / "tiny-run")
-        session.run("overbrainer-contract", "check", run)
-        session.run("overbrainer-contract", "status", run)
+        command = str(venv / "bin" / "overbrainer-contract")
+        session.run(command, "check", run, external=True)
+        session.run(command, "status", run, external=True)
         show_core = "import overbrainer_contract_core._core as c; print(c.__file__)"
-        session.run("python", "-c", show_core)
+        session.run(str(venv / "bin" / "python"), "-c", show_core, external=True)
 
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on python/ and generated/."""
-    session.install(str(core_wheel(session)), "msgspec", "--group", "typecheck")
+    session.install(str(project_wheel(session)), "--group", "typecheck")
     session.run(
         "mypy", "--strict", "python/overbrainer_contract", "generated/overbrainer_contract_models"
     )

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from packaging.requirements import Requirement
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,16 +39,6 @@ def toml(path: str) -> dict[str, Any]:
 
 def json_file(path: str) -> Any:
     return json.loads((ROOT / path).read_text(encoding="utf-8"))
-
-
-def core_pin() -> str:
-    """The version the package's own dependency on the reader core's distribution pins."""
-    for text in toml("pyproject.toml")["project"]["dependencies"]:
-        requirement = Requirement(text)
-        if requirement.name == "overbrainer-contract-core":
-            (spec,) = requirement.specifier  # exactly one: `==VERSION`
-            return f"{spec.operator}{spec.version}"
-    return "no dependency on overbrainer-contract-core"
 
 
 def locked(crate: str) -> str:
@@ -97,21 +86,6 @@ PLACES = [
         lambda: str(toml("pyproject.toml")["project"]["version"]),
         VERSION,
         f'set `version = "{VERSION}"` under [project] in pyproject.toml',
-    ),
-    Place(
-        "pyproject.toml",
-        "the pin of overbrainer-contract-core in [project] dependencies",
-        core_pin,
-        f"=={VERSION}",
-        f'pin "overbrainer-contract-core=={VERSION}" in pyproject.toml (the core is built '
-        "from this checkout, at the same version)",
-    ),
-    Place(
-        "core/python/pyproject.toml",
-        "[project] version",
-        lambda: str(toml("core/python/pyproject.toml")["project"]["version"]),
-        VERSION,
-        f'set `version = "{VERSION}"` under [project] in core/python/pyproject.toml',
     ),
     cargo_place("core/reader/Cargo.toml"),
     cargo_place("core/python/Cargo.toml"),
