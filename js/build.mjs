@@ -11,7 +11,7 @@
 // `nox -s js` builds with. Symbols are stripped (`-C strip=symbols`, by every Rust since 1.59):
 // the module is about 310 KB. Its target folder is core/target/wasm.
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,7 +34,8 @@ if (!process.argv.includes("--no-wasm")) {
   }
   const { cargo, rustc, version, source } = rust;
   console.log(`core/wasm: ${cargo} (${version}, from ${source})`);
-  execFileSync(cargo, ["build", "--release", "--quiet", "--target", "wasm32-unknown-unknown", "-p", "overbrainer-core-wasm"], {
+  const args = ["build", "--release", "--quiet", "--target", "wasm32-unknown-unknown", "-p", "overbrainer-core-wasm"];
+  const built = spawnSync(cargo, args, {
     cwd: join(CORE, "wasm"),
     stdio: "inherit",
     env: {
@@ -47,6 +48,10 @@ if (!process.argv.includes("--no-wasm")) {
       RUSTFLAGS: "-C strip=symbols -C target-feature=+bulk-memory,+nontrapping-fptoint",
     },
   });
+  if (built.status !== 0) {
+    console.error(`build.mjs: ${cargo} ${args.join(" ")} failed (${built.error ?? `exit ${built.status ?? built.signal}`})`);
+    process.exit(1);
+  }
   copyFileSync(join(TARGET, "wasm32-unknown-unknown", "release", "overbrainer_core_wasm.wasm"), WASM);
   console.log(`dist/overbrainer_core.wasm: ${statSync(WASM).size} bytes`);
 }
