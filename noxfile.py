@@ -263,11 +263,19 @@ def wheels(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on python/ and generated/."""
+    """mypy --strict on python/, generated/ and tests/.
+
+    tests/ a folder at a time: pytest imports each folder's modules top-level (pyproject.toml's
+    mypy_path names the folders), and each folder has a conftest.py of its own.
+    """
     session.install(str(project_wheel(session)), "--group", "typecheck")
     session.run(
         "mypy", "--strict", "python/overbrainer_contract", "generated/overbrainer_contract_models"
     )
+    for folder in sorted({path.parent for path in (ROOT / "tests").rglob("*.py")}):
+        session.run(
+            "mypy", "--strict", *sorted(str(p.relative_to(ROOT)) for p in folder.glob("*.py"))
+        )
 
 
 @nox.session(python=PYTHON)

@@ -193,7 +193,7 @@ class Writer:
         a log per step, evaluations; `end` when it gets to MAX_STEPS or a snapshot stops
         it. The time of its last line."""
         plugin, run = self.plugin, self.run
-        plugin.time = self.clock
+        vars(plugin)["time"] = self.clock  # the plugin reads this clock for its `time` module
         callback = plugin.OverbrainerMetricsPlugin().add_callbacks_pre_trainer(None, None)[0]
         state, control = _state(MAX_STEPS), _control()
         state.global_step = start
@@ -311,7 +311,7 @@ def _evaluate_partly(writer: Writer, run: Run, step: int, last: float) -> float:
     """Three batches of an evaluation at `step`, written as the callback writes them (at
     most a line every 2 s: the clock moves 2 s a batch)."""
     plugin = writer.plugin
-    plugin.time = writer.clock
+    vars(plugin)["time"] = writer.clock
     callback = plugin.OverbrainerMetricsPlugin().add_callbacks_pre_trainer(None, None)[0]
     callback._writer = True
     callback._metrics = str(writer.folder / "metrics.jsonl")

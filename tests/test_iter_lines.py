@@ -10,12 +10,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 BEGIN = b'{"event":"begin","time":1.0,"max_steps":null}\n'
 END = b'{"event":"end","time":2.0,"step":%d}\n'
 
 
-def child(code: str, cwd: Path) -> list[object]:
+def child(code: str, cwd: Path) -> list[Any]:
     """What `code` prints, a JSON value a line, run by this Python in a child."""
     done = subprocess.run(
         [sys.executable, "-c", f"import json, overbrainer_contract as oc\n{code}"],

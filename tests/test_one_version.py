@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -94,7 +95,7 @@ PLACES = [
         Place(
             "core/Cargo.lock",
             f"the locked version of {crate}",
-            lambda crate=crate: locked(crate),
+            partial(locked, crate),
             VERSION,
             "run `cargo update --workspace --offline` in core/ (cargo writes its members' "
             "versions into the lock)",

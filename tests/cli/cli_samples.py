@@ -17,7 +17,8 @@ def _line(**fields: object) -> str:
 def _log(
     time: float, step: int, loss: float | None, eval_loss: float | None = None, **more: object
 ) -> str:
-    values = {"epoch": step / 4, "max_steps": 4, "loss": loss, "eval_loss": eval_loss}
+    values: dict[str, object] = {"epoch": step / 4, "max_steps": 4, "loss": loss}
+    values["eval_loss"] = eval_loss
     values |= {"learning_rate": None, "grad_norm": None} | more
     return _line(event="log", time=time, step=step, **values)
 

@@ -5,6 +5,7 @@ Expected values reasoned from the rule in the module's docstring, with `now` giv
 from __future__ import annotations
 
 import pytest
+from overbrainer_contract import Log
 from overbrainer_contract.reader import Pace, parse_line
 from overbrainer_contract.runs import clock
 
@@ -37,11 +38,11 @@ def test_last_line_text() -> None:
 def _pace(points: list[tuple[float, int]], max_steps: int) -> Pace:
     pace = Pace()
     for time, step in points:
-        pace.add(
-            parse_line(
-                f'{{"event":"log","time":{time},"step":{step},"max_steps":{max_steps},"loss":1.0}}'
-            )
+        log = parse_line(
+            f'{{"event":"log","time":{time},"step":{step},"max_steps":{max_steps},"loss":1.0}}'
         )
+        assert isinstance(log, Log)
+        pace.add(log)
     return pace
 
 

@@ -40,7 +40,7 @@ def test_main_help_lists_the_commands(cli: Callable[..., Any]) -> None:
     for command in COMMANDS:
         assert f"    {command} " in result.out
     assert cli().code == 2  # a command is required
-    assert set(build_parser()._subparsers._group_actions[0].choices) == set(COMMANDS)  # type: ignore[union-attr]
+    assert set(build_parser()._subparsers._group_actions[0].choices) == set(COMMANDS)  # type: ignore[union-attr, arg-type]
 
 
 def test_snapshot_writes_the_request_atomically(tmp_path: Path, cli: Callable[..., Any]) -> None:
@@ -132,7 +132,10 @@ def test_stage_writes_what_the_shell_helper_writes(
     # a job's shell: the plugin's folder on PYTHONPATH (the command runs the plugin)
     env = {**os.environ, "OVERBRAINER_METRICS": str(theirs), "PYTHONPATH": str(PLUGIN_PATH.parent)}
     subprocess.run(["sh", "-c", stage_command("merge")], env=env, check=True)
-    strip = lambda text: text.rsplit(":", 1)[0]  # noqa: E731 - the time may differ by a second
+
+    def strip(text: str) -> str:  # the time may differ by a second
+        return text.rsplit(":", 1)[0]
+
     assert strip(ours.read_text()) == strip(theirs.read_text())
 
 

@@ -72,12 +72,13 @@ def test_read_runs_takes_one_path_as_one_path() -> None:
 def test_pace_add_of_a_line_that_is_not_a_log_says_what_it_takes() -> None:
     end = oc.parse_line('{"event":"end","time":1.0,"step":2}')
     with pytest.raises(TypeError) as raised:
-        oc.Pace().add(end)
+        oc.Pace().add(end)  # type: ignore[arg-type]  # a wrong type, on purpose
     assert str(raised.value) == (
         "Pace.add takes a Log (a training log line: step, max_steps, loss, time), not End"
     )
+    begin = oc.parse_line('{"event":"begin","time":1.0,"max_steps":null}')
     with pytest.raises(TypeError, match="not Begin"):
-        oc.Pace().add_logs([oc.parse_line('{"event":"begin","time":1.0,"max_steps":null}')])
+        oc.Pace().add_logs([begin])  # type: ignore[list-item]  # a wrong type, on purpose
 
 
 def test_table_is_an_attribute_and_pyarrow_waits_for_it() -> None:
@@ -108,6 +109,6 @@ def test_table_is_an_attribute_and_pyarrow_waits_for_it() -> None:
     ],
 )
 def test_help_shows_the_types(function: object, words: list[str]) -> None:
-    text = pydoc.render_doc(function, renderer=pydoc.plaintext)
+    text = pydoc.render_doc(function, renderer=pydoc.plaintext)  # type: ignore[attr-defined]  # not in typeshed
     for word in words:
         assert word in text, text

@@ -123,7 +123,7 @@ def argparse_default(prog: str) -> argparse.HelpFormatter:
     return argparse.RawDescriptionHelpFormatter(prog, max_help_position=28)
 
 
-def wrapped_help(formatter_class: Callable[[str], argparse.HelpFormatter]) -> str:
+def wrapped_help(formatter_class: Callable[..., argparse.HelpFormatter]) -> str:
     """A help long enough to be wrapped at the width its formatter takes."""
     parser = argparse.ArgumentParser(prog="p", formatter_class=formatter_class)
     parser.add_argument("--max-line", help=" ".join(["a line is read whole up to"] * 20))

@@ -189,13 +189,13 @@ def said(event: object) -> str:
 @example(b'{"event":"log","time":1,"step":2,"loss":0.5}\n{"event":"log","ti', [], None)
 @example(b'{"event":"log","time":1,"step":2,"note":"ab', [10], None)
 def test_the_status_of_a_file_read_in_any_chunks_is_its_status_read_whole(
-    tmp_path: Path, data: bytes, at: list[int], max_line: int | None
+    tmp_path: Path, data: bytes, cuts: list[int], max_line: int | None
 ) -> None:
     """The core's status of a file fed in chunks cut anywhere (`StatusScan`, as `status`
     reads a file, `read_status`, and as `watch` follows one, `WatchScan`) is its status fed
     whole, at times before, at and long after its last line; the events `watch` is told
     do not depend on the chunks either."""
-    bounds = [0, *sorted({point % (len(data) + 1) for point in at}), len(data)]
+    bounds = [0, *sorted({point % (len(data) + 1) for point in cuts}), len(data)]
     chunks = [data[a:b] for a, b in pairwise(bounds) if b > a]
     path = tmp_path / "metrics.jsonl"
     path.write_bytes(data)
@@ -216,7 +216,10 @@ def test_the_status_of_a_file_read_in_any_chunks_is_its_status_read_whole(
 
 def reported(target: Run, at: float, max_line: int | None = None) -> dict[str, Any]:
     """The report of the run `status` reads (`read_status`), as `status -o json` writes it."""
-    return msgspec.to_builtins(status.report(target, read_status(target, max_line), at))
+    report: dict[str, Any] = msgspec.to_builtins(
+        status.report(target, read_status(target, max_line), at)
+    )
+    return report
 
 
 @pytest.mark.parametrize("bad_every", [0, 7])

@@ -246,13 +246,15 @@ def test_no_two_tick_labels_overlap(log: bool) -> None:
     """Each axis's labels, as drawn, apart: a log scale over several decades labels its
     decades, not every minor tick (the example runs' losses span 4 to 0.004)."""
     from matplotlib import pyplot
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     examples = Path(__file__).resolve().parents[2] / "examples"
     series = [plot.read_series(run) for run in find_runs([str(examples)])]
     figure, _ = plot.make_figure([s for s in series if s], None, log=log, smooth=0.6)
     try:
         figure.draw_without_rendering()
-        renderer = figure.canvas.get_renderer()
+        assert isinstance(figure.canvas, FigureCanvasAgg)  # the backend plot draws with
+        renderer = figure.canvas.get_renderer()  # type: ignore[no-untyped-call]  # unannotated
         for axes in figure.axes:
             for axis in (axes.xaxis, axes.yaxis):
                 labels = [

@@ -150,13 +150,18 @@ def test_many_runs_as_the_shell_gives_them(sweep: Sweep) -> None:
     assert sorted(found) == sorted(name.removeprefix("exp1/") for name in names)
 
 
+def field(row: str) -> tuple[str, str]:
+    """A row of the one run's screen: its first word, and the rest."""
+    parts = row.split(None, 1) if " " in row else [row]
+    return (parts[0], parts[1]) if len(parts) == 2 else (row, "")
+
+
 def test_one_run_keeps_its_screen(sweep: Sweep) -> None:
     result = cli("status", STALLED, cwd=sweep.root)
     assert result.returncode == 0
-    screen = dict(line.split(None, 1) if " " in line else (line, "") for line in
-                  (row.replace("eval loss", "eval_loss").replace("last line", "last_line")
-                   .replace("learning rate", "learning_rate") for row in
-                   result.stdout.splitlines()))  # fmt: skip
+    screen = dict(field(row.replace("eval loss", "eval_loss").replace("last line", "last_line")
+                        .replace("learning rate", "learning_rate"))
+                  for row in result.stdout.splitlines())  # fmt: skip
     assert screen["run"].strip() == STALLED
     assert screen["last_line"].strip() == "30 h ago"
     assert screen["eta"].strip().startswith("stale (no line for 30 h")
@@ -174,10 +179,10 @@ def test_status_exits_as_check_does(sweep: Sweep, tmp_path: Path) -> None:
     run.mkdir()
     (run / "metrics.jsonl").write_bytes((sweep.root / "exp1/seed1/metrics.jsonl").read_bytes())
     (run / "snapshot.json").write_text('{"checkpoint":"","step":-1,"time":1.0,"reason":null}')
-    check = cli("check", "run", cwd=tmp_path)
-    status = cli("status", "run", cwd=tmp_path)
-    assert check.returncode == status.returncode == 1
-    assert "snapshot.json: $.checkpoint: " in status.stderr
+    checked = cli("check", "run", cwd=tmp_path)
+    statused = cli("status", "run", cwd=tmp_path)
+    assert checked.returncode == statused.returncode == 1
+    assert "snapshot.json: $.checkpoint: " in statused.stderr
     row = json.loads(cli("status", "run", "-o", "json", cwd=tmp_path).stdout)
     assert row["valid"] is False
     assert math.isfinite(row["now"])

@@ -234,7 +234,7 @@ def test_the_follower_reads_only_appended_bytes_and_holds_a_partial_line(tmp_pat
         assert follower.handle is not None
         real_read = follower.handle.read
 
-        def counting(size: int | None = -1) -> bytes:
+        def counting(size: int = -1) -> bytes:
             data = real_read(size)
             read.append(len(data))
             return data

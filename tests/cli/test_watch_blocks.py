@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from overbrainer_contract.cli import main, watch
+from overbrainer_contract.cli._common import INVALID, OK
 from overbrainer_contract.cli.watch import PlainView, follow
 from overbrainer_contract.reader import WatchScan
 from overbrainer_contract.runs.follower import Follower
@@ -198,7 +199,7 @@ def assert_watch_is_status(
         invalid += status_of(other, max_line)["invalid_lines"]
     said = [event for event in view.events if event.startswith(f"{path}:")]
     assert len(said) == invalid
-    assert code == (watch.INVALID if invalid else watch.OK)
+    assert code == (INVALID if invalid else OK)
     return code, view
 
 

@@ -68,7 +68,7 @@ def _runs() -> Iterator[Any]:
 
 def placed(case: dict[str, Any], into: Path) -> Path:
     """A copy of the case's folder in `into`, its side files given the manifest's times."""
-    folder = into / case["name"]
+    folder: Path = into / case["name"]
     shutil.copytree(RUNS / case["name"], folder)
     for path, seconds in case["mtimes"].items():
         stamp = round(seconds * 1e9)
@@ -178,7 +178,8 @@ def test_every_expectation_follows_its_schema(
 
 def _case(name: str) -> dict[str, Any]:
     (case,) = (case for case in MANIFEST["cases"] if case["name"] == name)
-    return case
+    found: dict[str, Any] = case
+    return found
 
 
 def test_the_comparison_fails_on_one_field_changed(tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ def main() -> None:
     plugin = overbrainer_metrics.OverbrainerMetricsPlugin()
     import torch.distributed as dist
 
-    settings = {"ddp_backend": "gloo"} if "LOCAL_RANK" in os.environ else {}
+    settings: dict[str, object] = {"ddp_backend": "gloo"} if "LOCAL_RANK" in os.environ else {}
     if options.jit:
         settings["enable_jit_checkpoint"] = True
     trainer = build_trainer(

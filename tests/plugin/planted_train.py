@@ -37,7 +37,7 @@ def main() -> None:
         replaced.append(os.path.basename(os.fspath(source)))
         real_replace(source, target)
 
-    overbrainer_metrics.os.replace = replace  # type: ignore[attr-defined]
+    overbrainer_metrics.os.replace = replace
 
     def swap_metrics(_: Any) -> None:
         os.rename(run / "metrics.jsonl", run / "metrics.before")

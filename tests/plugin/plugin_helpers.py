@@ -68,7 +68,7 @@ def run_with_request(
     )
 
 
-Act = tuple[Callable[[], bool], Callable[["subprocess.Popen[bytes]"], None]]
+Act = tuple[Callable[[], bool], Callable[["subprocess.Popen[bytes]"], object]]
 
 
 def run_acting(
@@ -283,7 +283,7 @@ def build_trainer(
     )
 
 
-def at_step(step: int, action: Callable[[Any], None], event: str = "on_log") -> Any:
+def at_step(step: int, action: Callable[[Any], object], event: str = "on_log") -> Any:
     """A Trainer callback that runs `action(state)` once, at `event` of step `step`.
 
     Placed after the plugin in the callback list, it acts once the plugin has handled

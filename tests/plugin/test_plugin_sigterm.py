@@ -102,7 +102,7 @@ def check_preempted(run: Run, ranks: int) -> int:
     """Every rank on one step, its checkpoint, one proof `preempted`, the `end` line."""
     seen = run.ranks()
     assert [r["rank"] for r in seen] == list(range(ranks)), run.tail()
-    step = seen[0]["global_step"]
+    step: int = seen[0]["global_step"]
     assert {r["global_step"] for r in seen} == {step}, "the ranks stopped on different steps"
     assert 3 <= step < 60, "the training did not stop on SIGTERM"
     proof = check_snapshot(run.folder / "snapshot.json")

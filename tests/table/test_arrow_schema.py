@@ -166,6 +166,7 @@ def test_dictionaries_hold_the_schemas_strings_in_order() -> None:
 def test_each_variants_fields_are_the_models_and_the_schemas() -> None:
     for model in (Begin, Log, Stage, Eval, End):
         tag = model.__struct_config__.tag
+        assert isinstance(tag, str)
         variant = VARIANTS[TAGS.index(tag)]
         expected = tuple(name for name in variant["properties"] if name != "event")
         assert VARIANT_FIELDS[tag] == expected == model.__struct_fields__

@@ -37,6 +37,13 @@ POLARS = re.search(r"```python\n(.*?)```", SECTION, re.S)
 SHELL = re.search(r"```sh\n(.*?)```", SECTION, re.S)
 
 
+def fetched(query: str) -> list[tuple[Any, ...]]:
+    """The rows DuckDB answers `query` with (a query: it has rows, unlike a statement)."""
+    relation = duckdb.sql(query)
+    assert relation is not None, query
+    return relation.fetchall()
+
+
 def expected_best() -> list[tuple[str, float, int]]:
     """(run, lowest eval loss, its step: the earliest on a tie) from the raw lines,
     lowest first."""
@@ -85,7 +92,7 @@ def test_duckdb_gives_the_best_eval_loss_of_each_run(
 ) -> None:
     assert SQL is not None
     monkeypatch.chdir(exported)
-    rows = duckdb.sql(SQL.group(1)).fetchall()
+    rows = fetched(SQL.group(1))
     assert rows == expected_best()  # floats exact: the Parquet holds the lines' values
 
 
@@ -117,7 +124,7 @@ def test_partitioned_export_reads_the_same(tmp_path: Path) -> None:
     query = SQL.group(1).replace(
         "'runs.parquet'", f"read_parquet('{out}/*/*.parquet', hive_partitioning = true)"
     )
-    assert duckdb.sql(query).fetchall() == expected_best()
+    assert fetched(query) == expected_best()
     part = pq.read_table(out / "run=tiny-run" / "part-0.parquet")
     assert part.column("line").to_pylist() == list(range(1, part.num_rows + 1))  # in order
 
@@ -416,7 +423,7 @@ def test_on_a_tie_both_queries_give_the_earlier_step(
     monkeypatch.chdir(tmp_path)
     assert SQL is not None
     assert POLARS is not None
-    assert duckdb.sql(SQL.group(1)).fetchall() == [("tied", 1.25, 10)]
+    assert fetched(SQL.group(1)) == [("tied", 1.25, 10)]
     scope: dict[str, Any] = {}
     exec(compile(POLARS.group(1), f"{PAGE} (polars)", "exec"), scope)
     assert scope["best"].rows() == [("tied", 1.25, 10)]
@@ -432,9 +439,9 @@ def test_a_run_name_with_hive_delimiters_is_percent_encoded_and_reads_back(
     code, _, err = _cli("export", str(run), "--partition-by", "run", "-o", str(out))
     assert code == 0, err
     assert [p.name for p in out.iterdir()] == ["run=lr%3D3e-4%20seed"]
-    names = duckdb.sql(
+    names = fetched(
         f"SELECT DISTINCT run FROM read_parquet('{out}/*/*.parquet', hive_partitioning = true)"
-    ).fetchall()
+    )
     assert names == [("lr=3e-4 seed",)]
     frame = pl.scan_parquet(out, hive_partitioning=True).select("run").unique().collect()
     assert frame["run"].to_list() == ["lr=3e-4 seed"]
