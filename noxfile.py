@@ -472,7 +472,8 @@ def cli(session: nox.Session) -> None:
 
     check and status outputs (syrupy), exit codes, watch against a writer in another
     process, plot, snapshot; hostile files under a memory cap; the pre-commit hook through
-    `pre-commit try-repo` (needs git); a sweep of 40 runs through every command; every
+    `pre-commit try-repo` of a clone of this repository (needs git, and cargo: pre-commit's
+    pip install of the hook compiles the core); a sweep of 40 runs through every command; every
     example of the README and docs/ (`tests/cli/test_readme.py`); check-jsonschema on the shipped
     schemas, offline. The plots it draws are kept under `.nox/artefacts/cli`.
     """
