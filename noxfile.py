@@ -578,9 +578,11 @@ def _publish_dry_run(session: nox.Session, env: dict[str, str]) -> None:
 def viewer(session: nox.Session) -> None:
     """The run viewer (js/viewer/): one static page, tested in a real browser.
 
-    The package built (`node build.mjs` in js/: its WebAssembly by Debian's Rust 1.63), then
-    the page (js/viewer/build.mjs: one self-contained HTML file, the package's glue and its
-    .wasm inlined, the snapshot validators generated from schema/ by Ajv); its tests under
+    The package built (`node build.mjs` in js/: its WebAssembly by Debian's Rust 1.63), the
+    page's modules type-checked by tsc (JSDoc, strict: js/viewer/tsconfig.json, against the
+    package's declarations just built), then the page (js/viewer/build.mjs: one self-contained
+    HTML file, the package's glue and its .wasm inlined, the snapshot validators generated from
+    schema/ by Ajv); its tests under
     node's runner: numbers written as Python writes them (python3 the oracle), and the page
     from file:// and over HTTP in Debian's headless Chromium (playwright-core, `npm ci` from
     js/viewer/package-lock.json): the example runs' status rows held to `overbrainer-contract
@@ -605,6 +607,7 @@ def viewer(session: nox.Session) -> None:
     with session.chdir(JS):
         session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
         session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
+        session.run("npx", "--no-install", "tsc", "-p", "viewer/tsconfig.json", **npm)
     with session.chdir(JS / "viewer"):
         session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
         session.run("node", "build.mjs", **npm)

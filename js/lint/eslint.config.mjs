@@ -46,7 +46,7 @@ export default defineConfig(
   },
   {
     basePath: PACKAGE,
-    files: ["src/*.ts", "test/*.ts"],
+    files: ["src/*.ts", "test/*.ts", "viewer/src/*.d.ts"],
     extends: [js.configs.recommended, tseslint.configs.recommended],
     languageOptions: { globals: node },
   },

@@ -7,17 +7,24 @@ const KEPT = 4096;
  * earlier one): the first `shown` characters, as written, for the list of bad lines. Lines
  * are counted by their newlines, as the reader counts them. */
 export class Excerpts {
+  /** @param {number} shown */
   constructor(shown) {
     this.shown = shown;
     this.firstLine = 1; // the number of the line `carry` starts
+    /** @type {Uint8Array} the start of the line still open at the end of the chunks before */
     this.carry = new Uint8Array(0);
+    /** @type {Uint8Array | null} */
     this.chunk = null;
+    /** @type {Uint8Array | null} the carry and the chunk, joined once an excerpt is asked for */
     this.buffer = null;
+    /** @type {number[] | null} where each line of `buffer` starts */
     this.starts = null;
     this.on = true;
   }
 
-  /** The next chunk read (`wanted`: excerpts are still needed; once not, counting stops). */
+  /** The next chunk read (`wanted`: excerpts are still needed; once not, counting stops).
+   * @param {Uint8Array} chunk
+   * @param {boolean} wanted */
   add(chunk, wanted) {
     if (this.chunk !== null) this.advance();
     this.on = this.on && wanted;
@@ -26,8 +33,10 @@ export class Excerpts {
     this.starts = null;
   }
 
+  /** Past the chunk held: its lines counted, the start of its last one carried. */
   advance() {
     const { chunk } = this;
+    if (chunk === null) return;
     let count = 0;
     let last = -1;
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
@@ -39,19 +48,23 @@ export class Excerpts {
     this.firstLine += count;
   }
 
+  /** The excerpt of line `number`, or null when it is not in the chunk held.
+   * @param {number} number
+   * @returns {string | null} */
   text(number) {
     if (!this.on || this.chunk === null) return null;
-    if (this.buffer === null) {
+    if (this.buffer === null || this.starts === null) {
       this.buffer = join(this.carry, this.chunk);
       this.starts = [0];
       for (let at = this.buffer.indexOf(10); at !== -1; at = this.buffer.indexOf(10, at + 1)) this.starts.push(at + 1);
     }
+    const { buffer, starts } = this;
     const index = number - this.firstLine;
-    if (index < 0 || index >= this.starts.length) return null;
-    const start = this.starts[index];
-    const newline = this.buffer.indexOf(10, start);
-    const end = newline === -1 ? this.buffer.length : newline;
-    const bytes = this.buffer.subarray(start, Math.min(end, start + this.shown * 4));
+    if (index < 0 || index >= starts.length) return null;
+    const start = starts[index];
+    const newline = buffer.indexOf(10, start);
+    const end = newline === -1 ? buffer.length : newline;
+    const bytes = buffer.subarray(start, Math.min(end, start + this.shown * 4));
     const text = new TextDecoder("utf-8").decode(bytes);
     const cut = [...text];
     if (cut.length > this.shown || end - start > bytes.length) return `${cut.slice(0, this.shown).join("")}…`;
@@ -59,6 +72,7 @@ export class Excerpts {
   }
 }
 
+/** @param {Uint8Array} a @param {Uint8Array} b @returns {Uint8Array} */
 function join(a, b) {
   const out = new Uint8Array(a.length + b.length);
   out.set(a);

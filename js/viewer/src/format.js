@@ -5,7 +5,9 @@
 
 /** The exact decimal digits of a finite, non-zero `x`'s magnitude: value = 0.DIGITS × 10^point.
  * 100 significant digits are enough: a tie at 17 digits or fewer is exact well within them, and
- * no double lies so close to one that 100 digits could not tell it apart. */
+ * no double lies so close to one that 100 digits could not tell it apart.
+ * @param {number} x
+ * @returns {Digits} */
 function digitsOf(x) {
   const text = Math.abs(x).toPrecision(100);
   const [mantissa, exponent] = text.split("e");
@@ -19,7 +21,12 @@ function digitsOf(x) {
   return { digits, point };
 }
 
-/** `digits` rounded to its first `keep` digits, ties to even; `point` moves on a carry. */
+/** @typedef {{ digits: string, point: number }} Digits */
+
+/** `digits` rounded to its first `keep` digits, ties to even; `point` moves on a carry.
+ * @param {Digits} exact
+ * @param {number} keep
+ * @returns {Digits & { zero: boolean }} */
 function roundDigits({ digits, point }, keep) {
   if (keep < 0) return { digits: "", point: point - keep, zero: true };
   const kept = digits.slice(0, keep).padEnd(keep, "0");
@@ -36,13 +43,18 @@ function roundDigits({ digits, point }, keep) {
   return { digits: carried.padStart(keep, "0"), point, zero: false };
 }
 
-/** `f"{n:,}"` for an integer (a number or a bigint): digits grouped by three. */
+/** `f"{n:,}"` for an integer (a number or a bigint): digits grouped by three.
+ * @param {number | bigint} n
+ * @returns {string} */
 export function thousands(n) {
   const text = String(n);
   const sign = text.startsWith("-") ? "-" : "";
   return sign + text.slice(sign.length).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
+/** Python's words for a number that is not finite, or null.
+ * @param {number} x
+ * @returns {string | null} */
 function special(x) {
   if (Number.isNaN(x)) return "nan";
   if (x === Infinity) return "inf";
@@ -51,7 +63,10 @@ function special(x) {
 }
 
 /** `f"{x:.{p}g}"`: `p` significant digits, fixed or with an exponent as Python chooses,
- * trailing zeros dropped. */
+ * trailing zeros dropped.
+ * @param {number} x
+ * @param {number} p
+ * @returns {string} */
 export function formatG(x, p) {
   const odd = special(x);
   if (odd !== null) return odd;
@@ -70,7 +85,10 @@ export function formatG(x, p) {
   return `${sign}${digits[0]}${tail ? `.${tail}` : ""}e${exponent < 0 ? "-" : "+"}${size}`;
 }
 
-/** `f"{x:.{f}f}"`: `f` decimals, ties to even. */
+/** `f"{x:.{f}f}"`: `f` decimals, ties to even.
+ * @param {number} x
+ * @param {number} f
+ * @returns {string} */
 export function formatFixed(x, f) {
   const odd = special(x);
   if (odd !== null) return odd;
@@ -92,18 +110,24 @@ export function formatFixed(x, f) {
   return sign + (f > 0 ? `${whole}.${decimals}` : whole);
 }
 
-/** `f"{x:.0%}"`: a share as a whole percentage (Python multiplies the float by 100 first). */
+/** `f"{x:.0%}"`: a share as a whole percentage (Python multiplies the float by 100 first).
+ * @param {number} x
+ * @returns {string} */
 export function percent(x) {
   return `${formatFixed(x * 100, 0)}%`;
 }
 
-/** `round(x)` of Python: the nearest integer, ties to even (as a bigint: any size). */
+/** `round(x)` of Python: the nearest integer, ties to even (as a bigint: any size).
+ * @param {number} x
+ * @returns {bigint} */
 export function roundHalfEven(x) {
   return BigInt(formatFixed(x, 0));
 }
 
 /** `H:MM:SS`, days counted in hours, rounded to the second: the command line's
- * `format_duration`. */
+ * `format_duration`.
+ * @param {number} seconds
+ * @returns {string} */
 export function formatDuration(seconds) {
   const whole = roundHalfEven(seconds);
   const hours = whole / 3600n;
@@ -113,6 +137,7 @@ export function formatDuration(seconds) {
   return `${hours}:${String(minutes).padStart(2, "0")}:${String(secs).padStart(2, "0")}`;
 }
 
+/** @type {[number, string][]} */
 const UNITS = [
   [86400, "days"],
   [3600, "h"],
@@ -121,7 +146,9 @@ const UNITS = [
 ];
 
 /** A span as people say it, as the command line says it (runs/clock.py `ago`): `25 s`,
- * `12 min`, `30 h`, `3 days` (the largest unit that fits, rounded down, days from two on). */
+ * `12 min`, `30 h`, `3 days` (the largest unit that fits, rounded down, days from two on).
+ * @param {number} seconds
+ * @returns {string} */
 export function ago(seconds) {
   if (!Number.isFinite(seconds)) return "?";
   const span = Math.max(seconds, 0);

@@ -12,7 +12,20 @@ export const COLOURS = [
 
 const FONT = "12px system-ui, sans-serif";
 
-/** Round steps for an axis from `low` to `high`: 1, 2 or 5 times a power of ten. */
+/** @typedef {import("./series.js").Points} Points */
+/** @typedef {import("./series.js").Series} Series */
+/** @typedef {{ left: number, top: number, width: number, height: number }} Box */
+/** @typedef {[number, number]} Range */
+/** @typedef {{ low: number, high: number, first: number, last: number, any: boolean }} Extent */
+/** @typedef {{ points: Points, colour: string, dashed: boolean }} Drawn */
+/** @typedef {{ text: string, colour: string, dashed: boolean }} LegendEntry */
+/** @typedef {{ label: string, series: Series, colour?: string | null }} Run */
+
+/** Round steps for an axis from `low` to `high`: 1, 2 or 5 times a power of ten.
+ * @param {number} low
+ * @param {number} high
+ * @param {number} count
+ * @returns {number[]} */
 function ticks(low, high, count) {
   if (!(high > low)) return [low];
   const raw = (high - low) / count;
@@ -25,6 +38,9 @@ function ticks(low, high, count) {
   return out;
 }
 
+/** A tick's label: six significant digits at most, an exponent for the very large or small.
+ * @param {number} value
+ * @returns {string} */
 function label(value) {
   if (value === 0) return "0";
   const size = Math.abs(value);
@@ -32,7 +48,9 @@ function label(value) {
   return String(Number(value.toPrecision(6)));
 }
 
-/** The range of some Points' finite points (kept by Points as they come), into `into`. */
+/** The range of some Points' finite points (kept by Points as they come), into `into`.
+ * @param {Points} each
+ * @param {Extent} into */
 function extent(each, into) {
   if (!(each.high >= each.low)) return;
   into.low = Math.min(into.low, each.low);
@@ -42,6 +60,10 @@ function extent(each, into) {
   into.any = true;
 }
 
+/** A range with room around it (5 %), a single value made a range.
+ * @param {number} low
+ * @param {number} high
+ * @returns {Range} */
 function padded(low, high) {
   if (high > low) {
     const room = (high - low) * 0.05;
@@ -52,7 +74,12 @@ function padded(low, high) {
 }
 
 /** A series drawn through its points, or through each pixel column's first, lowest,
- * highest and last point when there are more points than columns: one tight pass. */
+ * highest and last point when there are more points than columns: one tight pass.
+ * @param {CanvasRenderingContext2D} context
+ * @param {Points} points
+ * @param {Box} box
+ * @param {Range} xRange
+ * @param {Range} yRange */
 function trace(context, points, box, xRange, yRange) {
   const { steps, values, length } = points;
   const [first, last] = xRange;
@@ -109,6 +136,12 @@ function trace(context, points, box, xRange, yRange) {
   context.stroke();
 }
 
+/** A dot at each point (a series of 400 points at most, unless `always`).
+ * @param {CanvasRenderingContext2D} context
+ * @param {Points} points
+ * @param {(step: number) => number} x
+ * @param {(value: number) => number} y
+ * @param {boolean} always */
 function markers(context, points, x, y, always) {
   if (points.length > 400 && !always) return;
   for (let i = 0; i < points.length; i += 1) {
@@ -119,13 +152,20 @@ function markers(context, points, x, y, always) {
   }
 }
 
+/** One panel: its grid, ticks and labels, then its series, clipped to its box.
+ * @param {CanvasRenderingContext2D} context
+ * @param {Box} box
+ * @param {Range} xRange
+ * @param {Drawn[]} series
+ * @param {string} yLabel
+ * @param {string | null} xLabel */
 function panel(context, box, xRange, series, yLabel, xLabel) {
   const range = { low: Infinity, high: -Infinity, first: Infinity, last: -Infinity, any: false };
   for (const { points } of series) extent(points, range);
   const [low, high] = range.any ? padded(range.low, range.high) : [0, 1];
   const [first, last] = xRange;
-  const x = (step) => box.left + ((step - first) / (last - first)) * box.width;
-  const y = (value) => box.top + box.height - ((value - low) / (high - low)) * box.height;
+  const x = (/** @type {number} */ step) => box.left + ((step - first) / (last - first)) * box.width;
+  const y = (/** @type {number} */ value) => box.top + box.height - ((value - low) / (high - low)) * box.height;
   context.save();
   context.font = FONT;
   context.fillStyle = "#222";
@@ -180,7 +220,11 @@ function panel(context, box, xRange, series, yLabel, xLabel) {
  * its CSS box. The legend's entries
  * come back ({text, colour, dashed}: each series of a lone run; else each run's colour,
  * then the line of a loss and of an eval loss): the page writes them beside the canvas, as
- * text. */
+ * text.
+ * @param {HTMLCanvasElement} canvas
+ * @param {Run[]} runs
+ * @param {string} title
+ * @returns {LegendEntry[]} */
 export function draw(canvas, runs, title) {
   const scale = globalThis.devicePixelRatio || 1;
   const cssWidth = canvas.clientWidth || 900;
@@ -188,16 +232,22 @@ export function draw(canvas, runs, title) {
   canvas.width = Math.round(cssWidth * scale);
   canvas.height = Math.round(cssHeight * scale);
   const context = canvas.getContext("2d");
+  if (context === null) throw new Error("no 2D context for the plot's canvas");
   context.setTransform(scale, 0, 0, scale, 0, 0);
   context.fillStyle = "#fff";
   context.fillRect(0, 0, cssWidth, cssHeight);
   const several = runs.length > 1;
+  /** @type {Drawn[]} */
   const top = [];
+  /** @type {Drawn[]} */
   const bottom = [];
+  /** @type {LegendEntry[]} */
   const topLegend = [];
+  /** @type {LegendEntry[]} */
   const bottomLegend = [];
+  /** @type {Extent} */
   const xs = { low: Infinity, high: -Infinity, first: Infinity, last: -Infinity, any: false };
-  const colourOf = (run, index) => run.colour || COLOURS[index % COLOURS.length];
+  const colourOf = (/** @type {Run} */ run, /** @type {number} */ index) => run.colour || COLOURS[index % COLOURS.length];
   runs.forEach((run, index) => {
     const { label: name, series } = run;
     const colour = colourOf(run, index);
@@ -217,6 +267,7 @@ export function draw(canvas, runs, title) {
       bottomLegend.push({ text: name, colour, dashed: false });
     }
   });
+  /** @type {Range} */
   const xRange = xs.any ? (xs.last > xs.first ? [xs.first, xs.last] : padded(xs.first, xs.last)) : [0, 1];
   const left = 78;
   const width = cssWidth - left - 16;

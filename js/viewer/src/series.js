@@ -15,6 +15,7 @@ export class Points {
     this.last = -Infinity;
   }
 
+  /** @param {number | bigint} step @param {number} value */
   push(step, value) {
     if (this.length === this.steps.length) {
       const steps = new Float64Array(this.length * 2);
@@ -37,16 +38,22 @@ export class Points {
   }
 }
 
-/** The plotted fields of a log line (a field left out is `null` in the Reader's line). */
+/** @typedef {"loss" | "eval_loss" | "learning_rate"} Plotted */
+
+/** The plotted fields of a log line (a field left out is `null` in the Reader's line).
+ * @type {readonly Plotted[]} */
 export const PLOTTED = ["loss", "eval_loss", "learning_rate"];
 
 /** Each plotted field's Points, fed the Reader's answers. */
 export class Series {
   constructor() {
-    for (const field of PLOTTED) this[field] = new Points();
+    this.loss = new Points();
+    this.eval_loss = new Points();
+    this.learning_rate = new Points();
   }
 
-  /** The answers of a Reader's `feed` or `finish`: the values of its log lines. */
+  /** The answers of a Reader's `feed` or `finish`: the values of its log lines.
+   * @param {Iterable<import("overbrainer-contract/core").Answer>} answers */
   take(answers) {
     for (const answer of answers) {
       if (answer.kind !== "line" || answer.value.event !== "log") continue;

@@ -13,12 +13,23 @@ import { thousands } from "./format.js";
 export const REQUEST_LIMIT = maxBytes.snapshot_request;
 export const PROOF_LIMIT = maxBytes.snapshot;
 
+/** @typedef {import("viewer:validators").ValidationError} ValidationError */
+/** @typedef {import("overbrainer-contract/types/snapshot.js").Snapshot} Snapshot */
+/** @typedef {{ snapshot: import("viewer:validators").Validator<Snapshot>, request: import("viewer:validators").Validator<string> }} Validators */
+
+/** Ajv's errors as status lists a proof's problems.
+ * @param {ValidationError[] | null | undefined} errors
+ * @returns {string} */
 function ajvProblem(errors) {
   return (errors || [])
     .map((error) => `${error.instancePath ? `$${error.instancePath.replaceAll("/", ".")}` : "$"}: ${error.message}`)
     .join("; ");
 }
 
+/** A side file's text, refused over `limit` bytes.
+ * @param {File} file
+ * @param {number} limit
+ * @returns {Promise<string>} */
 async function readSide(file, limit) {
   if (file.size > limit) {
     throw new Error(`${file.name}: ${thousands(file.size)} bytes, over the ${thousands(limit)} it may hold`);
@@ -26,7 +37,10 @@ async function readSide(file, limit) {
   return new TextDecoder("utf-8").decode(await file.arrayBuffer()); // bytes not UTF-8 replaced
 }
 
-/** The reason of a request's text: its one word, or null when it is empty or not one word. */
+/** The reason of a request's text: its one word, or null when it is empty or not one word.
+ * @param {string} text
+ * @param {Validators["request"]} validRequest
+ * @returns {string | null} */
 function requestReason(text, validRequest) {
   if (!validRequest(text)) return null;
   const word = text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
@@ -34,11 +48,17 @@ function requestReason(text, validRequest) {
 }
 
 /** The snapshot row's text. `side` is null without a run folder, else `{proof, request}`
- * (Files or null); `validators` holds `snapshot` and `request` (generated from schema/). */
+ * (Files or null); `validators` holds `snapshot` and `request` (generated from schema/).
+ * @param {{ proof: File | null, request: File | null } | null} side
+ * @param {Validators} validators
+ * @returns {Promise<string>} */
 export async function snapshotText(side, validators) {
   if (side === null) return "- (no run folder opened: open the folder to see its snapshot)";
+  /** @type {{ reason: string | null, time: number } | null} */
   let request = null;
+  /** @type {(Snapshot & { written: number }) | null} */
   let taken = null;
+  /** @type {string | null} */
   let problem = null;
   try {
     if (side.request) {
@@ -51,7 +71,7 @@ export async function snapshotText(side, validators) {
       try {
         proof = JSON.parse(text);
       } catch (error) {
-        problem = `${side.proof.name}: $: not JSON (${error.message})`;
+        problem = `${side.proof.name}: $: not JSON (${error instanceof Error ? error.message : error})`;
       }
       if (problem === null) {
         if (validators.snapshot(proof)) taken = { ...proof, written: side.proof.lastModified };
@@ -59,11 +79,11 @@ export async function snapshotText(side, validators) {
       }
     }
   } catch (error) {
-    return error.message;
+    return error instanceof Error ? error.message : String(error);
   }
   const pending = request !== null && (taken === null || taken.written < request.time);
   const parts = [];
-  if (pending) parts.push(`requested (${request.reason || "no reason"}), not taken yet`);
+  if (pending && request !== null) parts.push(`requested (${request.reason || "no reason"}), not taken yet`);
   if (taken !== null) {
     const reason = taken.reason || "no reason";
     const earlier = pending ? "an earlier one " : "";

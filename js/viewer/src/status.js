@@ -5,7 +5,12 @@
 
 import { ago, formatDuration, formatG, percent, thousands } from "./format.js";
 
-/** The "eta" row: counted down to the record's `now` by the core, or stale. */
+/** @typedef {import("overbrainer-contract/core").StatusReport} StatusReport */
+/** @typedef {NonNullable<StatusReport["loss"]>} StepValue */
+
+/** The "eta" row: counted down to the record's `now` by the core, or stale.
+ * @param {StatusReport} record
+ * @returns {string} */
 function etaText(record) {
   if (record.ended) return "- (training ended)";
   if (record.eta_stale && record.last_line_seconds !== null) {
@@ -15,30 +20,39 @@ function etaText(record) {
   return remaining === null ? "unknown yet" : formatDuration(remaining);
 }
 
-/** The "last line" row: `30 h ago`, `5 s ahead of this clock`, or `none yet`. */
+/** The "last line" row: `30 h ago`, `5 s ahead of this clock`, or `none yet`.
+ * @param {StatusReport} record
+ * @returns {string} */
 function ageText(record) {
-  if (record.last_time === null) return "none yet";
   const silence = record.last_line_seconds;
+  if (record.last_time === null || silence === null) return "none yet";
   return silence < 0 ? `${ago(-silence)} ahead of this clock` : `${ago(silence)} ago`;
 }
 
 /** A run's status as [label, text, title] rows; `title` (or null) is the exact value behind
  * a rounded one. `record` is the core's StatusReport, `snapshot` the snapshot row's text,
- * `linesText` the core's words for a file's bad lines (the package's `linesText`). */
+ * `linesText` the core's words for a file's bad lines (the package's `linesText`).
+ * @param {StatusReport} record
+ * @param {string} snapshot
+ * @param {(invalid: number, cut: boolean) => string} linesText
+ * @returns {[string, string, string | null][]} */
 export function statusRows(record, snapshot, linesText) {
   const phase = record.ended ? `ended at step ${thousands(record.step)}` : record.phase;
   let step = thousands(record.step);
   if (record.max_steps !== null) step += ` / ${thousands(record.max_steps)}`;
   if (record.progress !== null) step += ` (${percent(record.progress)})`;
+  /** @type {[string, string, string | null][]} */
   const rows = [
     ["run", record.run, null],
     ["stage", `${record.stage ?? "-"} (${phase})`, null],
     ["step", step, null],
   ];
-  for (const [value, label] of [
+  /** @type {[StepValue | null, string][]} */
+  const values = [
     [record.loss, "loss"],
     [record.eval_loss, "eval loss"],
-  ]) {
+  ];
+  for (const [value, label] of values) {
     if (value === null) rows.push([label, "-", null]);
     else rows.push([label, `${formatG(value.value, 4)} at step ${thousands(value.step)}`, String(value.value)]);
   }
