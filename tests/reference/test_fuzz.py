@@ -857,6 +857,17 @@ def test_a_files_check_is_what_the_reference_reads(
     assert summary.events is not None
     assert [getattr(summary.events, tag) for tag in TAGS] == [counts[tag] for tag in TAGS], where
     assert scan.lines == len(lines), where
+    # Showing one finding of each severity: the rest are counted, and the rejected lines
+    # past the first error read for their verdict alone; the report is the same.
+    brief = CheckScan("f", shown=1)
+    shown: list[Finding] = []
+    for chunk in chunks:
+        brief.feed(chunk, shown.append)
+    brief.finish(shown.append)
+    firsts = [next((f for f in found if f.severity is s), None) for s in Severity]
+    assert shown == [f for f in found if f in firsts], where
+    assert brief.report() == summary, where
+    assert (brief.invalid, brief.cut, brief.lines) == (scan.invalid, scan.cut, scan.lines), where
 
 
 def test_the_comparison_sees_a_difference(reference: Answerer) -> None:

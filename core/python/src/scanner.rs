@@ -57,8 +57,12 @@ pub(crate) fn run<C: Consumer + Send>(scan: &mut Scan<C>, chunk: Option<&[u8]>) 
     }
 }
 
+/// Every line read in full: a rejected line's words, column and path kept.
 fn options(max_line: Option<usize>) -> Options {
-    Options { max_line }
+    Options {
+        max_line,
+        terse: false,
+    }
 }
 
 /// The report classes `CheckScan` builds (the generated msgspec models of
@@ -179,20 +183,30 @@ impl Reports {
 /// findings of the lines they complete, in order, as the contract's `ReportFinding`
 /// records (the core's words: `overbrainer_core::check`); `report()` the file's
 /// `ReportFile`.
+///
+/// `shown`: the most findings of each severity the caller shows (0: all). Past them a
+/// finding is counted in the report, not made; once the errors are past it, the rejected
+/// lines that follow are read for their verdict alone (`Options::terse`), the last line
+/// excepted.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct CheckScan {
     scan: Scan<Order>,
     check: FileCheck,
+    shown: u64,
+    /// Findings made so far: errors, warnings.
+    made: [u64; 2],
 }
 
 #[pymethods]
 impl CheckScan {
     #[new]
-    #[args(max_line = "None")]
-    fn new(name: &str, max_line: Option<usize>) -> Self {
+    #[args(max_line = "None", shown = "0")]
+    fn new(name: &str, max_line: Option<usize>, shown: u64) -> Self {
         Self {
             scan: Scan::new(options(max_line), Order::default()),
             check: FileCheck::new(name),
+            shown,
+            made: [0; 2],
         }
     }
 
@@ -305,6 +319,9 @@ impl CheckScan {
         let stopped = self.scan.splitter.stopped();
         for fact in self.scan.consumer.take() {
             if let Some((finding, nonfinite)) = self.check.take_noting(fact, stopped) {
+                if !self.shows(finding.severity) {
+                    continue;
+                }
                 let made = reports.finding(py, finding)?;
                 emit.call1((made.clone_ref(py),))?;
                 if let (Some(hint), Some(token)) = (hint, nonfinite) {
@@ -314,10 +331,25 @@ impl CheckScan {
         }
         if let Some(before) = finished {
             if let Some(finding) = self.check.finish(before, self.scan.lines) {
-                emit.call1((reports.finding(py, finding)?,))?;
+                if self.shows(finding.severity) {
+                    emit.call1((reports.finding(py, finding)?,))?;
+                }
             }
         }
+        if self.shown > 0 && self.made[0] >= self.shown {
+            self.scan.options.terse = true;
+        }
         Ok(())
+    }
+
+    /// Whether a finding of `severity` is shown (then counted as made).
+    fn shows(&mut self, severity: Severity) -> bool {
+        let made = &mut self.made[usize::from(severity == Severity::Warning)];
+        if self.shown > 0 && *made >= self.shown {
+            return false;
+        }
+        *made += 1;
+        true
     }
 }
 
@@ -325,7 +357,8 @@ impl CheckScan {
 /// and `finish()` give what they complete, in order, as tuples: `("logs", [Log, ...])` (of a
 /// run of consecutive logs, those the state depends on), `("line", line, model)` (any other
 /// line; of a run of evaluation lines, the last), `("rejected", line,
-/// ParseError, complete)`, `("over", line, size, complete, limit)`.
+/// ParseError, complete)`, `("over", line, size, complete, limit)` (and `("refused", line)`
+/// for a line read tersely, which this scan never does).
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct StateScan {
     scan: Scan<Notables>,
@@ -390,6 +423,7 @@ impl StateScan {
                     error,
                     complete,
                 } => ("rejected", line, error_object(py, bound, &error)?, complete).into_py(py),
+                Notable::Refused { line } => ("refused", line).into_py(py),
                 Notable::Over {
                     line,
                     size,
@@ -420,7 +454,14 @@ impl TableScan {
     #[args(max_line = "None")]
     fn new(batch_lines: u64, max_line: Option<usize>) -> Self {
         Self {
-            scan: Scan::new(options(max_line), Columns::new(batch_lines)),
+            // a rejected line is left out of the table by its category alone
+            scan: Scan::new(
+                Options {
+                    max_line,
+                    terse: true,
+                },
+                Columns::new(batch_lines),
+            ),
         }
     }
 

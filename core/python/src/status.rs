@@ -29,7 +29,14 @@ impl StatusScan {
     #[args(max_line = "None")]
     fn new(max_line: Option<usize>) -> Self {
         Self {
-            scan: Scan::new(Options { max_line }, Notables::default()),
+            // a complete line rejected is counted: its words are no part of the state
+            scan: Scan::new(
+                Options {
+                    max_line,
+                    terse: true,
+                },
+                Notables::default(),
+            ),
             state: RunState::new(),
         }
     }

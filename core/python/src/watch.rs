@@ -103,7 +103,13 @@ impl WatchScan {
     #[args(max_line = "None")]
     fn new(max_line: Option<usize>) -> Self {
         Self {
-            scan: Scan::new(Options { max_line }, Notables::default()),
+            scan: Scan::new(
+                Options {
+                    max_line,
+                    terse: false,
+                },
+                Notables::default(),
+            ),
             watch: Watch::new(),
         }
     }

@@ -115,8 +115,8 @@ impl FileCheck {
         }
     }
 
-    /// The finding a fact makes (none for the last line's when a gzip cut is said instead),
-    /// counted; `stopped`: the reading stopped within a line skipped for `SKIP_LIMIT` bytes.
+    /// The finding a fact makes (none for the last line's when a gzip cut is said instead,
+    /// none for a line read tersely: an error counted, not shown), counted; `stopped`: the reading stopped within a line skipped for `SKIP_LIMIT` bytes.
     pub fn take(&mut self, fact: Fact, stopped: bool) -> Option<ReportFinding> {
         self.take_noting(fact, stopped).map(|(finding, _)| finding)
     }
@@ -137,6 +137,12 @@ impl FileCheck {
             _ => None,
         };
         let finding = match fact {
+            Fact::Refused { .. } => {
+                // counted: its finding is one the caller said it does not show
+                self.invalid += 1;
+                self.errors += 1;
+                return None;
+            }
             Fact::Rejected { line, error } => {
                 let mut message = error.to_string();
                 if line == 1 && self.bom {
@@ -320,7 +326,11 @@ pub fn check_bytes(
         check.gzip_cut(size);
     }
     check.first_bytes(bytes);
-    let mut scan = Scan::new(Options { max_line }, Order::default());
+    let options = Options {
+        max_line,
+        terse: false,
+    };
+    let mut scan = Scan::new(options, Order::default());
     scan.feed(bytes);
     let taken = |scan: &mut Scan<Order>, check: &mut FileCheck, out: &mut Vec<CheckReport>| {
         let stopped = scan.splitter.stopped();

@@ -279,6 +279,7 @@ impl Columns {
         match answer {
             Answer::Read(line) => Kept::Row(Row::of(&line)),
             Answer::Bad(error) => Kept::Bad(error.category),
+            Answer::Refused(category) => Kept::Bad(category),
             Answer::Over { .. } => Kept::Over,
         }
     }

@@ -173,15 +173,21 @@ impl ParseError {
         }
     }
 
-    /// The reference's `error` on `text`, placed.
+    /// The category of serde_json's `error`.
     #[must_use]
-    pub fn from_serde(text: &str, error: &serde_json::Error) -> Self {
-        let category = match error.classify() {
+    pub fn category_of(error: &serde_json::Error) -> Category {
+        match error.classify() {
             serde_json::error::Category::Io => Category::Io,
             serde_json::error::Category::Syntax => Category::Syntax,
             serde_json::error::Category::Data => Category::Data,
             serde_json::error::Category::Eof => Category::Eof,
-        };
+        }
+    }
+
+    /// The reference's `error` on `text`, placed.
+    #[must_use]
+    pub fn from_serde(text: &str, error: &serde_json::Error) -> Self {
+        let category = Self::category_of(error);
         let full = error.to_string();
         let (message, column) = if error.line() == 0 {
             (full, None)

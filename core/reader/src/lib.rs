@@ -70,12 +70,43 @@ pub fn read_line(line: &[u8]) -> Result<MetricLine, ParseError> {
 ///
 /// As `read_line`.
 pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
-    // The usual line read by hand, else one pass over serde_json's parser, else the derived
-    // reading: the first two answer only where their answer is the reference's.
-    if let Some(line) = plain::read(text).or_else(|| fast::read(text)) {
-        return Ok(line);
+    match read_quickly(text) {
+        Some(line) => Ok(line),
+        None => derived(text),
     }
-    derived(text)
+}
+
+/// `read_line`'s verdict alone: the line, or the category of the reference's error, without
+/// the words, column and path of a finding (what counting invalid lines needs).
+///
+/// # Errors
+///
+/// The category of the reference's error, when the line is not a metrics record.
+pub fn read_verdict(line: &[u8]) -> Result<MetricLine, Category> {
+    let text = std::str::from_utf8(line).map_err(|_| Category::Syntax)?;
+    match read_quickly(text) {
+        Some(line) => Ok(line),
+        None => parse_line(text).map_err(|error| ParseError::category_of(&error)),
+    }
+}
+
+/// The usual line read by hand, else one pass over serde_json's parser: each answers only
+/// where its answer is the reference's (`None`: the derived reading answers).
+fn read_quickly(text: &str) -> Option<MetricLine> {
+    match plain::read_or_stop(text) {
+        Ok(line) => Some(line),
+        Err(plain::Stop::Refused) => None,
+        Err(plain::Stop::Unread) => {
+            // The single pass reads an object, whole: a line that does not begin with `{` and
+            // end with `}` (white space aside) is none, and the pass would only find it out.
+            let object = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+            if object.starts_with('{') && object.ends_with('}') {
+                fast::read(text)
+            } else {
+                None
+            }
+        }
+    }
 }
 
 /// The derived reading (the reference's), its error placed.

@@ -30,6 +30,8 @@ pub enum Notable {
         error: ParseError,
         complete: bool,
     },
+    /// A complete line the reference rejects, read tersely (`Options::terse`).
+    Refused { line: u64 },
     /// A line over the user's bound.
     Over {
         line: u64,
@@ -57,6 +59,9 @@ impl Notable {
                 line: line + before,
                 error,
                 complete,
+            },
+            Self::Refused { line } => Self::Refused {
+                line: line + before,
             },
             Self::Over {
                 line,
@@ -201,6 +206,11 @@ impl Consumer for Notables {
                     error,
                     complete,
                 });
+            }
+            Answer::Refused(_) => {
+                self.close_logs();
+                self.close_evals();
+                self.kept.push(Notable::Refused { line });
             }
             Answer::Over { size, limit } => {
                 self.close_logs();

@@ -25,6 +25,8 @@ pub enum Phase {
 pub enum Fact {
     /// A complete line the reference rejects.
     Rejected { line: u64, error: ParseError },
+    /// A complete line the reference rejects, read tersely (`Options::terse`).
+    Refused { line: u64 },
     /// A line over the user's bound: its bytes (its newline included when `complete`).
     Over {
         line: u64,
@@ -97,6 +99,8 @@ pub enum Kept {
     /// A metrics line of another variant: its index in `TAGS`, and what it does here.
     Other(usize, Role),
     Bad(Box<ParseError>),
+    /// A complete line rejected, read tersely.
+    Refused,
     Over {
         size: u64,
         limit: usize,
@@ -147,6 +151,7 @@ impl Order {
                 Kept::Other(read.variant(), role)
             }
             Answer::Bad(error) => Kept::Bad(Box::new(error)),
+            Answer::Refused(_) => Kept::Refused,
             Answer::Over { size, limit } => Kept::Over { size, limit },
         }
     }
@@ -186,6 +191,10 @@ impl Order {
                         error: Some(error),
                     }
                 });
+                return;
+            }
+            Kept::Refused => {
+                self.facts.push(Fact::Refused { line });
                 return;
             }
             Kept::Over { size, limit } => {

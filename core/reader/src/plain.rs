@@ -31,8 +31,39 @@ use crate::generated::{
 use crate::values::{Kind, Value};
 
 /// The line, when it is a usual one.
+#[cfg(test)]
 pub(crate) fn read(text: &str) -> Option<MetricLine> {
-    let mut cursor = Cursor { text, at: 0 };
+    read_or_stop(text).ok()
+}
+
+/// Why the hand reading gave up on a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// On what the single pass (`fast`) gives up on too, or on what is not JSON: a key of
+    /// the union written twice, a known field's value that cannot begin a value of its kind
+    /// (a string, an object, an array, `true`, `false`, or no JSON value at all where a
+    /// number goes, a `null` where no null goes). Only the derived reading can answer.
+    Refused,
+    /// On anything else: the single pass may answer.
+    Unread,
+}
+
+/// The line, when it is a usual one; else why not.
+pub(crate) fn read_or_stop(text: &str) -> Result<MetricLine, Stop> {
+    let mut cursor = Cursor {
+        text,
+        at: 0,
+        refused: false,
+    };
+    read_with(&mut cursor).ok_or(if cursor.refused {
+        Stop::Refused
+    } else {
+        Stop::Unread
+    })
+}
+
+fn read_with(cursor: &mut Cursor<'_>) -> Option<MetricLine> {
+    let text = cursor.text;
     cursor.white();
     cursor.expect(b'{')?;
     cursor.white();
@@ -48,7 +79,7 @@ pub(crate) fn read(text: &str) -> Option<MetricLine> {
         cursor.white();
         if key == TAG_FIELD {
             if tag.is_some() {
-                return None;
+                return cursor.refuse();
             }
             let name = cursor.string()?;
             tag = Some(TAGS.iter().position(|tag| *tag == name)?);
@@ -56,7 +87,7 @@ pub(crate) fn read(text: &str) -> Option<MetricLine> {
             let index = union_index(key)?;
             let seen = given.get_mut(index)?;
             if *seen {
-                return None;
+                return cursor.refuse();
             }
             *seen = true;
             let &(_, kind) = UNION.get(index)?;
@@ -139,9 +170,17 @@ const fn overflows_i32(exponent: i32, digit: i32) -> bool {
 struct Cursor<'a> {
     text: &'a str,
     at: usize,
+    /// Whether the reading gave up on what the single pass gives up on too (`Stop::Refused`).
+    refused: bool,
 }
 
 impl<'a> Cursor<'a> {
+    /// Gives up, the single pass with it.
+    fn refuse<T>(&mut self) -> Option<T> {
+        self.refused = true;
+        None
+    }
+
     /// The byte here, or 0 at the end (serde_json's `peek_or_null`).
     fn peek(&self) -> u8 {
         self.text.as_bytes().get(self.at).copied().unwrap_or(0)
@@ -236,6 +275,14 @@ impl<'a> Cursor<'a> {
     /// A value of `kind`: a float as its bits, an integer, a stage as its index in
     /// `JobStage::ALL`; `None` inside for a null (only where the kind takes one).
     fn value(&mut self, kind: Kind) -> Option<Option<u64>> {
+        // serde_json's `deserialize_f64`, `_u64` and `_option` (the single pass's) refuse a
+        // value that does not begin as a number, or as `null` where an option goes
+        let first = self.peek();
+        let number = matches!(first, b'-' | b'0'..=b'9');
+        let null = first == b'n' && matches!(kind, Kind::OptF64 | Kind::OptU64);
+        if kind != Kind::Stage && !number && !null {
+            return self.refuse();
+        }
         Some(match kind {
             Kind::F64 => Some(self.number()?.to_bits()),
             Kind::U64 => Some(self.unsigned()?),

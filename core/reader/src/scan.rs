@@ -8,10 +8,10 @@
 //! ([`Consumer::answer_part`]), and hands the parts over in order with [`Scan::take`]: the
 //! answers, and so everything made of them, do not depend on how the input was cut.
 
-use crate::error::ParseError;
+use crate::error::{Category, ParseError};
 use crate::generated::MetricLine;
-use crate::read_line;
 use crate::split::{Piece, Skipped, Splitter, Why};
+use crate::{read_line, read_verdict};
 
 /// What the reader makes of one line.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +20,9 @@ pub enum Answer {
     Read(MetricLine),
     /// A line the reference rejects: its error.
     Bad(ParseError),
+    /// A complete line the reference rejects, read tersely (`Options::terse`): its error's
+    /// category alone.
+    Refused(Category),
     /// A line over the user's bound (`max_line`, without its newline): its bytes, its
     /// newline included.
     Over { size: u64, limit: usize },
@@ -38,6 +41,11 @@ pub struct Answered {
 pub struct Options {
     /// The user's bound on a line's length, without its newline.
     pub max_line: Option<usize>,
+    /// Complete lines the reference rejects are answered by their error's category alone
+    /// (`Answer::Refused`), without the words, column and path a finding shows: for a
+    /// caller that counts them and shows no more of them (the last line is always answered
+    /// in full: its rule needs the error).
+    pub terse: bool,
 }
 
 /// The answer to one complete line (`line` ends in its newline) or to the last line: the
@@ -54,6 +62,12 @@ pub fn answer(line: &[u8], options: Options) -> Answer {
                 limit,
             };
         }
+    }
+    if options.terse {
+        return match read_verdict(bare) {
+            Ok(read) => Answer::Read(read),
+            Err(category) => Answer::Refused(category),
+        };
     }
     match read_line(bare) {
         Ok(read) => Answer::Read(read),
@@ -224,7 +238,13 @@ fn to_work(piece: Piece<'_>, options: Options) -> Work<'_> {
     match piece {
         Piece::Lines(lines) => Work::Lines(lines),
         Piece::Last(line) => Work::Answered(Answered {
-            answer: answer(line, options),
+            answer: answer(
+                line,
+                Options {
+                    terse: false,
+                    ..options
+                },
+            ),
             complete: false,
         }),
         Piece::Skipped(Skipped {

@@ -102,7 +102,7 @@ impl RunState {
                     self.invalid += 1;
                 }
             }
-            Notable::Over { .. } => self.invalid += 1,
+            Notable::Refused { .. } | Notable::Over { .. } => self.invalid += 1,
         }
     }
 
@@ -396,7 +396,12 @@ pub fn status_bytes(
 ) -> StatusReport {
     let mut state = RunState::new();
     state.first_bytes(bytes);
-    let mut scan = Scan::new(Options { max_line }, Notables::default());
+    // a complete line rejected is counted: its words are no part of the state
+    let options = Options {
+        max_line,
+        terse: true,
+    };
+    let mut scan = Scan::new(options, Notables::default());
     scan.feed(bytes);
     scan.finish();
     state.take_from(&mut scan);

@@ -192,6 +192,8 @@ impl Watch {
                     events.push(Event::Rejected { line, error });
                 }
             }
+            // counted (a watch reads every line in full, so that each rejected one is said)
+            Notable::Refused { line } => self.state.take(Notable::Refused { line }),
             Notable::Over {
                 line,
                 size,
@@ -472,7 +474,13 @@ mod tests {
         assert!(events.is_empty());
         assert!(watch.state().partial);
         let mut watch = Watch::new();
-        let mut scan = Scan::new(Options { max_line: Some(10) }, Notables::default());
+        let mut scan = Scan::new(
+            Options {
+                max_line: Some(10),
+                terse: false,
+            },
+            Notables::default(),
+        );
         scan.feed(b"{\"event\":\"stage\",\"time\":1,\"name\":\"train\"}\n");
         assert_eq!(
             watch.take_from(&mut scan),

@@ -11,7 +11,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use overbrainer_core::{dump_line, parse_line, read_line, Mark, MetricLine, Pace};
+use overbrainer_core::{dump_line, parse_line, read_line, read_verdict, Mark, MetricLine, Pace};
 
 mod common;
 use common::{read_json, Json, Reader};
@@ -143,9 +143,18 @@ fn mark_json(mark: Option<Mark>) -> Json {
 fn problems(bytes: &[u8], expected: &Json) -> Vec<String> {
     let got = read_line(bytes);
     let derived = std::str::from_utf8(bytes).map(parse_line);
+    let verdict = read_verdict(bytes);
     if !expected.field("ok").flag() {
         let category = expected.field("category").text();
         let mut wrong = Vec::new();
+        match verdict {
+            Ok(line) => wrong.push(format!("read_verdict accepts it: {}", dump_line(&line))),
+            Err(got) if got.name() != category => wrong.push(format!(
+                "category: read_verdict {}, suite {category}",
+                got.name()
+            )),
+            Err(_) => {}
+        }
         match &got {
             Ok(line) => wrong.push(format!("read_line accepts it: {}", dump_line(line))),
             Err(error) if error.category.name() != category => wrong.push(format!(
@@ -184,6 +193,10 @@ fn problems(bytes: &[u8], expected: &Json) -> Vec<String> {
     };
     let dump = expected.field("dump").text();
     let mut wrong = value_problems(&line, expected.field("value"));
+    match verdict {
+        Ok(other) if other == line => {}
+        other => wrong.push(format!("read_verdict: {other:?}")),
+    }
     if dump_line(&line) != dump {
         wrong.push(format!(
             "dump: read_line {}, suite {dump}",

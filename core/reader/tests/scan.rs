@@ -70,8 +70,13 @@ fn line_by_line<C: Consumer>(data: &[u8], options: Options, mut consumer: C) -> 
         start = end + 1;
     }
     if start < data.len() {
+        // the last line is answered in full, terse or not: its rule needs the error
+        let full = Options {
+            terse: false,
+            ..options
+        };
         number += 1;
-        consumer.line(number, answer(&data[start..], options), false);
+        consumer.line(number, answer(&data[start..], full), false);
     }
     (consumer, number)
 }
@@ -107,6 +112,7 @@ fn scanned<C: Consumer>(data: &[u8], options: Options, consumer: C, draw: &mut D
 fn options(draw: &mut Draw) -> Options {
     Options {
         max_line: (draw.below(4) == 0).then(|| draw.below(120)),
+        terse: draw.below(2) == 0,
     }
 }
 

@@ -130,6 +130,15 @@ fn put_answer(out: &mut Vec<u8>, answer: &Answer, complete: bool) {
             out.push(BAD | flag);
             put_error(out, error);
         }
+        // The reader reads every line in full (`terse` off): a terse answer would be its
+        // category alone, without words.
+        Answer::Refused(category) => {
+            out.push(BAD | flag);
+            out.push(category_code(*category));
+            put_u32(out, 0);
+            put_text(out, "");
+            put_u32(out, 0);
+        }
         Answer::Over { size, limit } => {
             out.push(OVER | flag);
             // exact below 2^53: a skipped line ends the reading at 4 GiB
@@ -405,6 +414,7 @@ pub extern "C" fn ob_eta(
 pub extern "C" fn ob_reader_new(has_max: u32, max_line: f64) -> u32 {
     let options = Options {
         max_line: reports::bound(has_max, max_line),
+        terse: false,
     };
     let scan = Scan::new(options, Records::default());
     with_state(|state| {

@@ -110,6 +110,7 @@ pub extern "C" fn ob_check_new(name_len: usize, raw: u32, has_max: u32, max_line
         scan: Scan::new(
             Options {
                 max_line: bound(has_max, max_line),
+                terse: false,
             },
             Order::default(),
         ),
@@ -212,8 +213,10 @@ pub extern "C" fn ob_check_free(id: u32) {
 pub extern "C" fn ob_status_new(raw: u32, has_max: u32, max_line: f64) -> u32 {
     let telling = Telling {
         scan: Scan::new(
+            // a complete line rejected is counted: its words are no part of the state
             Options {
                 max_line: bound(has_max, max_line),
+                terse: true,
             },
             Notables::default(),
         ),

@@ -96,6 +96,7 @@ def check_stream(
     emit: Emit,
     max_line: int | None = None,
     hint: Hint | None = None,
+    shown: int = 0,
 ) -> FileResult:
     """Check the lines of a metrics file, its bytes in `chunks` (any cut: `chunks.read_chunks`),
     calling `emit` for every problem found, in the file's order; the file's summary.
@@ -111,8 +112,11 @@ def check_stream(
     core notes the token: `ParseError::nonfinite`) is followed by `hint(finding,
     NONFINITE_HINT)`: the reference's words stay as they are, the hint is said beside them
     (a terminal's, not the report's).
+
+    `shown` (0: all): the most findings of each severity `emit` is given; the rest are
+    counted in the summary only, and are not made at all.
     """
-    scan = CheckScan(name, max_line)
+    scan = CheckScan(name, max_line, shown)
     noted = None if hint is None else _noted(hint)
     try:
         for chunk in chunks:

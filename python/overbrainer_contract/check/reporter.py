@@ -68,7 +68,8 @@ class TextReporter:
     """`PATH:LINE $.field: message` per problem, then a summary line per file.
 
     At most `limit` errors and `limit` warnings are printed per file (0: all); one line
-    counts those not shown, and the summary counts them all. A hint (`hint`: what a
+    counts those not shown, and the summary counts them all (the not shown are counted from
+    the summary: a checker given the limit need not hand them over). A hint (`hint`: what a
     finding's words do not say) is printed once per file, indented, after the first
     finding shown that it explains.
     """
@@ -78,7 +79,6 @@ class TextReporter:
         self.colour = colour
         self.limit = limit
         self.shown = {"error": 0, "warning": 0}
-        self.hidden = {"error": 0, "warning": 0}
         self.last: Finding | None = None
         """The finding printed last, in this file (None when the last one was not shown)."""
         self.hinted: set[str] = set()
@@ -86,7 +86,6 @@ class TextReporter:
     def finding(self, finding: Finding) -> None:
         severity = finding.severity.value
         if self.limit and self.shown[severity] >= self.limit:
-            self.hidden[severity] += 1
             self.last = None
             return
         self.shown[severity] += 1
@@ -107,14 +106,15 @@ class TextReporter:
             self.out.write(f"  hint: {text}\n")
 
     def result(self, result: FileResult) -> None:
-        if any(self.hidden.values()):
-            counts = [plural(n, f"more {s}") for s, n in self.hidden.items() if n]
+        found = {"error": result.errors, "warning": result.warnings}
+        hidden = {s: found[s] - self.shown[s] for s in found}
+        if any(hidden.values()):
+            counts = [plural(n, f"more {s}") for s, n in hidden.items() if n]
             self.out.write(
                 f"{shown(result.file)}: {' and '.join(counts)} not shown"
                 f" (--max-errors {self.limit})\n"
             )
         self.shown = dict.fromkeys(self.shown, 0)
-        self.hidden = dict.fromkeys(self.hidden, 0)
         self.last = None
         self.hinted.clear()
         parts = []

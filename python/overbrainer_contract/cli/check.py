@@ -128,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
     for target in found.runs:
         if target.metrics is None:  # standard input
             chunks = read_chunks(sys.stdin.buffer, name="-")
-            result = check_stream(chunks, "-", reporter.finding, args.max_line, reporter.hint)
+            result = check_stream(
+                chunks, "-", reporter.finding, args.max_line, reporter.hint, reporter.limit
+            )
             total.add(result)
             reporter.result(result)
             invalid |= not result.valid
@@ -162,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
 def _check_metrics(
     target: Run, display: str, reporter: TextReporter | JsonReporter, args: argparse.Namespace
 ) -> FileResult:
-    progress, max_line, hint = args.progress, args.max_line, reporter.hint
+    progress, max_line, hint, limit = args.progress, args.max_line, reporter.hint, reporter.limit
     with target.open_metrics() as handle:
         size = _size(handle)
         show = progress == "always" or (
@@ -172,11 +174,11 @@ def _check_metrics(
             try:
                 with _progress_bar(size, display) as advance:
                     chunks = read_chunks(handle, progress=advance, name=display)
-                    return check_stream(chunks, display, reporter.finding, max_line, hint)
+                    return check_stream(chunks, display, reporter.finding, max_line, hint, limit)
             except ImportError:  # no rich: no bar
                 pass
         chunks = read_chunks(handle, name=display)
-        return check_stream(chunks, display, reporter.finding, max_line, hint)
+        return check_stream(chunks, display, reporter.finding, max_line, hint, limit)
 
 
 def _size(handle: IO[bytes]) -> int:

@@ -89,9 +89,10 @@ class CheckScan:
     """The check of a metrics file, read as it is fed (every line of any length answered by
     the core, on every core, without the GIL): the findings as the contract's
     `ReportFinding` records, the summary as its `ReportFile` (the models handed over by
-    `bind_reports`)."""
+    `bind_reports`). `shown`: the most findings of each severity the caller shows (0: all);
+    past them a finding is counted in the report, not made."""
 
-    def __init__(self, name: str, max_line: int | None = None) -> None: ...
+    def __init__(self, name: str, max_line: int | None = None, shown: int = 0) -> None: ...
     def feed(
         self,
         chunk: bytes,
