@@ -243,11 +243,13 @@ fn locate(text: &str, category: Category, message: &str, placed: bool) -> Option
             (true, false) => vec![Segment::Key(TAG_FIELD.to_owned())],
         }));
     }
-    // Met while building the variant from the buffer: the whole line is JSON.
-    Some(Path(match serde_json::from_str::<Json>(text) {
-        Ok(Json::Array(items)) => in_sequence(&items, message),
-        Ok(_) => in_object(text),
-        Err(_) => vec![],
+    // Met while building the variant from the buffer: the whole line is JSON, an array
+    // (the sequence form) or an object.
+    Some(Path(if top.starts_with('[') {
+        serde_json::from_str::<Vec<Json>>(text)
+            .map_or_else(|_| vec![], |items| in_sequence(&items, message))
+    } else {
+        in_object(text)
     }))
 }
 
