@@ -1,16 +1,23 @@
 //! The usual line read by hand, in one pass over its bytes: a JSON object whose keys are the
 //! tag and known fields, written as plain strings, the tag naming a variant, each field holding
 //! a number, `null` (an optional one) or a stage's plain name, JSON white space wherever JSON
-//! allows it.
+//! allows it; other keys holding a number, `null`, `true`, `false` or a plain string.
 //!
 //! It answers only where its answer is the reference's, and gives up (`None`) on anything
 //! else, leaving the line to the single pass over serde_json's parser (`fast`) and then to the
-//! derived reading: an escape or any other string than the names it knows, another key, a key
-//! written twice, a value of another type, a required field absent, a number of a form it does
-//! not read as serde_json does, anything not JSON. Why an answer it gives is the reference's:
+//! derived reading: an escape or any other string than the names it knows in a known field,
+//! a key written twice, a value of another type, a required field absent, a number of a form
+//! it does not read as serde_json does, an object or an array, anything not JSON. Why an
+//! answer it gives is the reference's:
 //!
-//! - every string it accepts is one of a few plain ASCII names, compared byte for byte up to
-//!   the first `"`, so that a string with an escape or a control character matches none;
+//! - every string it accepts in a key or a known field is one of a few plain ASCII names,
+//!   compared byte for byte up to the first `"`, so that a string with an escape or a control
+//!   character matches none;
+//! - another key (written without an escape or a control character, so that it is the text
+//!   between its quotes, and no field of the union) is one the variant drops, after the
+//!   reference's buffer has read its value (`deserialize_any`): a number read as below, a
+//!   literal, or a string without an escape or a control character, which serde_json takes
+//!   as it is (the line is UTF-8); any other value makes it give up;
 //! - a number is read by a copy of serde_json 1.0.87's own reading without `float_roundtrip`
 //!   (`parse_integer`, `parse_number`, `parse_decimal`, `parse_long_integer`,
 //!   `parse_decimal_overflow`, `parse_exponent`, `parse_exponent_overflow`, `f64_from_parts`
@@ -83,8 +90,7 @@ fn read_with(cursor: &mut Cursor<'_>) -> Option<MetricLine> {
             }
             let name = cursor.string()?;
             tag = Some(TAGS.iter().position(|tag| *tag == name)?);
-        } else {
-            let index = union_index(key)?;
+        } else if let Some(index) = union_index(key) {
             let seen = given.get_mut(index)?;
             if *seen {
                 return cursor.refuse();
@@ -92,6 +98,10 @@ fn read_with(cursor: &mut Cursor<'_>) -> Option<MetricLine> {
             *seen = true;
             let &(_, kind) = UNION.get(index)?;
             *raw.get_mut(index)? = cursor.value(kind)?;
+        } else if plain(key) {
+            cursor.dropped()?;
+        } else {
+            return None;
         }
         cursor.white();
         match cursor.next()? {
@@ -126,6 +136,12 @@ fn read_with(cursor: &mut Cursor<'_>) -> Option<MetricLine> {
         };
     }
     MetricLine::from_values(variant, values.get(..fields.len())?)
+}
+
+/// Whether the text between two quotes is a string as it stands: no escape, no control
+/// character (which serde_json refuses in a string).
+fn plain(text: &str) -> bool {
+    !text.bytes().any(|byte| byte == b'\\' || byte < 0x20)
 }
 
 /// The names a stage's `name` takes.
@@ -306,6 +322,25 @@ impl<'a> Cursor<'a> {
                 Some(u64::try_from(at).ok()?)
             }
         })
+    }
+
+    /// A value the variant drops, read as the reference's buffer reads it: a number, a
+    /// literal, or a plain string (`plain`); `None` for any other.
+    fn dropped(&mut self) -> Option<()> {
+        match self.peek() {
+            b'"' => plain(self.string()?).then_some(()),
+            b'n' => self.word(b"null"),
+            b't' => self.word(b"true"),
+            b'f' => self.word(b"false"),
+            b'-' | b'0'..=b'9' => self.number().map(|_| ()),
+            _ => None,
+        }
+    }
+
+    /// `word` here (taken).
+    fn word(&mut self, word: &[u8]) -> Option<()> {
+        let rest = self.text.as_bytes().get(self.at..)?;
+        rest.starts_with(word).then(|| self.at += word.len())
     }
 
     /// Whether a `null` is here (taken); `None` for an `n` that does not begin one.
@@ -832,13 +867,23 @@ mod tests {
             r#"{"event":"begin","time"#,
             r#"{"event":"begin","#,
             "\u{feff}{\"event\":\"begin\",\"time\":1}",
-            // Keys: escapes, unknown keys, a key that is a prefix of a known one or longer.
+            // Keys: escapes, a key near a known one that leaves it absent.
             r#"{"event":"begin","tim\u0065":1}"#,
             r#"{"\u0065vent":"begin","time":1}"#,
-            r#"{"event":"begin","time":1,"extra":1}"#,
-            r#"{"event":"begin","tim":1,"time":1}"#,
-            r#"{"event":"begin","times":1,"time":1}"#,
             r#"{"event":"begin","Time":1}"#,
+            r#"{"event":"begin","time":1,"ex\u0074ra":1}"#,
+            r#"{"event":"begin","time":1,"ex	tra":1}"#,
+            // Another key's value: an object, an array, a string with an escape or a
+            // control character, a literal misspelt.
+            r#"{"event":"begin","time":1,"extra":{}}"#,
+            r#"{"event":"begin","time":1,"extra":[1]}"#,
+            r#"{"event":"begin","time":1,"extra":"a\"b"}"#,
+            r#"{"event":"begin","time":1,"extra":"a\nb"}"#,
+            "{\"event\":\"begin\",\"time\":1,\"extra\":\"a\tb\"}",
+            r#"{"event":"begin","time":1,"extra":nul}"#,
+            r#"{"event":"begin","time":1,"extra":tru}"#,
+            r#"{"event":"begin","time":1,"extra":NaN}"#,
+            r#"{"event":"begin","time":1,"extra":1e999}"#,
             r#"{"event":"begin","ti\"me":1}"#,
             r#"{"eve":"begin","time":1}"#,
             r#"{event:"begin","time":1}"#,
@@ -886,6 +931,14 @@ mod tests {
         }
         // Still the reference's where it says so.
         answered(r#"{"event":"end","time":1,"step":18446744073709551615}"#);
+        // Other keys, their values read and dropped as the reference drops them.
+        answered(r#"{"event":"begin","time":1,"extra":1}"#);
+        answered(r#"{"event":"begin","tim":1,"time":1}"#);
+        answered(r#"{"event":"begin","times":1,"time":1,"times":2}"#);
+        answered(r#"{"event":"begin","":null,"time":1}"#);
+        answered(r#"{"event":"begin","time":1,"extra":-1.5e-3,"more":true,"last":false}"#);
+        answered(r#"{"event":"begin","time":1,"note":"é ok","n":18446744073709551616}"#);
+        answered("{\"time\":1.5, \"event\":\"log\", \"step\":3, \"tokens_per_second\":4321.5}");
         answered(r#"{"event":"end","time":1,"step":0}"#);
     }
 
