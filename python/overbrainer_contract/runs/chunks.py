@@ -23,7 +23,12 @@ What a file's first bytes say it is (gzip's magic bytes, a UTF-8 byte order mark
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import contextlib
+import os
+import queue
+import stat
+import threading
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -60,24 +65,81 @@ def gzip_not_named(name: str | Path) -> GzipNotNamedError:
     return GzipNotNamedError(name, _core.gzip_not_named_text(str(name) == "-"))
 
 
+def ahead(chunks: Iterable[bytes]) -> Generator[bytes, None, None]:
+    """`chunks` as they are, each next one read on a thread of its own while the caller
+    works on the one it was given: a file's read and the core's scan (both release the
+    GIL) overlap. What reading raises is raised here, in its place after the chunks before
+    it. One chunk waits at most, so memory grows by one chunk.
+
+    For reads that always return (a regular file's): a caller that stops early waits for
+    the read under way, and the thread ends with it."""
+    slot: queue.Queue[tuple[bytes | None, BaseException | None]] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            for chunk in chunks:
+                slot.put((chunk, None))
+                if stop.is_set():
+                    return
+            slot.put((None, None))
+        except BaseException as error:  # handed to the caller, raised there
+            slot.put((None, error))
+
+    reader = threading.Thread(target=read, name="chunks ahead", daemon=True)
+    reader.start()
+    try:
+        while True:
+            chunk, error = slot.get()
+            if error is not None:
+                raise error
+            if chunk is None:
+                return
+            yield chunk
+    finally:
+        stop.set()
+        with contextlib.suppress(queue.Empty):
+            slot.get_nowait()  # a reader waiting to hand one more chunk goes on, and ends
+        reader.join()
+
+
 def read_chunks(
     handle: IO[bytes],
     chunk: int = CHUNK,
     progress: Callable[[int], None] | None = None,
     *,
     name: str | Path | None = None,
-) -> Iterator[bytes]:
+) -> Generator[bytes, None, None]:
     """The bytes of `handle`, a read at a time; `progress(bytes so far)` after each (of
     the file as it is on disk: compressed bytes for a `.gz`).
 
     With `name` (the file's name as given; `-` for standard input): a `.gz` is read
     decompressed, and gzip data under another name raises `GzipNotNamedError` before any
     chunk is given (see the module's docstring). Without it, the bytes as they are.
+
+    A regular file's next chunk is read (and decompressed) while the caller works on the
+    last (`ahead`); a pipe's, a FIFO's or a terminal's only when asked, as a read there may
+    wait for ever.
     """
     if is_gzip_name(name):
         assert name is not None
-        yield from _gunzipped(handle, name, chunk, progress)
-        return
+        chunks = _gunzipped(handle, name, chunk, progress)
+    else:
+        chunks = _read(handle, chunk, progress, name)
+    yield from ahead(chunks) if _regular(handle) else chunks
+
+
+def _regular(handle: IO[bytes]) -> bool:
+    """Whether `handle` reads a regular file."""
+    try:
+        return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):  # in memory, closed, no descriptor
+        return False
+
+
+def _read(
+    handle: IO[bytes], chunk: int, progress: Callable[[int], None] | None, name: str | Path | None
+) -> Iterator[bytes]:
     read = getattr(handle, "read1", handle.read)
     done = 0
     first = name is not None
