@@ -37,15 +37,21 @@ def test_what_reading_raises_is_raised_after_the_chunks_before_it() -> None:
     assert raised.value.size == 3
 
 
+def counted(count: int, asked: list[int]) -> Iterator[bytes]:
+    """`count` chunks of `x`, each noted in `asked` as it is read."""
+    for n in range(count):
+        asked.append(n)
+        yield b"x"
+
+
+def readers() -> list[threading.Thread]:
+    """The threads reading chunks ahead."""
+    return [thread for thread in threading.enumerate() if thread.name == "chunks ahead"]
+
+
 def test_the_next_chunk_is_read_while_the_caller_works() -> None:
     asked: list[int] = []
-
-    def chunks() -> Iterator[bytes]:
-        for n in range(3):
-            asked.append(n)
-            yield b"x"
-
-    given = ahead(chunks())
+    given = ahead(counted(3, asked))
     assert next(given) == b"x"
     deadline = time.monotonic() + 10
     while len(asked) < 2 and time.monotonic() < deadline:
@@ -56,16 +62,10 @@ def test_the_next_chunk_is_read_while_the_caller_works() -> None:
 
 def test_a_caller_that_stops_early_leaves_no_thread_and_the_rest_unread() -> None:
     asked: list[int] = []
-
-    def chunks() -> Iterator[bytes]:
-        for n in range(1000):
-            asked.append(n)
-            yield b"x"
-
-    given = ahead(chunks())
+    given = ahead(counted(1000, asked))
     assert next(given) == b"x"
     given.close()
-    assert not [t for t in threading.enumerate() if t.name == "chunks ahead"]
+    assert not readers()
     assert len(asked) <= 3
 
 
@@ -75,7 +75,7 @@ def test_a_regular_file_is_read_ahead_and_a_pipe_only_when_asked(tmp_path: Path)
     with path.open("rb") as handle:
         chunks = read_chunks(handle, chunk=1000, name=path.name)
         assert next(chunks) == (b"abc\n" * 250)
-        assert [t for t in threading.enumerate() if t.name == "chunks ahead"]
+        assert readers()
         assert b"".join(chunks) == b"abc\n" * 750
     read, write = os.pipe()
     with os.fdopen(read, "rb") as out, os.fdopen(write, "wb") as into:
@@ -83,5 +83,5 @@ def test_a_regular_file_is_read_ahead_and_a_pipe_only_when_asked(tmp_path: Path)
         into.flush()
         chunks = read_chunks(out, name="-")
         assert next(chunks) == b"line\n"  # a second read would wait for the writer
-        assert not [t for t in threading.enumerate() if t.name == "chunks ahead"]
+        assert not readers()
         chunks.close()
