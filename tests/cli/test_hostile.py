@@ -418,6 +418,19 @@ def test_random_bytes_print_a_bounded_number_of_errors(tmp_path: Path) -> None:
     assert refused.stderr == f"{PREFIX}--max-errors must be 0 (all) or more, not -1\n"
 
 
+def test_findings_past_the_limit_are_counted_for_each_severity(tmp_path: Path) -> None:
+    """Errors and warnings each shown up to --max-errors; the rest of each counted in the
+    line after them and in the summary, though the checker never hands them over."""
+    log = '{"event":"log","time":1.0,"step":1}'  # before any begin: a warning each
+    (tmp_path / "f").write_text("\n".join([log, "x", log, "x", log, "x", log, "x", log]) + "\n")
+    result = cli("check", "f", "--max-errors", "2", cwd=tmp_path)
+    assert result.returncode == 1
+    *findings, hidden, summary = result.stdout.splitlines()
+    assert [line.split(" ")[0] for line in findings] == ["f:1", "f:2", "f:3", "f:4"]
+    assert hidden == "f: 2 more errors and 3 more warnings not shown (--max-errors 2)"
+    assert ", 4 errors, 5 warnings" in summary
+
+
 def test_standard_input_is_read_once(tmp_path: Path) -> None:
     result = cli("check", "-", "-", stdin=VALID.encode(), cwd=tmp_path)
     assert result.returncode == 2
