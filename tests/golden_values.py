@@ -3,10 +3,28 @@
 
 from __future__ import annotations
 
+import json
 import struct
+from pathlib import Path
 from typing import Any
 
 from overbrainer_contract import mark
+
+_LINE_SCHEMA = Path(__file__).resolve().parents[1] / "schema" / "metrics-line.schema.json"
+
+
+def contract_only_fields() -> frozenset[str]:
+    """The fields of a line the reference does not know (a log's `scalars`, an end's
+    `summary`): those whose type the schema marks `"x-serde": {"skip": true}`. They are not
+    in the reference's value of a line."""
+    definitions = json.loads(_LINE_SCHEMA.read_text(encoding="utf-8"))["$defs"]
+    found = set()
+    for definition in definitions.values():
+        for name, prop in definition.get("properties", {}).items():
+            target = definitions.get(prop.get("$ref", "").removeprefix("#/$defs/"), {})
+            if target.get("x-serde", {}).get("skip"):
+                found.add(name)
+    return frozenset(found)
 
 
 def same_json(actual: Any, expected: Any) -> bool:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
+from golden_values import contract_only_fields
 from overbrainer_contract import Begin, End, Eval, JobStage, Log, ParseError, Stage, parse_line
 
 LOG = (
@@ -129,9 +131,18 @@ def test_whole_lines_are_read_and_a_key_twice_or_missing_is_a_data_error(line: s
     assert str(caught.value) == "missing field `time`"
 
 
+CONTRACT_ONLY = contract_only_fields()
+
+
 def made(model: type[Any], **fields: Any) -> Any:
-    """A line's model as the reader gives it: every optional field not given None."""
-    return model(**{name: fields.get(name) for name in model.__struct_fields__})
+    """A line's model as the reader gives it: every optional field not given None, but a
+    scalar map (`scalars`, `summary`: not nullable) left unset, as its model's default."""
+    return model(
+        **{
+            name: fields.get(name, msgspec.UNSET if name in CONTRACT_ONLY else None)
+            for name in model.__struct_fields__
+        }
+    )
 
 
 OTHER_WRITERS = [

@@ -17,6 +17,11 @@ so that serde_json reads them exactly as it reads the reference's:
   around a struct NAME holding its fields (the reference's `Log(TrainMetric)`); JSON Schema
   has no word for that, and serde's messages name the struct (`struct TrainMetric with 8
   elements`).
+- the annotation `"x-serde": {"skip": true}` on a property's type (`$defs/Scalars`) marks a
+  field the reference does not know: it is written `#[serde(skip)]`, so that serde reads the
+  key as the reference does (ignored) and writes the line as it does (without it); the core
+  fills it beside the reading (`crate::scalars`), an `Option` of the Rust type named by the
+  type's `title`. A variant has at most one such field; `EXTRAS` names it.
 - `job-stage.schema.json`: a unit enum, one variant per `enum` value, `rename_all =
   "lowercase"`.
 - `snapshot.schema.json`: a struct of its properties (strings `String`, nullable `Option`).
@@ -71,6 +76,7 @@ class Variant:
     doc: str
     fields: tuple[Field, ...]
     newtype: str | None  # the struct a newtype variant wraps
+    extra: Field | None  # the field the reference does not know (`x-serde` skip), if any
 
 
 def _load(folder: Path, name: str) -> dict:
@@ -124,18 +130,27 @@ def variants(folder: Path) -> tuple[str, str, str, list[Variant]]:
         node = schema["$defs"][ref]
         required = set(node["required"])
         fields = []
+        extras = []
         tag = None
         for name, prop in node["properties"].items():
             if name == tag_field:
                 tag = prop["const"]
                 continue
+            target = _resolve(schema, prop)
+            if target.get("x-serde", {}).get("skip"):
+                if name in required:
+                    raise SystemExit(f"$defs/{ref}/{name}: a field the reference skips is required")
+                extras.append(Field(name, target["title"], prop.get("description", "")))
+                continue
             fields.append(_field(schema, name, prop, name in required, f"$defs/{ref}/{name}"))
         if tag is None:
             raise SystemExit(f"$defs/{ref}: no {tag_field} const")
         newtype = node.get("x-serde", {}).get("newtype")
-        found.append(
-            Variant(node["title"], tag, node.get("description", ""), tuple(fields), newtype)
-        )
+        if len(extras) > 1:
+            raise SystemExit(f"$defs/{ref}: more than one field the reference skips")
+        doc = node.get("description", "")
+        extra = extras[0] if extras else None
+        found.append(Variant(node["title"], tag, doc, tuple(fields), newtype, extra))
     return schema["title"], tag_field, schema.get("description", ""), found
 
 
@@ -148,6 +163,13 @@ def _field_lines(field: Field, indent: str, public: bool) -> list[str]:
     if field.optional:
         out.append(f"{indent}#[serde(default)]")
     out.append(f"{indent}{'pub ' if public else ''}{field.name}: {field.rust},")
+    return out
+
+
+def _extra_lines(field: Field, indent: str, public: bool) -> list[str]:
+    out = _doc(field.doc, indent)
+    out.append(f"{indent}#[serde(skip)]")
+    out.append(f"{indent}{'pub ' if public else ''}{field.name}: Option<{field.kind}>,")
     return out
 
 
@@ -226,6 +248,8 @@ def _line_enum(name: str, tag_field: str, doc: str, found: list[Variant]) -> lis
             ]
             for field in variant.fields:
                 out += _field_lines(field, "    ", public=True)
+            if variant.extra:
+                out += _extra_lines(variant.extra, "    ", public=True)
             out += ["}", ""]
     rename = _lowercase([(v.name, v.tag) for v in found])
     out += _doc(doc, "")
@@ -242,6 +266,8 @@ def _line_enum(name: str, tag_field: str, doc: str, found: list[Variant]) -> lis
         out.append(f"    {variant.name} {{")
         for field in variant.fields:
             out += _field_lines(field, "        ", public=False)
+        if variant.extra:
+            out += _extra_lines(variant.extra, "        ", public=False)
         out.append("    },")
     out.append("}")
     return out
@@ -289,6 +315,14 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
     out += [
         "];",
         "",
+        "/// Each variant's field that the reference does not know, if any (its key).",
+        f"pub const EXTRAS: [Option<&str>; {len(found)}] = [",
+        *[
+            f'    Some("{v.extra.name}"),' if v.extra else "    None,"
+            for v in found
+        ],
+        "];",
+        "",
         "/// The most fields a variant has.",
         f"pub const MAX_FIELDS: usize = {max(len(v.fields) for v in found)};",
         "",
@@ -324,7 +358,8 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
                 f"                each(Value::{f.kind}(line.{f.name}));" for f in variant.fields
             ]
         else:
-            out.append(f"            Self::{variant.name} {{ {', '.join(names)} }} => {{")
+            rest = ", .." if variant.extra else ""
+            out.append(f"            Self::{variant.name} {{ {', '.join(names)}{rest} }} => {{")
             out += [f"                each(Value::{f.kind}(*{f.name}));" for f in variant.fields]
         out.append("            }")
     out += ["        }", "    }", ""]
@@ -339,12 +374,43 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
     for index, variant in enumerate(found):
         pattern = ", ".join(f"Value::{f.kind}({f.name})" for f in variant.fields)
         names = ", ".join(f"{f.name}: *{f.name}" for f in variant.fields)
+        if variant.extra:
+            names += f", {variant.extra.name}: None"
         out.append(f"            ({index}, [{pattern}]) => Some(")
         if variant.newtype:
             out.append(f"                Self::{variant.name}({variant.newtype} {{ {names} }}),")
         else:
             out.append(f"                Self::{variant.name} {{ {names} }},")
         out.append("            ),")
+    out += ["            _ => None,", "        }", "    }", ""]
+    out += [
+        "    /// The field the reference does not know (`EXTRAS[self.variant()]`), to fill.",
+        "    pub fn extra_mut(&mut self) -> Option<&mut Option<Scalars>> {",
+        "        match self {",
+    ]
+    for variant in found:
+        if variant.extra is None:
+            continue
+        if variant.newtype:
+            out.append(f"            Self::{variant.name}(line) => Some(&mut line.{variant.extra.name}),")
+        else:
+            e = variant.extra.name
+            out.append(f"            Self::{variant.name} {{ {e}, .. }} => Some({e}),")
+    out += ["            _ => None,", "        }", "    }", ""]
+    out += [
+        "    /// The field the reference does not know, when the line holds it.",
+        "    #[must_use]",
+        "    pub const fn extra(&self) -> Option<&Scalars> {",
+        "        match self {",
+    ]
+    for variant in found:
+        if variant.extra is None:
+            continue
+        if variant.newtype:
+            out.append(f"            Self::{variant.name}(line) => line.{variant.extra.name}.as_ref(),")
+        else:
+            e = variant.extra.name
+            out.append(f"            Self::{variant.name} {{ {e}, .. }} => {e}.as_ref(),")
     out += ["            _ => None,", "        }", "    }", "}"]
     return out
 
@@ -355,6 +421,7 @@ def generate(folder: Path) -> str:
         HEADER,
         "use serde::{Deserialize, Serialize};",
         "",
+        "use crate::scalars::Scalars;",
         "use crate::values::{Kind, Value};",
         "",
         *_line_enum(name, tag_field, doc, found),

@@ -17,7 +17,10 @@ serde types that serialise to the schema's JSON, field for field, in its order:
   an enum (each value renamed to itself); `Count` and any integer with minimum 0 or 1
   `u64`; a number `f64`; a boolean `bool`; a string `String`; `anyOf` with null an
   `Option`, written as null (never left out); `job-stage.schema.json` the `JobStage` and
-  `snapshot.schema.json` the `Snapshot` of `generated.rs`.
+  `snapshot.schema.json` the `Snapshot` of `generated.rs`; `metrics-line.schema.json`'s
+  `Scalar` and `Scalars` the core's (`crate::scalars`); an object of `additionalProperties`
+  a `BTreeMap` from its keys (written in their order); a property not required takes its
+  `default` when read and is always written.
 
 After the types, the rule of a stale ETA, `stale` in `contract.json`, as constants
 (module `stale`: `STEPS`, `FLOOR_SECONDS`, documented by `contract.schema.json`): the core
@@ -39,7 +42,12 @@ HEADER = """\
 """
 
 SCHEMAS = ("check-report.schema.json", "check-total.schema.json", "status-report.schema.json")
-FILES = {"job-stage.schema.json": "JobStage", "snapshot.schema.json": "Snapshot"}
+FILES = {
+    "job-stage.schema.json": "JobStage",
+    "snapshot.schema.json": "Snapshot",
+    "metrics-line.schema.json#/$defs/Scalar": "Scalar",
+    "metrics-line.schema.json#/$defs/Scalars": "Scalars",
+}
 
 
 def _doc(text: str, indent: str) -> list[str]:
@@ -75,6 +83,9 @@ class Schema:
                 raise SystemExit(f"{self.name} {where}: no Rust type for {ref}")
             return self.define(ref.removeprefix("#/$defs/"))
         kind = node.get("type")
+        if kind == "object" and "additionalProperties" in node and "properties" not in node:
+            value = self.rust(node["additionalProperties"], f"{where}/additionalProperties")
+            return f"BTreeMap<String, {value}>"
         if kind == "integer" and node.get("minimum") in (0, 1):
             return "u64"
         if kind == "number":
@@ -126,13 +137,16 @@ class Schema:
         fields: list[str] = []
         tag: str | None = None
         for name, prop in node["properties"].items():
-            if name not in required:
-                raise SystemExit(f"{self.name} {where}/{name}: an optional property")
             if "const" in prop:
                 tag = prop["const"]
                 continue
             rust = self.rust(prop, f"{where}/{name}")
             fields += _doc(prop.get("description", ""), "    ")
+            if name not in required:
+                # an addition to a report: read as its default where an older one lacks it
+                if "default" not in prop or prop["default"] not in (None, {}):
+                    raise SystemExit(f"{self.name} {where}/{name}: optional without a default")
+                fields.append("    #[serde(default)]")
             fields.append(f"    pub {name}: {rust},")
         out = _doc(node.get("description", ""), "")
         out += ["#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]"]
@@ -219,9 +233,12 @@ def generate(folder: Path) -> str:
         HEADER,
         "#![allow(clippy::doc_markdown)]",
         "",
+        "use std::collections::BTreeMap;",
+        "",
         "use serde::{Deserialize, Serialize};",
         "",
         "use crate::generated::{JobStage, Snapshot};",
+        "use crate::scalars::{Scalar, Scalars};",
         "",
     ]
     for name in SCHEMAS:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
@@ -22,6 +22,18 @@ UnixTime: TypeAlias = Annotated[
 ]
 """
 Unix time, in seconds.
+"""
+
+
+Scalar: TypeAlias = Annotated[float | Literal['NaN'] | Literal['Infinity'] | Literal['-Infinity'], Meta(description='A value the Trainer logged: a finite number; null where it had none (a mean over nothing); or `"NaN"`, `"Infinity"` or `"-Infinity"` for a value that is not finite (a bare NaN is not JSON, and null would lose what it was).', title='Scalar')] | None
+"""
+A value the Trainer logged: a finite number; null where it had none (a mean over nothing); or `"NaN"`, `"Infinity"` or `"-Infinity"` for a value that is not finite (a bare NaN is not JSON, and null would lose what it was).
+"""
+
+
+Scalars: TypeAlias = dict[str, Scalar]
+"""
+Scalar values by their key, exactly as the Trainer gave it; the order is the writer's.
 """
 
 
@@ -102,6 +114,18 @@ class Log(Struct, tag_field='event', tag='log'):
     """
     Gradient norm.
     """
+    scalars: (
+        Annotated[
+            Scalars,
+            Meta(
+                description="The log's other numeric values (`eval_accuracy`, `rewards/chosen`, `num_input_tokens_seen`), each under the key the Trainer gave it. Unknown to the reference, which ignores it."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    The log's other numeric values (`eval_accuracy`, `rewards/chosen`, `num_input_tokens_seen`), each under the key the Trainer gave it. Unknown to the reference, which ignores it.
+    """
 
 
 class Stage(Struct, tag_field='event', tag='stage'):
@@ -159,6 +183,18 @@ class End(Struct, tag_field='event', tag='end'):
     step: Annotated[U64, Meta(description='Optimizer steps done.')]
     """
     Optimizer steps done.
+    """
+    summary: (
+        Annotated[
+            Scalars,
+            Meta(
+                description="The training's one-shot values, logged once at its end (`train_runtime`, `train_samples_per_second`, `total_flos`, `train_loss`). Unknown to the reference, which ignores it."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    The training's one-shot values, logged once at its end (`train_runtime`, `train_samples_per_second`, `total_flos`, `train_loss`). Unknown to the reference, which ignores it.
     """
 
 

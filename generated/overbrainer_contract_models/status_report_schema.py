@@ -6,9 +6,10 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, TypeAlias
 
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType, field
 
 from .job_stage_schema import JobStage
+from .metrics_line_schema import Scalar, Scalars
 from .snapshot_schema import Snapshot
 
 Progress: TypeAlias = Annotated[
@@ -75,6 +76,25 @@ class StepValue(Struct):
 
     step: Count
     value: float
+
+
+class ScalarValue(Struct):
+    """
+    A scalar's value as logged (a number, null, or a non-finite value's word) and the step it was logged at.
+    """
+
+    step: Count
+    value: Scalar
+
+
+class ScalarStats(Struct):
+    """
+    One scalar over a run: its latest value, and its lowest and highest finite values (the first step that reached each; null when none was finite).
+    """
+
+    last: ScalarValue
+    min: StepValue | None
+    max: StepValue | None
 
 
 class Evaluation(Struct):
@@ -260,4 +280,27 @@ class StatusReport(Struct):
     ]
     """
     What `check` of the same run would say: no invalid line, and its snapshot files valid. `status` exits 1 when a run is not.
+    """
+    scalars: (
+        Annotated[
+            dict[str, ScalarStats],
+            Meta(
+                description="Every key of the logs' `scalars` and of the `end` lines' `summary`, by key: its latest value and its lowest and highest finite values, each at its step."
+            ),
+        ]
+        | UnsetType
+    ) = field(default_factory=dict)
+    """
+    Every key of the logs' `scalars` and of the `end` lines' `summary`, by key: its latest value and its lowest and highest finite values, each at its step.
+    """
+    summary: (
+        Annotated[
+            Scalars,
+            Meta(description="The latest `end` line's `summary`: the training's one-shot values; null without one."),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    The latest `end` line's `summary`: the training's one-shot values; null without one.
     """

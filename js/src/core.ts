@@ -220,6 +220,8 @@ interface Variant {
   tag: string;
   names: string[];
   kinds: number[];
+  /** The field the reference does not know (`scalars`, `summary`), after the values. */
+  extra: string | null;
   make: (values: unknown[]) => Line;
 }
 
@@ -249,7 +251,7 @@ type KindName = "f64" | "u64" | "Option<f64>" | "Option<u64>" | "stage";
 /** The core's generated tables (`ob_tables`): what the records are read with. */
 interface Tables {
   tag: string;
-  variants: { tag: string; name: string; fields: [string, KindName][] }[];
+  variants: { tag: string; name: string; extra: string | null; fields: [string, KindName][] }[];
   stages: JobStage[];
   categories: Category[];
 }
@@ -334,7 +336,8 @@ function bind(ex: Exports): Api {
   const TAG = tables.tag;
   const VARIANTS: Variant[] = tables.variants.map((variant) => {
     const names = variant.fields.map(([name]) => name);
-    return { tag: variant.tag, names, kinds: variant.fields.map(([, kind]) => KIND_CODES[kind]), make: maker(TAG, variant.tag, names) };
+    const kinds = variant.fields.map(([, kind]) => KIND_CODES[kind]);
+    return { tag: variant.tag, names, kinds, extra: variant.extra, make: maker(TAG, variant.tag, names) };
   });
   const BY_TAG = new Map(VARIANTS.map((variant, index) => [variant.tag, index]));
   const STAGES = tables.stages;
@@ -396,7 +399,14 @@ function bind(ex: Exports): Api {
     return variant;
   };
   const scratch: unknown[] = [];
-  const line = (): Line => lineValues(scratch).make(scratch);
+  const line = (): Line => {
+    const variant = lineValues(scratch);
+    const made = variant.make(scratch);
+    if (variant.extra !== null && bytes[at++] === 1) {
+      (made as unknown as Record<string, unknown>)[variant.extra] = JSON.parse(text()) as unknown;
+    }
+    return made;
+  };
 
   const error = (): ParseError => {
     const category = CATEGORIES[bytes[at++]!]!;

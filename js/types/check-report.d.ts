@@ -9,7 +9,7 @@ export type CheckReport = ReportFinding | ReportFile | ReportUnreadable;
  */
 export type Severity = "error" | "warning";
 /**
- * What kind of problem: `syntax`, `eof`, `data` (the reference's `serde_json::Error::classify()` of a rejected line), `length` (a line over the length `check` reads), `order` (a step going back, a line before `begin` or after `end`), `truncated` (a last line cut short: no newline, and a whole line or one the reference finds cut, category `eof`), `schema` (a snapshot file against its schema).
+ * What kind of problem: `syntax`, `eof`, `data` (the reference's `serde_json::Error::classify()` of a rejected line), `length` (a line over the length `check` reads), `order` (a step going back, a line before `begin` or after `end`), `truncated` (a last line cut short: no newline, and a whole line or one the reference finds cut, category `eof`), `schema` (a snapshot file against its schema; a warning where a line's `scalars` or `summary` breaks its schema, which the reference ignores).
  */
 export type Category = "syntax" | "eof" | "data" | "length" | "order" | "truncated" | "schema";
 /**

@@ -13,6 +13,10 @@ export type UnixTime = number;
  */
 export type U64 = number | bigint;
 /**
+ * A value the Trainer logged: a finite number; null where it had none (a mean over nothing); or `"NaN"`, `"Infinity"` or `"-Infinity"` for a value that is not finite (a bare NaN is not JSON, and null would lose what it was).
+ */
+export type Scalar = number | null | "NaN" | "Infinity" | "-Infinity";
+/**
  * A command of a training job, as its stage event names it: `train` (the training itself), `merge` (the merge of the adapter into the base model), `export` (the export of the model to GGUF), `compare` (the child's answers to the eval questions, for `overbrainer compare`).
  */
 export type JobStage = "train" | "merge" | "export" | "compare";
@@ -69,7 +73,17 @@ export interface Log {
    * Gradient norm.
    */
   grad_norm?: number | null;
+  /**
+   * The log's other numeric values (`eval_accuracy`, `rewards/chosen`, `num_input_tokens_seen`), each under the key the Trainer gave it. Unknown to the reference, which ignores it.
+   */
+  scalars?: Scalars;
   [k: string]: unknown;
+}
+/**
+ * Scalar values by their key, exactly as the Trainer gave it; the order is the writer's.
+ */
+export interface Scalars {
+  [k: string]: Scalar;
 }
 /**
  * The job starts one of its commands; written by the job's own shell before the command, not by the plugin.
@@ -118,5 +132,9 @@ export interface End {
    * Optimizer steps done.
    */
   step: U64;
+  /**
+   * The training's one-shot values, logged once at its end (`train_runtime`, `train_samples_per_second`, `total_flos`, `train_loss`). Unknown to the reference, which ignores it.
+   */
+  summary?: Scalars;
   [k: string]: unknown;
 }

@@ -20,6 +20,10 @@ export type U64 = number;
  * One word: 1 to 64 ASCII letters, digits, `_` or `-`.
  */
 export type Word = string;
+/**
+ * A value the Trainer logged: a finite number; null where it had none (a mean over nothing); or `"NaN"`, `"Infinity"` or `"-Infinity"` for a value that is not finite (a bare NaN is not JSON, and null would lose what it was).
+ */
+export type Scalar = number | null | "NaN" | "Infinity" | "-Infinity";
 
 /**
  * The state of one run as `overbrainer-contract status -o json` writes it: one JSON object for one run, one such object a line (JSON Lines) for several, in the order asked for (`--sort`). What the run's lines say so far, how long ago its last line came and whether its ETA still holds, its snapshot files, and whether `check` would find it valid.
@@ -122,6 +126,16 @@ export interface StatusReport {
    * What `check` of the same run would say: no invalid line, and its snapshot files valid. `status` exits 1 when a run is not.
    */
   valid: boolean;
+  /**
+   * Every key of the logs' `scalars` and of the `end` lines' `summary`, by key: its latest value and its lowest and highest finite values, each at its step.
+   */
+  scalars?: {
+    [k: string]: ScalarStats;
+  };
+  /**
+   * The latest `end` line's `summary`: the training's one-shot values; null without one.
+   */
+  summary?: Scalars | null;
   [k: string]: unknown;
 }
 /**
@@ -184,4 +198,27 @@ export interface Snapshot {
    */
   reason: Word | null;
   [k: string]: unknown;
+}
+/**
+ * One scalar over a run: its latest value, and its lowest and highest finite values (the first step that reached each; null when none was finite).
+ */
+export interface ScalarStats {
+  last: ScalarValue;
+  min: StepValue | null;
+  max: StepValue | null;
+  [k: string]: unknown;
+}
+/**
+ * A scalar's value as logged (a number, null, or a non-finite value's word) and the step it was logged at.
+ */
+export interface ScalarValue {
+  step: Count;
+  value: Scalar;
+  [k: string]: unknown;
+}
+/**
+ * Scalar values by their key, exactly as the Trainer gave it; the order is the writer's.
+ */
+export interface Scalars {
+  [k: string]: Scalar;
 }

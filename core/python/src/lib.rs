@@ -5,6 +5,7 @@
 //! no Python module by name: `overbrainer_contract.reader` hands it the classes once
 //! (`bind`), so the Python package's layout is its own.
 
+use overbrainer_core::scalars::{Scalar, Scalars};
 use overbrainer_core::{
     dump_line as dump, generated::FIELDS, generated::NAMES, lines, read_line, read_str, Category,
     JobStage, Kind, Mark, MetricLine, Pace as CorePace, ParseError, Value,
@@ -12,7 +13,7 @@ use overbrainer_core::{
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
 use pyo3::once_cell::GILOnceCell;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use pyo3::{ffi, AsPyPointer};
 
 /// The Python classes the core builds and raises, given once by `bind`.
@@ -89,7 +90,13 @@ pub(crate) fn stage_index(stage: JobStage) -> usize {
 /// argument tuple is filled in place (`PyTuple_SetItem` takes each new reference), with no
 /// vector of owned objects to drop after.
 pub(crate) fn model(py: Python<'_>, bound: &Bound, line: &MetricLine) -> PyResult<PyObject> {
-    let count = FIELDS[line.variant()].len();
+    // the field the reference does not know (a log's `scalars`, an end's `summary`) comes
+    // after the variant's own, as the models declare it; absent, the model's default
+    let extra = match line.extra() {
+        Some(scalars) => Some(scalars_dict(py, scalars)?),
+        None => None,
+    };
+    let count = FIELDS[line.variant()].len() + usize::from(extra.is_some());
     // SAFETY: FFI edge. Every pointer is checked for NULL (a raised error) before use; the
     // tuple is owned by `args` from its creation, so it is released on every path, and
     // `PyTuple_SetItem` steals the one reference each new value holds, on success or not.
@@ -122,12 +129,31 @@ pub(crate) fn model(py: Python<'_>, bound: &Bound, line: &MetricLine) -> PyResul
         if failed {
             return Err(PyErr::fetch(py));
         }
+        if let Some(extra) = extra {
+            if ffi::PyTuple_SetItem(args.as_ptr(), at, extra.into_ptr()) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
         let class = bound.variants[line.variant()].as_ptr();
         Py::from_owned_ptr_or_err(
             py,
             ffi::PyObject_Call(class, args.as_ptr(), std::ptr::null_mut()),
         )
     }
+}
+
+/// A scalar map as the models hold it: a dict from each key, in the writer's order, to a
+/// float, `None` or the word of a value that is not finite.
+pub(crate) fn scalars_dict(py: Python<'_>, scalars: &Scalars) -> PyResult<PyObject> {
+    let dict = PyDict::new(py);
+    for (key, value) in &scalars.entries {
+        match (value, value.word()) {
+            (Scalar::Number(number), _) => dict.set_item(key, *number)?,
+            (_, Some(word)) => dict.set_item(key, word)?,
+            _ => dict.set_item(key, py.None())?,
+        }
+    }
+    Ok(dict.into())
 }
 
 /// `ParseError(category, message, path, column)`, as the package defines it.

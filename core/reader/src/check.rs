@@ -202,6 +202,18 @@ impl FileCheck {
                     message,
                 )
             }
+            Fact::Scalars {
+                line,
+                path,
+                message,
+            } => self.finding(
+                Some(line),
+                None,
+                &path,
+                Severity::Warning,
+                Category::Schema,
+                message,
+            ),
             Fact::Last { line, error } => {
                 if self.gzip_cut.is_some() {
                     return None;

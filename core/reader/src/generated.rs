@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::scalars::Scalars;
 use crate::values::{Kind, Value};
 
 /// A training or evaluation log: the trainer's step and the values it logged (the reference's `TrainMetric`).
@@ -30,6 +31,9 @@ pub struct TrainMetric {
     /// Gradient norm.
     #[serde(default)]
     pub grad_norm: Option<f64>,
+    /// The log's other numeric values (`eval_accuracy`, `rewards/chosen`, `num_input_tokens_seen`), each under the key the Trainer gave it. Unknown to the reference, which ignores it.
+    #[serde(skip)]
+    pub scalars: Option<Scalars>,
 }
 
 /// A line of `metrics.jsonl`: one JSON object, tagged by `event`. The plugin writes `begin`, `log`, `eval` and `end`; the job's shell writes `stage`.
@@ -69,6 +73,9 @@ pub enum MetricLine {
         time: f64,
         /// Optimizer steps done.
         step: u64,
+        /// The training's one-shot values, logged once at its end (`train_runtime`, `train_samples_per_second`, `total_flos`, `train_loss`). Unknown to the reference, which ignores it.
+        #[serde(skip)]
+        summary: Option<Scalars>,
     },
 }
 
@@ -165,6 +172,9 @@ pub const SLOTS: [&[usize]; 5] = [
     &[0, 2],
 ];
 
+/// Each variant's field that the reference does not know, if any (its key).
+pub const EXTRAS: [Option<&str>; 5] = [None, Some("scalars"), None, None, Some("summary")];
+
 /// The most fields a variant has.
 pub const MAX_FIELDS: usize = 8;
 
@@ -225,7 +235,7 @@ impl MetricLine {
                 each(Value::U64(*step));
                 each(Value::OptU64(*total));
             }
-            Self::End { time, step } => {
+            Self::End { time, step, .. } => {
                 each(Value::F64(*time));
                 each(Value::U64(*step));
             }
@@ -253,6 +263,7 @@ impl MetricLine {
                 eval_loss: *eval_loss,
                 learning_rate: *learning_rate,
                 grad_norm: *grad_norm,
+                scalars: None,
             })),
             (2, [Value::F64(time), Value::Stage(name)]) => Some(Self::Stage {
                 time: *time,
@@ -266,7 +277,27 @@ impl MetricLine {
             (4, [Value::F64(time), Value::U64(step)]) => Some(Self::End {
                 time: *time,
                 step: *step,
+                summary: None,
             }),
+            _ => None,
+        }
+    }
+
+    /// The field the reference does not know (`EXTRAS[self.variant()]`), to fill.
+    pub fn extra_mut(&mut self) -> Option<&mut Option<Scalars>> {
+        match self {
+            Self::Log(line) => Some(&mut line.scalars),
+            Self::End { summary, .. } => Some(summary),
+            _ => None,
+        }
+    }
+
+    /// The field the reference does not know, when the line holds it.
+    #[must_use]
+    pub const fn extra(&self) -> Option<&Scalars> {
+        match self {
+            Self::Log(line) => line.scalars.as_ref(),
+            Self::End { summary, .. } => summary.as_ref(),
             _ => None,
         }
     }

@@ -26,6 +26,7 @@ pub mod order;
 mod pace;
 mod plain;
 pub mod reports;
+pub mod scalars;
 pub mod scan;
 pub mod split;
 pub mod status;
@@ -70,9 +71,20 @@ pub fn read_line(line: &[u8]) -> Result<MetricLine, ParseError> {
 ///
 /// As `read_line`.
 pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
-    match read_quickly(text) {
-        Some(line) => Ok(line),
-        None => derived(text),
+    let mut line = match read_quickly(text) {
+        Some(line) => line,
+        None => derived(text)?,
+    };
+    fill_extra(text, &mut line);
+    Ok(line)
+}
+
+/// The line's field that the reference does not know (a log's `scalars`, an end's
+/// `summary`), read from its text beside the reference's reading.
+fn fill_extra(text: &str, line: &mut MetricLine) {
+    let variant = line.variant();
+    if let (Some(field), Some(slot)) = (generated::EXTRAS[variant], line.extra_mut()) {
+        *slot = scalars::read(text, field);
     }
 }
 
@@ -84,10 +96,12 @@ pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
 /// The category of the reference's error, when the line is not a metrics record.
 pub fn read_verdict(line: &[u8]) -> Result<MetricLine, Category> {
     let text = std::str::from_utf8(line).map_err(|_| Category::Syntax)?;
-    match read_quickly(text) {
-        Some(line) => Ok(line),
-        None => parse_line(text).map_err(|error| ParseError::category_of(&error)),
-    }
+    let mut line = match read_quickly(text) {
+        Some(line) => line,
+        None => parse_line(text).map_err(|error| ParseError::category_of(&error))?,
+    };
+    fill_extra(text, &mut line);
+    Ok(line)
 }
 
 /// The usual line read by hand, else one pass over serde_json's parser: each answers only

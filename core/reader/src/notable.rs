@@ -12,9 +12,14 @@
 //! before it (no evaluation under way) and the training step, which the run does not move,
 //! so the last shows what the first did. Every other line, each rejected line and each line
 //! over the bound is kept.
+//!
+//! Every log's `scalars` (and every end's `summary`) counts in each key's stats, so those
+//! are folded here, as the lines come, and kept as one [`Notable::Scalars`] per take, after
+//! the lines they were folded from.
 
 use crate::error::ParseError;
 use crate::generated::{MetricLine, TrainMetric};
+use crate::scalars::Stats;
 use crate::scan::{each_answer, Answer, Consumer, Options, Part};
 
 /// One kept line (numbered from 1).
@@ -39,6 +44,8 @@ pub enum Notable {
         complete: bool,
         limit: usize,
     },
+    /// The scalar maps' stats of the lines kept (or left out) since the last of these.
+    Scalars(Stats),
 }
 
 impl Notable {
@@ -47,6 +54,7 @@ impl Notable {
     pub fn after(self, before: u64) -> Self {
         match self {
             Self::Logs(logs) => Self::Logs(logs),
+            Self::Scalars(stats) => Self::Scalars(stats),
             Self::Line { line, read } => Self::Line {
                 line: line + before,
                 read,
@@ -104,6 +112,8 @@ pub struct Notables {
     seen_log: bool,
     /// The run of evaluation lines under way: its latest line.
     last_eval: Option<(u64, MetricLine)>,
+    /// The scalar maps' stats since the last take.
+    stats: Stats,
 }
 
 impl Notables {
@@ -111,7 +121,15 @@ impl Notables {
     pub fn take(&mut self) -> Vec<Notable> {
         self.close_logs();
         self.close_evals();
+        self.close_stats();
         std::mem::take(&mut self.kept)
+    }
+
+    fn close_stats(&mut self) {
+        if !self.stats.is_empty() {
+            self.kept
+                .push(Notable::Scalars(std::mem::take(&mut self.stats)));
+        }
     }
 
     fn close_logs(&mut self) {
@@ -129,6 +147,9 @@ impl Notables {
 
     fn log(&mut self, metric: TrainMetric) {
         self.close_evals();
+        if let Some(scalars) = &metric.scalars {
+            self.stats.add(metric.step, scalars);
+        }
         let mut reasons = LATEST;
         if !self.seen_log {
             reasons |= FIRST;
@@ -160,6 +181,14 @@ impl Notables {
 
     fn other(&mut self, line: u64, read: MetricLine) {
         self.close_logs();
+        if let MetricLine::End {
+            step,
+            summary: Some(summary),
+            ..
+        } = &read
+        {
+            self.stats.add(*step, summary);
+        }
         if matches!(read, MetricLine::Eval { .. }) {
             self.last_eval = Some((line, read));
             return;
@@ -190,6 +219,7 @@ impl Consumer for Notables {
     fn take_part(&mut self, before: u64, part: Part<Vec<Notable>>) {
         self.close_logs();
         self.close_evals();
+        self.close_stats();
         self.kept
             .extend(part.kept.into_iter().map(|notable| notable.after(before)));
     }

@@ -3,11 +3,14 @@
 //! before the first `begin`, a log or an evaluation after an `end` (until the next
 //! `begin`), a training step going back — with the counts of each variant.
 //!
+//! A log's `scalars` or an end's `summary` that the schema refuses in part is a fact too
+//! ([`Fact::Scalars`]): the reference ignores those fields, so the line keeps its verdict.
+//!
 //! Only facts: what a fact means to a user (its severity, its words, the rule for the last
 //! line) is the caller's (`overbrainer_contract.check`).
 
 use crate::error::ParseError;
-use crate::generated::{MetricLine, TAGS};
+use crate::generated::{MetricLine, EXTRAS, TAGS};
 use crate::scan::{each_answer, Answer, Consumer, Options, Part};
 
 /// Where a file's lines stand in a training.
@@ -42,6 +45,13 @@ pub enum Fact {
     },
     /// A log's step going back.
     Back { line: u64, step: u64, last: u64 },
+    /// A part of a line's scalar map (`field`) that the schema refuses: its JSON path and
+    /// what it is.
+    Scalars {
+        line: u64,
+        path: String,
+        message: String,
+    },
     /// The last line, without its newline: its error, or `None` when it is a metrics line
     /// (its facts came before this one).
     Last {
@@ -79,6 +89,17 @@ impl Order {
         std::mem::take(&mut self.facts)
     }
 
+    fn refused(&mut self, line: u64, refused: Refusals) {
+        if let Some(refused) = refused {
+            self.facts
+                .extend(refused.into_iter().map(|(path, message)| Fact::Scalars {
+                    line,
+                    path,
+                    message,
+                }));
+        }
+    }
+
     fn out_of_order(&mut self, line: u64, variant: usize) {
         if self.phase != Phase::Training {
             self.facts.push(Fact::Order {
@@ -94,10 +115,11 @@ impl Order {
 /// it), the error, or the size of a line over the bound.
 #[derive(Debug)]
 pub enum Kept {
-    /// A log line, and its step.
-    Log(u64),
-    /// A metrics line of another variant: its index in `TAGS`, and what it does here.
-    Other(usize, Role),
+    /// A log line, its step, and what the schema refuses of its scalars.
+    Log(u64, Refusals),
+    /// A metrics line of another variant: its index in `TAGS`, what it does here, and what
+    /// the schema refuses of its scalars.
+    Other(usize, Role, Refusals),
     Bad(Box<ParseError>),
     /// A complete line rejected, read tersely.
     Refused,
@@ -105,6 +127,20 @@ pub enum Kept {
         size: u64,
         limit: usize,
     },
+}
+
+/// What the schema refuses of a line's scalar map: each part's JSON path and words (`None`,
+/// the usual line: nothing refused).
+pub type Refusals = Option<Box<Vec<(String, String)>>>;
+
+fn refusals(read: &MetricLine) -> Refusals {
+    let scalars = read.extra()?;
+    let field = EXTRAS[read.variant()]?;
+    if scalars.refused.is_empty() {
+        None
+    } else {
+        Some(Box::new(scalars.refusals(field)))
+    }
 }
 
 /// What a line other than a log does to the order.
@@ -140,15 +176,16 @@ impl Consumer for Order {
 impl Order {
     fn keep(answer: Answer) -> Kept {
         match answer {
-            Answer::Read(MetricLine::Log(metric)) => Kept::Log(metric.step),
             Answer::Read(read) => {
+                let refused = refusals(&read);
                 let role = match read {
+                    MetricLine::Log(metric) => return Kept::Log(metric.step, refused),
                     MetricLine::Begin { .. } => Role::Begin,
                     MetricLine::Eval { .. } => Role::Eval,
                     MetricLine::End { .. } => Role::End,
-                    MetricLine::Stage { .. } | MetricLine::Log(_) => Role::Stage,
+                    MetricLine::Stage { .. } => Role::Stage,
                 };
-                Kept::Other(read.variant(), role)
+                Kept::Other(read.variant(), role, refused)
             }
             Answer::Bad(error) => Kept::Bad(Box::new(error)),
             Answer::Refused(_) => Kept::Refused,
@@ -158,7 +195,8 @@ impl Order {
 
     fn kept(&mut self, line: u64, kept: Kept, complete: bool) {
         match kept {
-            Kept::Log(step) => {
+            Kept::Log(step, refused) => {
+                self.refused(line, refused);
                 let variant = LOG;
                 self.counts[variant] += 1;
                 self.out_of_order(line, variant);
@@ -169,7 +207,8 @@ impl Order {
                 }
                 self.last_step = Some(step);
             }
-            Kept::Other(variant, role) => {
+            Kept::Other(variant, role, refused) => {
+                self.refused(line, refused);
                 self.counts[variant] += 1;
                 match role {
                     Role::Eval => self.out_of_order(line, variant),

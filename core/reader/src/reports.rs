@@ -3,9 +3,12 @@
 
 #![allow(clippy::doc_markdown)]
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::generated::{JobStage, Snapshot};
+use crate::scalars::{Scalar, Scalars};
 
 // check-report.schema.json
 /// `error`: the file is invalid (the reference rejects the line, or a snapshot file breaks its schema). `warning`: what a reader copes with (a last line cut short, lines out of order).
@@ -28,7 +31,7 @@ impl Severity {
     }
 }
 
-/// What kind of problem: `syntax`, `eof`, `data` (the reference's `serde_json::Error::classify()` of a rejected line), `length` (a line over the length `check` reads), `order` (a step going back, a line before `begin` or after `end`), `truncated` (a last line cut short: no newline, and a whole line or one the reference finds cut, category `eof`), `schema` (a snapshot file against its schema).
+/// What kind of problem: `syntax`, `eof`, `data` (the reference's `serde_json::Error::classify()` of a rejected line), `length` (a line over the length `check` reads), `order` (a step going back, a line before `begin` or after `end`), `truncated` (a last line cut short: no newline, and a whole line or one the reference finds cut, category `eof`), `schema` (a snapshot file against its schema; a warning where a line's `scalars` or `summary` breaks its schema, which the reference ignores).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Category {
     #[serde(rename = "syntax")]
@@ -258,6 +261,21 @@ pub struct SnapshotState {
     pub problem: Option<String>,
 }
 
+/// A scalar's value as logged (a number, null, or a non-finite value's word) and the step it was logged at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScalarValue {
+    pub step: u64,
+    pub value: Scalar,
+}
+
+/// One scalar over a run: its latest value, and its lowest and highest finite values (the first step that reached each; null when none was finite).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScalarStats {
+    pub last: ScalarValue,
+    pub min: Option<StepValue>,
+    pub max: Option<StepValue>,
+}
+
 /// The state of one run as `overbrainer-contract status -o json` writes it: one JSON object for one run, one such object a line (JSON Lines) for several, in the order asked for (`--sort`). What the run's lines say so far, how long ago its last line came and whether its ETA still holds, its snapshot files, and whether `check` would find it valid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusReport {
@@ -310,6 +328,12 @@ pub struct StatusReport {
     pub snapshot: Option<SnapshotState>,
     /// What `check` of the same run would say: no invalid line, and its snapshot files valid. `status` exits 1 when a run is not.
     pub valid: bool,
+    /// Every key of the logs' `scalars` and of the `end` lines' `summary`, by key: its latest value and its lowest and highest finite values, each at its step.
+    #[serde(default)]
+    pub scalars: BTreeMap<String, ScalarStats>,
+    /// The latest `end` line's `summary`: the training's one-shot values; null without one.
+    #[serde(default)]
+    pub summary: Option<Scalars>,
 }
 
 // contract.json: stale

@@ -24,6 +24,7 @@ use crate::generated::{JobStage, MetricLine, TrainMetric};
 use crate::notable::{Notable, Notables};
 use crate::pace::Pace;
 use crate::reports::{stale, Evaluation, Phase, SnapshotState, StatusReport, StepValue};
+use crate::scalars::{Scalars, Stats};
 use crate::scan::{Options, Scan};
 
 /// What a run's lines say so far.
@@ -55,6 +56,10 @@ pub struct RunState {
     /// `max_steps` of the latest `begin` line (known before the first log).
     begin_max_steps: Option<u64>,
     pace: Pace,
+    /// Each key's stats over the logs' `scalars` and the ends' `summary`.
+    scalars: Stats,
+    /// The latest `end` line's `summary`.
+    summary: Option<Scalars>,
 }
 
 impl RunState {
@@ -103,6 +108,7 @@ impl RunState {
                 }
             }
             Notable::Refused { .. } | Notable::Over { .. } => self.invalid += 1,
+            Notable::Scalars(stats) => self.scalars.then(stats),
         }
     }
 
@@ -150,10 +156,17 @@ impl RunState {
                     self.begin_max_steps = max_steps;
                 }
             }
-            MetricLine::End { time, step } => {
+            MetricLine::End {
+                time,
+                step,
+                ref summary,
+            } => {
                 self.last_time = Some(time);
                 self.end_step = Some(step);
                 self.evaluation = None;
+                if summary.is_some() {
+                    self.summary = summary.clone();
+                }
             }
         }
     }
@@ -288,6 +301,8 @@ impl RunState {
             now,
             snapshot,
             valid: self.invalid == 0 && !self.gzip_cut && side_valid,
+            scalars: self.scalars.keys.clone(),
+            summary: self.summary.clone(),
         }
     }
 }

@@ -194,6 +194,8 @@ impl Watch {
             }
             // counted (a watch reads every line in full, so that each rejected one is said)
             Notable::Refused { line } => self.state.take(Notable::Refused { line }),
+            // the keys' stats: the status a watch ends on; no event of their own
+            Notable::Scalars(stats) => self.state.take(Notable::Scalars(stats)),
             Notable::Over {
                 line,
                 size,

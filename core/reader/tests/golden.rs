@@ -11,6 +11,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use overbrainer_core::generated::EXTRAS;
+use overbrainer_core::scalars::Scalar;
 use overbrainer_core::{dump_line, parse_line, read_line, read_verdict, Mark, MetricLine, Pace};
 
 mod common;
@@ -64,7 +66,7 @@ fn fields(line: &MetricLine) -> (&'static str, Vec<(&'static str, Field)>) {
                 ("total", Field::OptU64(*total)),
             ],
         ),
-        MetricLine::End { time, step } => (
+        MetricLine::End { time, step, .. } => (
             "end",
             vec![("time", Field::F64(*time)), ("step", Field::U64(*step))],
         ),
@@ -215,11 +217,68 @@ fn problems(bytes: &[u8], expected: &Json) -> Vec<String> {
         }
         other => wrong.push(format!("parse_line: {other:?}")),
     }
+    wrong.extend(scalars_problems(&line, expected.get("scalars")));
     if mark_json(line.mark()) != *expected.field("mark") {
         wrong.push(format!(
             "mark: {:?}, suite {:?}",
             line.mark(),
             expected.field("mark")
+        ));
+    }
+    wrong
+}
+
+/// How the line's field that the reference does not know differs from the suite's
+/// `scalars` (absent: the line has none): its name, each value to the bit, each path refused.
+fn scalars_problems(line: &MetricLine, expected: Option<&Json>) -> Vec<String> {
+    let (scalars, expected) = match (line.extra(), expected) {
+        (None, None) => return Vec::new(),
+        (Some(scalars), Some(expected)) => (scalars, expected),
+        (got, want) => return vec![format!("scalars: {got:?}, suite {want:?}")],
+    };
+    let mut wrong = Vec::new();
+    let field = EXTRAS[line.variant()].unwrap_or("?");
+    if expected.field("field").text() != field {
+        wrong.push(format!("scalars: the field {field}, suite {expected:?}"));
+    }
+    let want = match expected.field("value") {
+        Json::Object(want) => want,
+        other => return vec![format!("scalars: the suite's value {other:?}")],
+    };
+    let keys: Vec<&str> = scalars
+        .entries
+        .iter()
+        .map(|(key, _)| key.as_str())
+        .collect();
+    let want_keys: Vec<&str> = want.iter().map(|(key, _)| key.as_str()).collect();
+    if keys != want_keys {
+        wrong.push(format!("scalars keys: {keys:?}, suite {want_keys:?}"));
+    }
+    for ((key, value), (_, want)) in scalars.entries.iter().zip(want) {
+        let same = match (value, want) {
+            (Scalar::Number(number), Json::Number(_)) => float(want).to_bits() == number.to_bits(),
+            (Scalar::Null, Json::Null) => true,
+            (word, Json::String(want)) => word.word() == Some(want.as_str()),
+            _ => false,
+        };
+        if !same {
+            wrong.push(format!("scalars.{key}: {value:?}, suite {want:?}"));
+        }
+    }
+    let refused: Vec<String> = scalars
+        .refusals(field)
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
+    let want_refused: Vec<&str> = expected
+        .field("refused")
+        .items()
+        .iter()
+        .map(Json::text)
+        .collect();
+    if refused != want_refused {
+        wrong.push(format!(
+            "scalars refused: {refused:?}, suite {want_refused:?}"
         ));
     }
     wrong

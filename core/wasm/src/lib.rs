@@ -17,7 +17,10 @@
 //! - a metrics line: its variant's index (one byte, in `TAGS` order), then each field of
 //!   the variant in declaration order: `f64` and `u64` as 8 bytes; an optional one as a byte
 //!   (`0` absent or null, `1` present) and, when present, its 8 bytes; a stage as its index
-//!   in `JobStage::ALL` (one byte);
+//!   in `JobStage::ALL` (one byte); then, for a variant with a field the reference does not
+//!   know (`EXTRAS`: a log's `scalars`, an end's `summary`), a byte (`0` absent, `1` present)
+//!   and, when present, the map as JSON text (`u32` length, UTF-8: its values numbers, null
+//!   or the words of non-finite values);
 //! - a rejected line: the category (one byte: `0` io, `1` syntax, `2` data, `3` eof), the
 //!   column (`u32`, `0` when the reference gives none), the message (`u32` length, UTF-8),
 //!   the path as the core writes it (`u32`: `0` for none, else its length plus one; UTF-8);
@@ -31,7 +34,7 @@ use std::cell::RefCell;
 
 mod reports;
 
-use overbrainer_core::generated::{FIELDS, NAMES, TAGS, TAG_FIELD};
+use overbrainer_core::generated::{EXTRAS, FIELDS, NAMES, TAGS, TAG_FIELD};
 use overbrainer_core::scan::{answer, Answer, Consumer, Options, Part, Scan};
 use overbrainer_core::{
     dump_line, read_line, Category, JobStage, Kind, MetricLine, Pace, ParseError, Value,
@@ -100,6 +103,16 @@ fn put_line(out: &mut Vec<u8>, line: &MetricLine) {
         }
         Value::Stage(stage) => out.push(stage_code(stage)),
     });
+    if EXTRAS[line.variant()].is_some() {
+        match line.extra() {
+            // a map of strings, numbers and null: its JSON cannot fail to be written
+            Some(scalars) => {
+                out.push(1);
+                put_text(out, &serde_json::to_string(scalars).unwrap_or_default());
+            }
+            None => out.push(0),
+        }
+    }
 }
 
 fn put_error(out: &mut Vec<u8>, error: &ParseError) {
@@ -220,6 +233,11 @@ fn tables() -> String {
         json_string(&mut out, tag);
         out.push_str(",\"name\":");
         json_string(&mut out, NAMES[at]);
+        out.push_str(",\"extra\":");
+        match EXTRAS[at] {
+            Some(name) => json_string(&mut out, name),
+            None => out.push_str("null"),
+        }
         out.push_str(",\"fields\":[");
         for (index, (name, kind)) in fields.iter().enumerate() {
             if index > 0 {

@@ -37,6 +37,8 @@ def _type(spec: dict[str, Any], defs: dict[str, Any], stages: dict[str, Any]) ->
         return "one of " + ", ".join(f"`{name}`" for name in stages["enum"])
     if ref is not None:
         name = str(ref).rsplit("/", 1)[-1]
+        if name == "Scalars":
+            return 'object: key to number, null, `"NaN"`, `"Infinity"` or `"-Infinity"`'
         return {"U64": "u64", "UnixTime": "number"}.get(name, name)
     return str(spec["type"])
 
@@ -60,7 +62,12 @@ def events_table(schema: dict[str, Any], stages: dict[str, Any]) -> str:
         for name, spec in properties.items():
             if name == "event":
                 continue
-            required = "yes" if name in definition["required"] else "no (`null` when absent)"
+            if name in definition["required"]:
+                required = "yes"
+            elif "$ref" in spec and "anyOf" not in spec:
+                required = "no (left out when empty)"  # a map, never null
+            else:
+                required = "no (`null` when absent)"
             kind = _type(spec, defs, stages)
             rows.append(f"| | `{name}` | {kind} | {required} | {_cell(spec['description'])} |")
     u64 = defs["U64"]

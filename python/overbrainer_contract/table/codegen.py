@@ -14,7 +14,10 @@ contract uses and refuses anything else:
 - `const` or `enum` of strings: a dictionary-encoded string (`event`, the stage `name`);
 - `integer` from 0 to 18446744073709551615: `uint64`; `number`: `float64`;
 - `anyOf` of one of those and `null`: the same type; a field is non-null only when every
-  variant requires it.
+  variant requires it;
+- a field whose type says `"x-serde": {"skip": true}` (a log's `scalars`, an end's
+  `summary`: maps of any keys) is no fixed column: its keys become columns of their own,
+  named by the keys, when a table is built (`table.scalars`).
 
 It runs in the `generate` session without the package installed: standard library and
 `referencing` only.
@@ -109,6 +112,12 @@ def _nullable_anyof(node: dict[str, Any], resolver: Resolver) -> bool:
     return any(_resolve(m, resolver)[0] == {"type": "null"} for m in node.get("anyOf", ()))
 
 
+def _skipped(node: dict[str, Any], resolver: Resolver) -> bool:
+    """Whether a field is one the reference does not know (`x-serde` skip): a map of scalars."""
+    target, _ = _resolve(node, resolver)
+    return bool(target.get("x-serde", {}).get("skip"))
+
+
 def columns(folder: Path) -> tuple[list[str], dict[str, list[str]], list[Column]]:
     """The variants' tags, each variant's fields in order, and the schema's columns."""
     registry = _registry(folder)
@@ -122,6 +131,8 @@ def columns(folder: Path) -> tuple[list[str], dict[str, list[str]], list[Column]
     for variant, inner in sorted(variants, key=lambda v: -len(v[0]["properties"])):
         tag = variant["properties"]["event"]["const"]
         for name, node in variant["properties"].items():
+            if _skipped(node, inner):
+                continue
             where = f"{SOURCE}: {variant.get('title', tag)}.{name}"
             arrow, values = _kind(node, inner, where)
             column = found.setdefault(name, Column(name, arrow))
@@ -135,10 +146,14 @@ def columns(folder: Path) -> tuple[list[str], dict[str, list[str]], list[Column]
             description = node.get("description") or _resolve(node, inner)[0].get("description")
             if description:
                 column.descriptions[tag] = description
-    for variant, _ in variants:  # the schema's order
+    for variant, inner in variants:  # the schema's order
         tag = variant["properties"]["event"]["const"]
         events.append(tag)
-        fields[tag] = [name for name in variant["properties"] if name != "event"]
+        fields[tag] = [
+            name
+            for name, node in variant["properties"].items()
+            if name != "event" and not _skipped(node, inner)
+        ]
     for column in found.values():  # each in the schema's order of variants
         column.events = [tag for tag in events if tag in column.events]
         column.descriptions = {
