@@ -143,6 +143,40 @@ def check_metrics(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
+def check_with_cli(path: Path) -> str:
+    """`overbrainer-contract check PATH`, run as a command: exit 0, no error and no warning.
+    Returns what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "overbrainer_contract", "check", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " 0 errors, 0 warnings" in done.stdout, done.stdout
+    return done.stdout
+
+
+def reference_runner() -> Path | None:
+    """The reference runner `OVERBRAINER_REFERENCE_RUNNER` names (`None` when unset)."""
+    named = os.environ.get("OVERBRAINER_REFERENCE_RUNNER")
+    return Path(named) if named else None
+
+
+def check_with_reference(runner: Path, path: Path) -> list[dict[str, Any]]:
+    """Every line of `path` answered by the reference runner (its `lines` mode): each one
+    read (`ok`). Returns the answers."""
+    done = subprocess.run(
+        [str(runner), "lines", str(path)], check=True, capture_output=True, timeout=120
+    )
+    answers = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert len(answers) == len(path.read_bytes().splitlines())
+    refused = [(number, a) for number, a in enumerate(answers, start=1) if not a["ok"]]
+    assert not refused, f"lines the reference refuses: {refused}"
+    return answers
+
+
 def check_snapshot(path: Path) -> dict[str, Any]:
     """The proof of a snapshot, checked against its schema."""
     value = strict_loads(path.read_text())

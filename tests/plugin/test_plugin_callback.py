@@ -102,7 +102,15 @@ def scripted_run(om: ModuleType, clock: Clock) -> None:
             "ppl": 25.8,
         },
         {"loss": 3.0, "grad_norm": 1.5, "learning_rate": 0.0005, "epoch": 0.5, "memory/max": 1},
-        {"loss": 2.75, "learning_rate": 0.00025, "epoch": 0.75},
+        {
+            "loss": 2.75,
+            "learning_rate": 0.00025,
+            "epoch": 0.75,
+            "rewards/chosen": None,
+            "rewards/margins": float("nan"),
+            "num_tokens": 1200,
+            "flagged": True,
+        },
         {"loss": 2.5, "grad_norm": float("-inf"), "learning_rate": 1e-05, "epoch": 1.0},
     ]
     for step, logs in enumerate(train_logs, start=1):
@@ -118,9 +126,15 @@ def scripted_run(om: ModuleType, clock: Clock) -> None:
             callback.on_log(args, state, control, logs={"eval_loss": 2.25, "epoch": 0.5})
             callback.on_evaluate(args, state, control, metrics={})
     clock.wall = 1700000006.0
-    callback.on_log(
-        args, state, control, logs={"train_runtime": 1.0, "train_loss": 2.875, "epoch": 1.0}
-    )
+    final = {
+        "train_runtime": 1.0,
+        "train_samples_per_second": 8.0,
+        "train_steps_per_second": 4.0,
+        "total_flos": 12.0,
+        "train_loss": 2.875,
+        "epoch": 1.0,
+    }
+    callback.on_log(args, state, control, logs=final)
     clock.wall = 1700000006.5
     callback.on_train_end(args, state, control)
 
@@ -167,7 +181,24 @@ def test_the_golden_file_is_valid_and_covers_every_event() -> None:
             "grad_norm",
         ],
         "eval": ["event", "time", "step", "total"],
-        "end": ["event", "time", "step"],
+        "end": ["event", "time", "step", "summary"],
+    }
+    # the other values of a log, under their own keys; the final log's in `end`
+    assert [line.get("scalars") for line in lines if line["event"] == "log"] == [
+        {"eval_ppl": "Infinity"},
+        {"ppl": 25.8},
+        {"memory/max": 1},
+        None,
+        {"rewards/chosen": None, "rewards/margins": "NaN", "num_tokens": 1200},
+        None,
+        None,
+    ]
+    assert lines[-1]["summary"] == {
+        "train_runtime": 1.0,
+        "train_samples_per_second": 8.0,
+        "train_steps_per_second": 4.0,
+        "total_flos": 12.0,
+        "train_loss": 2.875,
     }
 
 

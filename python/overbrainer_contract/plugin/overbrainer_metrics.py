@@ -10,6 +10,18 @@ What it does, on the world's process zero only:
 - appends one strict JSON line per event to the file named by `OVERBRAINER_METRICS`:
   `begin` (training starts), `log` (every Trainer log), `eval` (evaluation progress,
   at most one line every 2 seconds) and `end` (the training loop ended);
+- writes every scalar a log holds: `loss`, `eval_loss`, `learning_rate`, `grad_norm`
+  and `epoch` in fields of their own (a value that is not a finite number: `null`);
+  every other numeric value under its own key in the line's `scalars` (`eval_accuracy`,
+  `rewards/chosen`, `num_input_tokens_seen`), which is left out of a line with none.
+  The Trainer's final log (`train_runtime`, `train_loss`, `total_flos`...) keeps its
+  `log` line, without `scalars`; its values are the `end` line's `summary`. A scalar
+  is a finite number (an int stays an int; one of 2**1023 or more in magnitude is
+  written as its double, what the reference reads of it, or as the infinity that
+  overflows to), `null` for `None`, or `"NaN"`, `"Infinity"`, `"-Infinity"`; numpy
+  scalars and one-element tensors count by their value. Bools, strings, containers,
+  larger tensors and keys that are not strings are left out, counted, and named in
+  one warning when the training ends;
 - watches the file named by `OVERBRAINER_SNAPSHOT`: once it exists, every rank saves
   a checkpoint at the end of the current step and stops, and `snapshot.json` appears
   beside the request once the checkpoint is on disk. The request is never deleted;
@@ -94,6 +106,19 @@ _SPACE = b" \t\r\n"
 _PREEMPTED = "preempted"  # the reason of a snapshot taken on SIGTERM
 _REQUEST_READ_LIMIT = 64 * 1024  # any word padded with white space fits
 _U64_MAX = 2**64 - 1
+# The keys a `log` line holds in fields of their own; every other numeric value of a log
+# goes into its `scalars`.
+_KNOWN = frozenset({"epoch", "loss", "eval_loss", "learning_rate", "grad_norm"})
+# The Trainer's final log, after the loop, holds both; with `include_num_input_tokens_seen`
+# every training log holds `train_runtime` too, never `train_loss`.
+_FINAL_KEYS = ("train_runtime", "train_loss")
+# An integer literal this large is read by the reference (serde_json's best-effort integer
+# reading) through a product that overflows within an ulp of the largest double, where
+# Python's exact conversion does not: such an int is written as its double instead.
+_EXACT_INT_LIMIT = 2**1023
+_LEFT_OUT = object()  # what `_scalar` answers for a value that is not a number
+_LEFT_OUT_KEPT = 256  # distinct (key, type) pairs counted by name; the rest in one count
+_LEFT_OUT_SHOWN = 10  # of them named in the one message
 _NONBLOCK = os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 # O_NONBLOCK: a FIFO in place of the metrics file fails at once instead of waiting for a reader.
 # O_NOFOLLOW: a link in place of the file fails (ELOOP) instead of being written through.
@@ -275,6 +300,85 @@ def _count(value: Any) -> int | None:
     return number if number is not None and 0 <= number <= _U64_MAX else None
 
 
+def _scalar(value: Any) -> Any:
+    """`value` as a scalar of the contract, or `_LEFT_OUT` when it is not a number.
+
+    A finite float as is; an int as is (one beyond the reference's reach as its double,
+    or `"Infinity"`/`"-Infinity"` when even that overflows); `None` as `null`; a float
+    that is not finite as `"NaN"`, `"Infinity"` or `"-Infinity"`. numpy scalars and
+    one-element arrays or tensors count by their `.item()`; anything else with
+    `__index__` or `__float__` by its value. Left out: bools (numpy's and torch's too),
+    strings, bytes, containers, arrays of more or fewer than one element, complex numbers.
+    """
+    kind = type(value)
+    if kind is float:  # the Trainer's usual value: checked first
+        return value if value - value == 0.0 else _not_finite(value)
+    if kind is int:
+        return _whole(value)
+    if value is None:
+        return None
+    if isinstance(value, (bool, str, bytes, bytearray)):
+        return _LEFT_OUT
+    try:
+        if isinstance(value, float):  # numpy's float64, or another float subclass
+            return _scalar(float(value))
+        if isinstance(value, int):  # an IntEnum, or another int subclass
+            return _whole(int(value))
+        if hasattr(value, "dtype") and callable(getattr(value, "item", None)):
+            # numpy and torch: `.item()` gives the one element as a Python number and
+            # raises for more or fewer; a bool (numpy's or torch's) is left out
+            plain = value.item()
+            return _scalar(plain) if type(plain) in (float, int) else _LEFT_OUT
+        if hasattr(kind, "__index__"):
+            return _whole(operator.index(value))
+        if hasattr(kind, "__float__"):  # Decimal, Fraction...
+            try:
+                number = float(value)
+            except OverflowError:
+                return "Infinity" if value > 0 else "-Infinity"
+            return number if number - number == 0.0 else _not_finite(number)
+    except Exception:  # whatever its methods raise, a value that cannot be read is left out
+        return _LEFT_OUT
+    return _LEFT_OUT
+
+
+def _not_finite(number: float) -> str:
+    """The contract's name of a float that is not finite."""
+    if number != number:  # NaN is the one float unequal to itself
+        return "NaN"
+    return "Infinity" if number > 0 else "-Infinity"
+
+
+def _whole(number: int) -> int | float | str:
+    """An int as the line holds it: as is below 2**1023 in magnitude; beyond, its double
+    (what the reference reads of it anyway), or the infinity it overflows to."""
+    if -_EXACT_INT_LIMIT < number < _EXACT_INT_LIMIT:
+        return number
+    try:
+        return float(number)
+    except OverflowError:
+        return "Infinity" if number > 0 else "-Infinity"
+
+
+def _kind(value: Any) -> str:
+    """What a left-out value is, for the message that counts them: its type, and for an
+    array or a tensor its number of elements (or, of one element, its dtype)."""
+    kind = type(value)
+    module = getattr(kind, "__module__", None)
+    name = kind.__qualname__ if module in (None, "builtins") else f"{module}.{kind.__qualname__}"
+    try:
+        if not hasattr(value, "dtype"):
+            return name
+        numel = getattr(value, "numel", None)  # torch's; numpy's `size` is an int
+        count = numel() if callable(numel) else value.size
+        if type(count) is int and count != 1:
+            return f"{name} of {count} elements"
+        dtype = str(value.dtype)
+        return name if dtype in name else f"{name} ({dtype})"
+    except Exception:
+        return name
+
+
 def _reason(content: bytes) -> str | None:
     """The request's one word, without its white space; `None` when empty or not one word."""
     word = content.strip(_SPACE)
@@ -311,6 +415,9 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         self._eval_step = 0
         self._eval_total: int | None = None
         self._eval_last = -math.inf
+        self._summary: dict[str, Any] | None = None  # the final log's values, for `end`
+        self._left: dict[tuple[str, str], int] = {}  # values left out, by (key, what)
+        self._left_values = 0  # every value left out, those past `_LEFT_OUT_KEPT` pairs too
 
     # --- faults -------------------------------------------------------------
 
@@ -384,6 +491,7 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         self._pending = None
         self._taken = self._signalled = False
         self._eval_step, self._eval_total, self._eval_last = 0, None, -math.inf
+        self._summary, self._left, self._left_values = None, {}, 0
         self._distributed = False
         if _dist is not None and _dist.is_available() and _dist.is_initialized():
             self._distributed = _dist.get_world_size() > 1
@@ -597,24 +705,90 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         log.info("overbrainer_metrics: snapshot at step %d: %s", step, proof["checkpoint"])
 
     def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:  # noqa: ARG002
-        """Writes a `log` line: the step and the values logged, `null` where absent."""
+        """Writes a `log` line: the step and the known values, `null` where absent, and the
+        log's other numeric values in `scalars` (left out when there are none). The final
+        log after the loop (`train_runtime`, `train_loss`) keeps its line, without
+        `scalars`: its values wait for the `end` line's `summary`."""
         if not self._writer or self._metrics is None:
             return
         get = logs.get if isinstance(logs, dict) else {}.get
         epoch = get("epoch")
-        self._emit(
-            {
-                "event": "log",
-                "time": time.time(),
-                "step": self._step(state.global_step),
-                "epoch": _number(getattr(state, "epoch", None) if epoch is None else epoch),
-                "max_steps": _steps(state),
-                "loss": _number(get("loss")),
-                "eval_loss": _number(get("eval_loss")),
-                "learning_rate": _number(get("learning_rate")),
-                "grad_norm": _number(get("grad_norm")),
-            }
+        line = {
+            "event": "log",
+            "time": time.time(),
+            "step": self._step(state.global_step),
+            "epoch": _number(getattr(state, "epoch", None) if epoch is None else epoch),
+            "max_steps": _steps(state),
+            "loss": _number(get("loss")),
+            "eval_loss": _number(get("eval_loss")),
+            "learning_rate": _number(get("learning_rate")),
+            "grad_norm": _number(get("grad_norm")),
+        }
+        if isinstance(logs, dict):
+            scalars = self._scalars(logs)
+            if _FINAL_KEYS[0] in logs and _FINAL_KEYS[1] in logs:
+                self._summary = scalars or None
+            elif scalars:
+                line["scalars"] = scalars
+        self._emit(line)
+
+    def _scalars(self, logs: dict[Any, Any]) -> dict[str, Any]:
+        """The log's values but the known ones, each as `_scalar` writes it, in the log's
+        order; those that are not numbers (and keys that are not strings) are counted."""
+        scalars: dict[str, Any] = {}
+        try:
+            for key, value in logs.items():
+                if type(key) is not str:
+                    if not isinstance(key, str):
+                        self._leave_out(key, f"a key of type {_kind(key)}")
+                        continue
+                    key = str.__str__(key)  # a str subclass, as a plain str
+                if key in _KNOWN:
+                    continue
+                try:
+                    scalar = _scalar(value)
+                except Exception:  # a value that cannot even be looked at
+                    scalar = _LEFT_OUT
+                if scalar is _LEFT_OUT:
+                    self._leave_out(key, _kind(value))
+                else:
+                    scalars[key] = scalar
+        except Exception as error:  # the dict changed while read (another thread), a key's hash
+            self._warn("scalars", "a log's other values could not be read whole (%s)", error)
+        return scalars
+
+    def _leave_out(self, key: Any, what: str) -> None:
+        """Counts a value left out, under its key (shown as `repr` gives it, cut to 64)."""
+        self._left_values += 1
+        try:
+            shown = repr(key)
+        except Exception:
+            shown = "?"
+        if len(shown) > 64:
+            shown = shown[:61] + "..."
+        entry = (shown, what)
+        if entry in self._left:
+            self._left[entry] += 1
+        elif len(self._left) < _LEFT_OUT_KEPT:
+            self._left[entry] = 1
+
+    def _say_left_out(self) -> None:
+        """The one message of a run that counts the values left out, by key and type."""
+        if not self._left_values:
+            return
+        entries = list(self._left.items())
+        parts = [f"{key} ({what}) x{count}" for (key, what), count in entries[:_LEFT_OUT_SHOWN]]
+        if len(entries) > _LEFT_OUT_SHOWN:
+            parts.append(f"and {len(entries) - _LEFT_OUT_SHOWN} more")
+        unnamed = self._left_values - sum(self._left.values())
+        if unnamed:
+            parts.append(f"and {unnamed} values of other keys")
+        log.warning(
+            "overbrainer_metrics: left out %d values that are not numbers: %s",
+            self._left_values,
+            ", ".join(parts),
         )
+        self._left, self._left_values = {}, 0
 
     def on_prediction_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:  # noqa: ARG002
         """Counts prediction steps; writes an `eval` line at most every 2 seconds."""
@@ -651,7 +825,9 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
         self._eval_step = 0
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:  # noqa: ARG002
-        """Writes `end`; says why a request got no snapshot; SIGTERM is given back.
+        """Writes `end`, with the final log's values as its `summary`; says in one message
+        the values left out of the run's lines, and why a request got no snapshot; SIGTERM
+        is given back.
 
         A SIGTERM that came too late for a snapshot (after the last step's end) is
         delivered again once `end` is written: the process dies as it would have.
@@ -661,7 +837,16 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
             self._unanswered(state)
         self._pending = None
         if self._writer:
-            self._emit({"event": "end", "time": time.time(), "step": self._step(state.global_step)})
+            end: dict[str, Any] = {
+                "event": "end",
+                "time": time.time(),
+                "step": self._step(state.global_step),
+            }
+            if self._summary:
+                end["summary"] = self._summary
+            self._summary = None
+            self._emit(end)
+            self._say_left_out()
         if self._signalled and not self._taken:
             log.warning(
                 "overbrainer_metrics: SIGTERM came after the last step ended: no snapshot was"
