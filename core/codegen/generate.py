@@ -317,10 +317,7 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
         "",
         "/// Each variant's field that the reference does not know, if any (its key).",
         f"pub const EXTRAS: [Option<&str>; {len(found)}] = [",
-        *[
-            f'    Some("{v.extra.name}"),' if v.extra else "    None,"
-            for v in found
-        ],
+        *[f'    Some("{v.extra.name}"),' if v.extra else "    None," for v in found],
         "];",
         "",
         "/// The most fields a variant has.",
@@ -392,7 +389,9 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
         if variant.extra is None:
             continue
         if variant.newtype:
-            out.append(f"            Self::{variant.name}(line) => Some(&mut line.{variant.extra.name}),")
+            out.append(
+                f"            Self::{variant.name}(line) => Some(&mut line.{variant.extra.name}),"
+            )
         else:
             e = variant.extra.name
             out.append(f"            Self::{variant.name} {{ {e}, .. }} => Some({e}),")
@@ -407,7 +406,9 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
         if variant.extra is None:
             continue
         if variant.newtype:
-            out.append(f"            Self::{variant.name}(line) => line.{variant.extra.name}.as_ref(),")
+            out.append(
+                f"            Self::{variant.name}(line) => line.{variant.extra.name}.as_ref(),"
+            )
         else:
             e = variant.extra.name
             out.append(f"            Self::{variant.name} {{ {e}, .. }} => {e}.as_ref(),")

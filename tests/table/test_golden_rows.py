@@ -216,18 +216,26 @@ def test_a_golden_file_becomes_the_references_rows(suite: dict[str, Any]) -> Non
     table = read_runs([source])
     rows = table.to_pylist()
     accepted = [
-        (number, entry["reference"]["value"])
+        (number, entry["reference"]["value"], entry["reference"].get("scalars"))
         for number, entry in enumerate(expect["lines"], 1)
         if entry["reference"]["ok"]
     ]
     assert len(rows) == len(accepted)
-    for row, (number, value) in zip(rows, accepted, strict=True):
+    keys = sorted({key for *_, scalars in accepted if scalars for key in scalars["value"]})
+    assert table.schema.names == [*SCHEMA.names, *keys]  # no key of these collides
+    for row, (number, value, scalars) in zip(rows, accepted, strict=True):
         assert row["run"] == source.name
         assert row["line"] == number
         for column in SCHEMA.names[2:]:
             want = value.get(column)  # a field of another variant: null
             got = row[column]
             assert (got is None) if want is None else _same(got, want), (number, column, got)
+        for key in keys:  # a scalar's column: its value as a float, null where absent or null
+            want = (scalars or {"value": {}})["value"].get(key)
+            got = row[key]
+            if isinstance(want, str):
+                want = float(want.replace("Infinity", "inf"))
+            assert (got is None) if want is None else _same(got, float(want)), (number, key, got)
 
     rejected = Counter(
         entry["reference"]["category"] for entry in expect["lines"] if not entry["reference"]["ok"]
@@ -250,7 +258,11 @@ def test_the_whole_suite_at_once_in_small_batches() -> None:
     assert all(0 < batch.num_rows <= 2 for batch in batches)
     assert all(batch.schema.equals(SCHEMA) for batch in batches)
     whole = pa.Table.from_batches(batches, schema=SCHEMA)
-    alone = [row for source in sources for row in read_runs([source]).to_pylist()]
+    alone = [
+        {name: row[name] for name in SCHEMA.names}  # each alone with its scalars' columns too
+        for source in sources
+        for row in read_runs([source]).to_pylist()
+    ]
     assert whole.to_pylist() == alone
     assert [c.run for c in reader.counts] == [source.name for source in sources]
     assert sum(c.rows for c in reader.counts) == whole.num_rows

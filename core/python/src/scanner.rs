@@ -3,7 +3,7 @@
 //! back: `check`'s facts (`CheckScan`), a table's columns (`TableScan`).
 
 use overbrainer_core::check::FileCheck;
-use overbrainer_core::columns::{Batch, Columns, LEFT_OUT};
+use overbrainer_core::columns::{Batch, Column, Columns, LEFT_OUT};
 use overbrainer_core::generated::{MetricLine, UNION};
 use overbrainer_core::notable::{Notable, Notables};
 use overbrainer_core::order::Order;
@@ -515,8 +515,12 @@ impl TableScan {
     }
 }
 
-fn le_bytes<'p, T: Copy>(py: Python<'p>, values: &[T], to: impl Fn(T) -> [u8; 8]) -> &'p PyBytes {
-    let mut out = Vec::with_capacity(values.len() * 8);
+fn le_bytes<'p, T: Copy, const N: usize>(
+    py: Python<'p>,
+    values: &[T],
+    to: impl Fn(T) -> [u8; N],
+) -> &'p PyBytes {
+    let mut out = Vec::with_capacity(values.len() * N);
     for value in values {
         out.extend_from_slice(&to(*value));
     }
@@ -534,16 +538,28 @@ fn batch_objects(py: Python<'_>, batches: &[Batch]) -> PyResult<PyObject> {
             .collect();
         let fields = PyList::empty(py);
         for column in &batch.fields {
-            let validity: PyObject = if column.nulls == 0 {
-                py.None()
-            } else {
-                PyBytes::new(py, &column.validity).into()
-            };
-            fields.append((PyBytes::new(py, &column.values), validity, column.nulls))?;
+            fields.append(column_object(py, column))?;
         }
-        list.append((batch.rows, line, PyBytes::new(py, &event), fields))?;
+        let long = &batch.scalars;
+        let scalars = (
+            le_bytes(py, &long.row, u32::to_le_bytes),
+            le_bytes(py, &long.key, u32::to_le_bytes),
+            column_object(py, &long.value),
+            long.keys.clone(),
+        );
+        list.append((batch.rows, line, PyBytes::new(py, &event), fields, scalars))?;
     }
     Ok(list.into())
+}
+
+/// A column as `(values, validity or None, nulls)`.
+fn column_object(py: Python<'_>, column: &Column) -> PyObject {
+    let validity: PyObject = if column.nulls == 0 {
+        py.None()
+    } else {
+        PyBytes::new(py, &column.validity).into()
+    };
+    (PyBytes::new(py, &column.values), validity, column.nulls).into_py(py)
 }
 
 /// The names of the table's fields, in the order of `TableScan`'s columns.

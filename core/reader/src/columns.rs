@@ -2,12 +2,20 @@
 //! line, one column a field of any variant (`UNION`, from the schema), a value buffer and a
 //! validity bitmap each, ready to be handed to Arrow without a copy per value.
 //!
+//! Beside the columns, each batch holds its rows' scalars (a log's `scalars`, an end's
+//! `summary`) in long form: one entry a scalar, its row, its key (an index in the batch's
+//! keys, in the order first met) and its value (a float; null for `null`): what a long table
+//! is made of as it is, and a wide one by spreading each key into a column of its own.
+//!
 //! Rows are gathered in batches of `batch_lines` lines (a batch holds the rows of its lines,
 //! less the lines left out, and a batch without rows is not kept); the lines left out are
 //! counted by the reference's error category, as `export` reports them.
 
 use crate::error::Category;
+use std::collections::HashMap;
+
 use crate::generated::{JobStage, UNION};
+use crate::scalars::Scalars;
 use crate::scan::{each_answer, Answer, Consumer, Options, Part};
 use crate::values::{Kind, Value};
 
@@ -63,6 +71,62 @@ impl Column {
     }
 }
 
+/// A batch's scalars in long form: an entry a scalar, in the order of the rows and, within a
+/// row, of the line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Long {
+    /// Each entry's row in the batch.
+    pub row: Vec<u32>,
+    /// Each entry's key, an index in `keys`.
+    pub key: Vec<u32>,
+    /// Each entry's value as a float (its word's IEEE value for a non-finite one), null for
+    /// `null`.
+    pub value: Column,
+    /// The keys, in the order first met in the batch.
+    pub keys: Vec<String>,
+    lookup: HashMap<String, u32>,
+}
+
+impl Long {
+    /// The index of `key`, added when new.
+    fn intern(&mut self, key: &str) -> u32 {
+        if let Some(at) = self.lookup.get(key) {
+            return *at;
+        }
+        let at = u32::try_from(self.keys.len()).unwrap_or(u32::MAX);
+        self.keys.push(key.to_owned());
+        self.lookup.insert(key.to_owned(), at);
+        at
+    }
+
+    fn push(&mut self, row: usize, key: &str, value: Option<f64>) {
+        let key = self.intern(key);
+        let entry = self.row.len();
+        self.row.push(u32::try_from(row).unwrap_or(u32::MAX));
+        self.key.push(key);
+        let bytes = value.map(f64::to_le_bytes);
+        self.value
+            .push(entry, bytes.as_ref().map(|bytes| &bytes[..]), 8);
+    }
+
+    /// The entries of rows `from..to` of `other`, their rows after `rows` rows.
+    fn extend(&mut self, rows: usize, other: &Self, from: usize, to: usize) {
+        let start = other.row.partition_point(|row| (*row as usize) < from);
+        let end = other.row.partition_point(|row| (*row as usize) < to);
+        for at in start..end {
+            let row = other.row[at] as usize - from + rows;
+            let valid = other.value.validity[at / 8] >> (at % 8) & 1 == 1;
+            let value = valid.then(|| {
+                let mut bytes = [0; 8];
+                bytes.copy_from_slice(&other.value.values[at * 8..at * 8 + 8]);
+                f64::from_le_bytes(bytes)
+            });
+            let key = &other.keys[other.key[at] as usize];
+            self.push(row, key, value);
+        }
+    }
+}
+
 /// The rows of a batch of lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Batch {
@@ -73,6 +137,8 @@ pub struct Batch {
     pub event: Vec<i8>,
     /// The columns of `UNION`, in its order.
     pub fields: Vec<Column>,
+    /// The rows' scalars.
+    pub scalars: Long,
 }
 
 impl Batch {
@@ -91,14 +157,18 @@ impl Batch {
             let width = if kind == Kind::Stage { 1 } else { 8 };
             column.extend(self.rows, other_column, from, to, width);
         }
+        self.scalars.extend(self.rows, &other.scalars, from, to);
         self.line
             .extend(other.line[from..to].iter().map(|line| line + before));
         self.event.extend_from_slice(&other.event[from..to]);
         self.rows += to - from;
     }
 
-    fn push(&mut self, number: u64, row: &Row) {
+    fn push(&mut self, number: u64, row: &Row, scalars: Option<&Scalars>) {
         let at = self.rows;
+        for (key, value) in scalars.map_or(&[][..], |scalars| &scalars.entries[..]) {
+            self.scalars.push(at, key, value.float());
+        }
         for (slot, (column, (_, kind))) in self.fields.iter_mut().zip(UNION).enumerate() {
             let width = if kind == Kind::Stage { 1 } else { 8 };
             let bytes = row.values[slot].to_le_bytes();
@@ -204,9 +274,10 @@ impl Columns {
 }
 
 /// What a table keeps of a line's answer: its row, or why it is left out.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Kept {
-    Row(Row),
+    /// A line's row, and its scalars if any.
+    Row(Row, Option<Box<Scalars>>),
     /// A line the reference rejects: its error's category.
     Bad(Category),
     Over,
@@ -233,7 +304,7 @@ impl Consumer for Columns {
         each_answer(lines, options, |answer| {
             count += 1;
             match Self::keep(answer) {
-                Kept::Row(row) => table.rows.push(count, &row),
+                Kept::Row(row, scalars) => table.rows.push(count, &row, scalars.as_deref()),
                 Kept::Bad(category) => table.left_out.push((count, category_index(category))),
                 Kept::Over => table.left_out.push((count, 3)),
             }
@@ -277,7 +348,10 @@ fn category_index(category: Category) -> usize {
 impl Columns {
     fn keep(answer: Answer) -> Kept {
         match answer {
-            Answer::Read(line) => Kept::Row(Row::of(&line)),
+            Answer::Read(mut line) => {
+                let scalars = line.extra_mut().and_then(Option::take).map(Box::new);
+                Kept::Row(Row::of(&line), scalars)
+            }
             Answer::Bad(error) => Kept::Bad(error.category),
             Answer::Refused(category) => Kept::Bad(category),
             Answer::Over { .. } => Kept::Over,
@@ -299,7 +373,7 @@ impl Columns {
     fn kept(&mut self, number: u64, kept: Kept, complete: bool) {
         self.advance(number);
         match kept {
-            Kept::Row(row) => self.current.push(number, &row),
+            Kept::Row(row, scalars) => self.current.push(number, &row, scalars.as_deref()),
             Kept::Bad(Category::Eof) if !complete => self.cut = true,
             Kept::Bad(category) => self.left_out(number, category_index(category)),
             Kept::Over => self.left_out(number, 3),

@@ -26,7 +26,7 @@ impl Draw {
     }
 }
 
-const LINES: [&str; 14] = [
+const LINES: [&str; 17] = [
     r#"{"event":"stage","name":"train","time":1764467476}"#,
     r#"{"event":"begin","time":1764467476.0,"max_steps":40}"#,
     r#"{"event":"log","time":1764467476.35,"step":1,"epoch":0.1,"max_steps":40,"loss":3.2,"eval_loss":null,"learning_rate":2e-05,"grad_norm":0.14}"#,
@@ -38,6 +38,9 @@ const LINES: [&str; 14] = [
     r#"{"event":"log","time":1.0,"step":0,"learning_rate":0.5}"#,
     r#"{"event":"log","time":1.0,"st"#,
     r#"{"event":"party","time":1.0}"#,
+    r#"{"event":"log","time":1764467481,"step":4,"loss":2.9,"scalars":{"eval_accuracy":0.5,"rewards/chosen":null,"x":"NaN","bad":"s"}}"#,
+    r#"{"event":"log","time":1764467482,"step":5,"scalars":{"rewards/chosen":-1.5,"num_tokens":1200}}"#,
+    r#"{"event":"end","time":1764467483,"step":5,"summary":{"train_runtime":12.5}}"#,
     "not json",
     "",
     "{\"event\":\"log\",\"time\":1.0,\"step\":1}\u{7f}\u{0}",
@@ -162,6 +165,7 @@ fn columns_do_not_depend_on_the_cuts() {
 #[test]
 fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
     let mut draw = Draw(0x1234_5678_9abc_def1);
+    let mut with_stats = 0;
     for _ in 0..300 {
         let count = draw.below(60);
         let data = file(&mut draw, count);
@@ -174,7 +178,8 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
         let others = |kept: &[overbrainer_core::notable::Notable]| {
             kept.iter()
                 .filter(|notable| match notable {
-                    overbrainer_core::notable::Notable::Logs(_) => false,
+                    overbrainer_core::notable::Notable::Logs(_)
+                    | overbrainer_core::notable::Notable::Scalars(_) => false,
                     overbrainer_core::notable::Notable::Line { read, .. } => {
                         !matches!(read, overbrainer_core::MetricLine::Eval { .. })
                     }
@@ -184,6 +189,18 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
                 .collect::<Vec<_>>()
         };
         assert_eq!(others(&got), others(&want));
+        // The scalars' stats, kept in pieces where the cuts fall, fold into the same.
+        let stats = |kept: &[overbrainer_core::notable::Notable]| {
+            let mut all = overbrainer_core::scalars::Stats::default();
+            for notable in kept {
+                if let overbrainer_core::notable::Notable::Scalars(stats) = notable {
+                    all.then(stats.clone());
+                }
+            }
+            all
+        };
+        assert_eq!(stats(&got), stats(&want));
+        with_stats += u32::from(!stats(&want).is_empty());
         // Every log with an evaluation loss is kept, and the last log of all.
         let logs = |kept: &[overbrainer_core::notable::Notable]| {
             kept.iter()
@@ -202,6 +219,10 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
         assert_eq!(with_eval(logs(&got)), with_eval(logs(&want)));
         assert_eq!(logs(&got).last(), logs(&want).last());
     }
+    assert!(
+        with_stats > 100,
+        "the drawn files hold scalars: {with_stats} of 300"
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..check.reporter import plural
 from ..runs.shown import shown
@@ -28,7 +28,11 @@ have in common (`export sweep` names sweep/exp1/seed1 `exp1/seed1`; `export runs
 names runs/7 `7`). A file of another name than *.jsonl or *.jsonl.gz among several
 paths is refused (exit 2): `runs/*/` names only the folders; one column per field of
 any metrics line (schema: `python -c "from overbrainer_contract.table import SCHEMA;
-print(SCHEMA)"`). The format follows the output's suffix: .parquet, .arrow (Arrow IPC
+print(SCHEMA)"`), then one float column per scalar key the runs' lines hold (a log's
+`scalars`, an end's `summary`: `eval_accuracy`, `rewards/chosen`, named by the key as
+it is; NaN and infinities as those floats, null where a line has none). --long writes
+every scalar as a row of its own instead: run, line, event, step, time, key, value
+(schema: LONG_SCHEMA). The format follows the output's suffix: .parquet, .arrow (Arrow IPC
 file) or .csv. Lines the reference rejects are left out and counted (exit 1), and so
 are lines over --max-line bytes (category `length`, read in flat memory as `check`
 reads them); a last line cut short (a run still writing) is left out with a warning,
@@ -46,7 +50,9 @@ examples:
   {PROG} export runs/* -o runs.parquet
   {PROG} export runs/7 runs/8/metrics.jsonl -o runs.csv
   {PROG} export runs/* --partition-by run -o runs.parquet   # runs.parquet/run=7/...
+  {PROG} export runs/* --long -o scalars.parquet   # a row per scalar
   duckdb -c "SELECT run, min(eval_loss) FROM 'runs.parquet' GROUP BY run"
+  duckdb -c "SELECT run, max(value) FROM 'scalars.parquet' WHERE key = 'eval_accuracy' GROUP BY run"
 
 {EXIT_CODES}"""
 
@@ -74,6 +80,11 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="write a folder of Hive partitions, one per run",
     )
     parser.add_argument(
+        "--long",
+        action="store_true",
+        help="a row per scalar (run, line, event, step, time, key, value), not a row per line",
+    )
+    parser.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
@@ -90,13 +101,34 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("export needs pyarrow: pip install 'overbrainer-contract[table]'") from error
     import pyarrow as pa
 
+    from ..table import LONG_SCHEMA, scalar_keys
+
     output = Path(args.output)
+    # The wide table's columns are every scalar key of the runs, known once they are read:
+    # a reading of its own before the rows (standard input, read once, is kept in a
+    # temporary file for the two).
+    stdin: IO[bytes] | None = None
+    keys: list[str] = []
     try:
         format_of(output)
         reader = RunReader(args.runs, max_line=args.max_line)
-    except (OutputError, RunError, ValueError) as error:
+        read_here = reader.reading(output)  # standard input as it is, before any copy
+        if read_here is None and not args.long:
+            stdin = _spooled() if "-" in args.runs else None
+            keys, streams = scalar_keys(args.runs, max_line=args.max_line, stdin=stdin)
+            for name in streams:
+                say(
+                    f"{shown(name)}: a stream, read once: its scalar keys are not columns of"
+                    " the wide table (--long exports every scalar)"
+                )
+            if stdin is not None:
+                stdin.seek(0)
+            reader = RunReader(args.runs, max_line=args.max_line, scalars=keys, stdin=stdin)
+    except (OutputError, RunError, ValueError, SideFileError) as error:
         raise CliError(shown(str(error))) from error
-    read_here = reader.reading(output)
+    except OSError as error:
+        where = getattr(error, "filename", None) or "-"
+        raise CliError(f"{shown(str(where))}: {error.strerror or error}") from error
     if read_here is not None:
         raise CliError(
             f"{shown(str(output))}: is the metrics file of the run {shown(read_here)}"
@@ -106,9 +138,15 @@ def run(args: argparse.Namespace) -> int:
     def any_rows() -> bool:
         return any(item.rows for item in reader.counts)
 
+    scalars: list[int] | None = [] if args.long else None  # the long rows written
+
     try:
         written = write_batches(
-            _shown(reader, args), output, partition_by=args.partition_by, replace_if=any_rows
+            _counted(_shown(reader, args), scalars),
+            output,
+            schema=LONG_SCHEMA if args.long else reader.schema,
+            partition_by=args.partition_by,
+            replace_if=any_rows,
         )
     except (OutputError, SideFileError) as error:
         raise CliError(shown(str(error))) from error
@@ -117,14 +155,15 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{shown(str(where))}: {error.strerror or error}") from error
     except pa.ArrowException as error:
         raise CliError(f"{shown(str(output))}: {error}") from error
-    return _summary(reader.counts, output, reader.max_line, written)
+    return _summary(reader.counts, output, reader.max_line, written, scalars)
 
 
 def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBatch]:
     """The reader's batches, with a transient progress bar on stderr when asked for."""
     show = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
+    source = reader.long_batches if args.long else reader.batches
     if not show:
-        return reader.batches()
+        return source()
     try:
         from rich.console import Console
         from rich.progress import (
@@ -136,7 +175,7 @@ def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBat
             TransferSpeedColumn,
         )
     except ImportError:  # no rich: no bar
-        return reader.batches()
+        return source()
 
     def batches() -> Iterator[pa.RecordBatch]:
         columns = (
@@ -149,14 +188,39 @@ def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBat
         console = Console(stderr=True)
         with Progress(*columns, console=console, transient=True) as bar:
             task = bar.add_task("export", total=reader.bytes_total or None)
-            for batch in reader.batches():
+            for batch in source():
                 bar.update(task, completed=reader.bytes_read)
                 yield batch
 
     return batches()
 
 
-def _summary(counts: list[RunCounts], output: Path, max_line: int | None, written: bool) -> int:
+def _counted(batches: Iterator[pa.RecordBatch], rows: list[int] | None) -> Iterator[pa.RecordBatch]:
+    """`batches`, each one's rows added to `rows` (when given) as it passes."""
+    for batch in batches:
+        if rows is not None:
+            rows.append(batch.num_rows)
+        yield batch
+
+
+def _spooled() -> IO[bytes]:
+    """Standard input's bytes in a temporary file (removed when closed), to read twice."""
+    import shutil
+    import tempfile
+
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller reads it, then it goes
+    shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 22)
+    spool.seek(0)
+    return spool
+
+
+def _summary(
+    counts: list[RunCounts],
+    output: Path,
+    max_line: int | None,
+    written: bool,
+    scalars: list[int] | None = None,
+) -> int:
     rows = sum(item.rows for item in counts)
     rejected = 0
     cut_gzip = False
@@ -189,8 +253,11 @@ def _summary(counts: list[RunCounts], output: Path, max_line: int | None, writte
             + (f", {plural(rejected, 'line')} left out)" if rejected else ")")
         )
         return INVALID
+    what = plural(rows, "row")
+    if scalars is not None:  # the long table: a row per scalar of those lines
+        what = f"{plural(sum(scalars), 'scalar')} of {plural(rows, 'line')}"
     say(
-        f"exported {plural(rows, 'row')} of {plural(len(counts), 'run')} to {shown(str(output))}"
+        f"exported {what} of {plural(len(counts), 'run')} to {shown(str(output))}"
         + (f"; {plural(rejected, 'line')} left out" if rejected else "")
     )
     return INVALID if rejected or cut_gzip else OK

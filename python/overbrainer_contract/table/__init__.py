@@ -25,8 +25,9 @@ from .reader import (
     iter_batches,
     read_runs,
     run_name,
+    scalar_keys,
 )
-from .schema import DICTIONARIES, EVENTS, SCHEMA, VARIANT_FIELDS
+from .schema import DICTIONARIES, EVENTS, LONG_SCHEMA, SCHEMA, VARIANT_FIELDS, wide_schema
 from .writers import FORMATS, ROW_GROUP_ROWS, OutputError, format_of, write_batches
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "DICTIONARIES",
     "EVENTS",
     "FORMATS",
+    "LONG_SCHEMA",
     "ROW_GROUP_ROWS",
     "SCHEMA",
     "VARIANT_FIELDS",
@@ -46,5 +48,7 @@ __all__ = [
     "iter_batches",
     "read_runs",
     "run_name",
+    "scalar_keys",
+    "wide_schema",
     "write_batches",
 ]

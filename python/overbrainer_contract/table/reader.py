@@ -26,7 +26,7 @@ from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
 from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
 from ..runs.state import Run
-from .schema import DICTIONARIES, SCHEMA
+from .schema import DICTIONARIES, LONG_SCHEMA, SCHEMA, wide_schema
 
 if TYPE_CHECKING:
     from overbrainer_contract_core._core import TableBatch
@@ -119,12 +119,17 @@ class RunReader:
         batch_lines: int = BATCH_LINES,
         stdin: IO[bytes] | None = None,
         max_line: int | None = None,
+        scalars: Iterable[str] = (),
     ) -> None:
         if batch_lines < 1:
             raise ValueError("batch_lines must be at least 1")
         if max_line is not None and max_line < 1:
             raise ValueError("max_line must be at least 1")
         self.max_line = max_line
+        self.scalars = list(scalars)
+        """The scalar keys the wide batches hold a column of each (`wide_schema`)."""
+        self.schema = wide_schema(self.scalars)
+        """The schema of `batches()`: `SCHEMA`, then a column for each of `scalars`."""
         given = [runs] if isinstance(runs, str | os.PathLike) else list(runs)
         self.runs = find_runs([os.fspath(run) for run in given])
         names = [run_name(run) for run in self.runs]
@@ -171,29 +176,41 @@ class RunReader:
         return None
 
     def batches(self) -> Iterator[pa.RecordBatch]:
-        """The rows of every run, in order: a run's rows in the order of its lines."""
+        """The rows of every run, in order: a run's rows in the order of its lines (of
+        `self.schema`: a column for each of `scalars` after `SCHEMA`'s)."""
+        return self._batches(self._batch)
+
+    def long_batches(self) -> Iterator[pa.RecordBatch]:
+        """Every scalar of every run, one row each (`LONG_SCHEMA`), in the order of the
+        runs, their lines and, within a line, its keys."""
+        return self._batches(self._long)
+
+    def _batches(
+        self, convert: Callable[[pa.Int32Scalar, TableBatch], pa.RecordBatch]
+    ) -> Iterator[pa.RecordBatch]:
         done = 0
         for index, (run, counts) in enumerate(zip(self.runs, self.counts, strict=True)):
             if run.metrics is None:
                 handle = self.stdin if self.stdin is not None else sys.stdin.buffer
-                yield from self._read(handle, index, counts, lambda: 0, name=run.name)
+                yield from self._read(handle, index, counts, convert, lambda: 0, name=run.name)
                 continue
             with run.open_metrics() as handle:
                 tell = handle.tell if handle.seekable() else lambda: 0  # a FIFO has no position
                 name = run.display(run.metrics)
-                yield from self._read(handle, index, counts, tell, done, name=name)
+                yield from self._read(handle, index, counts, convert, tell, done, name=name)
             done += _size(run)
             self.bytes_read = done
 
     def reader(self) -> pa.RecordBatchReader:
         """The batches as a `pyarrow.RecordBatchReader` (what Arrow's writers take)."""
-        return pa.RecordBatchReader.from_batches(SCHEMA, self.batches())
+        return pa.RecordBatchReader.from_batches(self.schema, self.batches())
 
     def _read(
         self,
         handle: IO[bytes],
         index: int,
         counts: RunCounts,
+        convert: Callable[[pa.Int32Scalar, TableBatch], pa.RecordBatch],
         tell: Callable[[], int],
         done: int = 0,
         *,
@@ -210,14 +227,14 @@ class RunReader:
                 self._count(counts, scan)
                 if batches:
                     self.bytes_read = done + tell()
-                    yield from (self._batch(run_index, batch) for batch in batches)
+                    yield from (convert(run_index, batch) for batch in batches)
                 if scan.stopped:
                     break
         except GzipCutError as error:  # after every byte before the cut: those lines count
             counts.gzip_cut = error.what
         batches = scan.finish()
         self._count(counts, scan)
-        yield from (self._batch(run_index, batch) for batch in batches)
+        yield from (convert(run_index, batch) for batch in batches)
 
     @staticmethod
     def _count(counts: RunCounts, scan: TableScan) -> None:
@@ -230,7 +247,7 @@ class RunReader:
     def _batch(self, run_index: pa.Int32Scalar, batch: TableBatch) -> pa.RecordBatch:
         """A batch of the core's columns as a record batch of `SCHEMA`: each buffer handed
         to Arrow as it is (no copy per value)."""
-        rows, lines, events, fields = batch
+        rows, lines, events, fields, scalars = batch
         arrays: list[pa.Array[Any]] = [
             pa.DictionaryArray.from_arrays(pa.repeat(run_index, rows), self._run_dictionary),
             _array(pa.uint64(), rows, lines),
@@ -248,7 +265,116 @@ class RunReader:
                 arrays.append(pa.DictionaryArray.from_arrays(indices, _DICTIONARY_ARRAYS[name]))
             else:
                 arrays.append(indices)
-        return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
+        if self.scalars:
+            arrays += _spread(rows, scalars, self.scalars)
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _long(self, run_index: pa.Int32Scalar, batch: TableBatch) -> pa.RecordBatch:
+        """A batch's scalars as rows of `LONG_SCHEMA`: each its row's run, line, event,
+        step and time, its key and its value."""
+        import numpy as np
+
+        rows, lines, events, fields, (entry_rows, entry_keys, values, keys) = batch
+        count = len(entry_rows) // 4
+        at = pa.array(np.frombuffer(entry_rows, dtype="<u4"), pa.uint32())
+        columns = dict(zip(FIELD_NAMES, fields, strict=True))
+        step_values, step_validity, step_nulls = columns["step"]
+        step = _array(pa.uint64(), rows, step_values, step_validity, step_nulls)
+        time_values, time_validity, time_nulls = columns["time"]
+        time = _array(pa.float64(), rows, time_values, time_validity, time_nulls)
+        event = pa.DictionaryArray.from_arrays(
+            _array(pa.int8(), rows, events), _DICTIONARY_ARRAYS["event"]
+        )
+        key = pa.array(keys, pa.string()).take(
+            pa.array(np.frombuffer(entry_keys, dtype="<u4"), pa.uint32())
+        )
+        arrays: list[pa.Array[Any]] = [
+            pa.DictionaryArray.from_arrays(pa.repeat(run_index, count), self._run_dictionary),
+            _array(pa.uint64(), rows, lines).take(at),
+            event.take(at),
+            step.take(at),
+            time.take(at),
+            key,
+            _array(pa.float64(), count, *values),
+        ]
+        return pa.RecordBatch.from_arrays(arrays, schema=LONG_SCHEMA)
+
+
+def _spread(rows: int, scalars: Any, wanted: list[str]) -> list[pa.Array[Any]]:
+    """The long scalars of a batch of `rows` rows spread into one float64 column per key of
+    `wanted`: a row's value of the key, null where the row has none (or holds null)."""
+    import numpy as np
+
+    entry_rows, entry_keys, (values, validity, _), keys = scalars
+    at = np.frombuffer(entry_rows, dtype="<u4")
+    key = np.frombuffer(entry_keys, dtype="<u4")
+    value = np.frombuffer(values, dtype="<f8")
+    if validity is None:
+        valid = np.ones(len(at), dtype=bool)
+    else:
+        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        valid = bits[: len(at)].astype(bool)
+    index = {name: number for number, name in enumerate(keys)}
+    columns = []
+    for name in wanted:
+        number = index.get(name)
+        filled = np.zeros(rows, dtype="<f8")
+        missing = np.ones(rows, dtype=bool)
+        if number is not None:
+            chosen = key == number
+            filled[at[chosen]] = value[chosen]
+            missing[at[chosen]] = ~valid[chosen]
+        columns.append(pa.array(filled, pa.float64(), mask=missing))
+    return columns
+
+
+def scalar_keys(
+    runs: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    max_line: int | None = None,
+    stdin: IO[bytes] | None = None,
+) -> tuple[list[str], list[str]]:
+    """Every scalar key of `runs` (a log's `scalars`, an end's `summary`), sorted: the
+    columns a wide table of them needs, known once they are read (a reading of its own);
+    and the runs (as the user named them) not read for it: a stream (a FIFO) is read once,
+    by the table itself. Standard input is read from `stdin` (a file that can be read again)."""
+    found: set[str] = set()
+    reader = RunReader(runs, max_line=max_line, stdin=stdin)
+    streams = [run.name for run in reader.runs if _mode(run) == "fifo"]
+    if stdin is None and any(run.metrics is None for run in reader.runs):
+        streams.append("-")
+    reader.runs = [
+        run
+        for run in reader.runs
+        if (run.metrics is None and stdin is not None) or _mode(run) == "regular"
+    ]
+    reader.counts = [RunCounts(run_name(run), run.name) for run in reader.runs]
+
+    def gather(_: pa.Int32Scalar, batch: TableBatch) -> pa.RecordBatch:
+        found.update(batch[4][3])
+        return _EMPTY
+
+    for _ in reader._batches(gather):
+        pass
+    return sorted(found), streams
+
+
+def _mode(run: Run) -> str:
+    """What a run's metrics file is, links followed (as it is opened): `regular`, `fifo`,
+    or `other` (standard input, a folder, a device, nothing: the table's own reading says
+    what is wrong with it)."""
+    import stat
+
+    if run.metrics is None:
+        return "other"
+    try:
+        mode = run.metrics.stat().st_mode
+    except OSError:
+        return "other"
+    return "regular" if stat.S_ISREG(mode) else "fifo" if stat.S_ISFIFO(mode) else "other"
+
+
+_EMPTY = pa.record_batch([], schema=pa.schema([]))
 
 
 def _array(
@@ -288,8 +414,9 @@ def read_runs(
     *,
     max_line: int | None = None,
 ) -> pa.Table:
-    """One table of the rows of every run (see `SCHEMA`): `runs` is one path (a str is a
-    path, never its characters) or many, as `RunReader` takes them.
+    """One table of the rows of every run (see `SCHEMA`), with a column for each scalar
+    key the runs hold (`wide_schema`): `runs` is one path (a str is a path, never its
+    characters) or many, as `RunReader` takes them.
 
     The lines left out are counted per run in the schema's metadata under
     `overbrainer:counts` (JSON: a list of `RunCounts`, `rejected` per category: `syntax`,
@@ -301,8 +428,22 @@ def read_runs(
     [('tiny-run', 76, 0)]
     """
     reader = RunReader(runs, max_line=max_line)
-    table = pa.Table.from_batches(list(reader.batches()), schema=SCHEMA)
-    metadata: dict[bytes, bytes] = dict(SCHEMA.metadata or {})
+    # One reading: the core's batches kept (the table is in memory anyway), then the wide
+    # columns of every key they hold.
+    kept: list[tuple[pa.Int32Scalar, TableBatch]] = []
+
+    def keep(index: pa.Int32Scalar, batch: TableBatch) -> pa.RecordBatch:
+        kept.append((index, batch))
+        return _EMPTY
+
+    for _ in reader._batches(keep):
+        pass
+    reader.scalars = sorted({key for _, batch in kept for key in batch[4][3]})
+    reader.schema = wide_schema(reader.scalars)
+    table = pa.Table.from_batches(
+        [reader._batch(index, batch) for index, batch in kept], schema=reader.schema
+    )
+    metadata: dict[bytes, bytes] = dict(reader.schema.metadata or {})
     metadata[COUNTS_KEY] = json.dumps([asdict(counts) for counts in reader.counts]).encode()
     return table.replace_schema_metadata(metadata)
 

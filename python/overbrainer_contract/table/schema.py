@@ -8,6 +8,7 @@ line's variant has no such field or holds null.
 
 from __future__ import annotations
 
+import pyarrow as pa
 from overbrainer_contract_models.metrics_line_arrow import (
     DICTIONARIES,
     EVENTS,
@@ -17,4 +18,61 @@ from overbrainer_contract_models.metrics_line_arrow import (
 
 SCHEMA = METRICS_LINE_SCHEMA
 
-__all__ = ["DICTIONARIES", "EVENTS", "SCHEMA", "VARIANT_FIELDS"]
+LONG_SCHEMA = pa.schema(
+    [
+        SCHEMA.field("run"),
+        SCHEMA.field("line"),
+        SCHEMA.field("event"),
+        pa.field("step", pa.uint64(), nullable=False),
+        pa.field("time", pa.float64(), nullable=False),
+        pa.field("key", pa.string(), nullable=False),
+        pa.field("value", pa.float64()),
+    ],
+    metadata={
+        b"description": b"Every scalar of the runs' lines (a log's scalars, an end's summary),"
+        b" one row each: its run, line, event, step and time, its key as the writer gave it,"
+        b" and its value (NaN, Infinity and -Infinity as those floats; null for null)."
+    },
+)
+"""The long table of scalars: one row a scalar, a schema that never changes with the keys."""
+
+
+def wide_names(keys: list[str]) -> list[str]:
+    """The wide table's column of each scalar key (the keys in order): the key itself, as
+    Parquet, DuckDB and polars take a column's name; a key that is empty or that another
+    column's name already holds, letter case aside (DuckDB's identifiers ignore case), gets
+    `#2`, `#3`... after it."""
+    taken = {name.casefold() for name in SCHEMA.names}
+    names = []
+    for key in keys:
+        name, number = key, 1
+        while not name or name.casefold() in taken:
+            number += 1
+            name = f"{key}#{number}"
+        taken.add(name.casefold())
+        names.append(name)
+    return names
+
+
+def wide_schema(keys: list[str]) -> pa.Schema:
+    """`SCHEMA` with a float64 column after it for each scalar key (`wide_names`): a row's
+    value of that key, null where its line has none (or holds null)."""
+    extra = [pa.field(name, pa.float64()) for name in wide_names(keys)]
+    metadata = dict(SCHEMA.metadata or {})
+    if keys:
+        import json
+
+        names = dict(zip(wide_names(keys), keys, strict=True))
+        metadata[b"overbrainer:scalars"] = json.dumps(names).encode()
+    return pa.schema([*SCHEMA, *extra], metadata=metadata)
+
+
+__all__ = [
+    "DICTIONARIES",
+    "EVENTS",
+    "LONG_SCHEMA",
+    "SCHEMA",
+    "VARIANT_FIELDS",
+    "wide_names",
+    "wide_schema",
+]

@@ -138,8 +138,11 @@ BOM_NOTE: str
 
 Column = tuple[bytes, bytes | None, int]
 """A column's values, its validity bitmap (None: no null) and its count of nulls."""
-TableBatch = tuple[int, bytes, bytes, list[Column]]
-"""`(rows, line numbers as u64, variants as i8, the columns of FIELD_NAMES)`."""
+LongScalars = tuple[bytes, bytes, Column, list[str]]
+"""A batch's scalars in long form: `(each entry's row as u32, its key as a u32 index in the
+keys, the values as an f64 column, the keys in the order first met)`."""
+TableBatch = tuple[int, bytes, bytes, list[Column], LongScalars]
+"""`(rows, line numbers as u64, variants as i8, the columns of FIELD_NAMES, the scalars)`."""
 
 class TableScan:
     """A metrics file's table in Arrow's layout, read as it is fed."""
