@@ -71,11 +71,13 @@ pub fn read_line(line: &[u8]) -> Result<MetricLine, ParseError> {
 ///
 /// As `read_line`.
 pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
-    let mut line = match read_quickly(text) {
-        Some(line) => line,
-        None => derived(text)?,
+    let (mut line, extra) = match read_quickly(text) {
+        Some(read) => read,
+        None => (derived(text)?, true),
     };
-    fill_extra(text, &mut line);
+    if extra {
+        fill_extra(text, &mut line);
+    }
     Ok(line)
 }
 
@@ -96,26 +98,33 @@ fn fill_extra(text: &str, line: &mut MetricLine) {
 /// The category of the reference's error, when the line is not a metrics record.
 pub fn read_verdict(line: &[u8]) -> Result<MetricLine, Category> {
     let text = std::str::from_utf8(line).map_err(|_| Category::Syntax)?;
-    let mut line = match read_quickly(text) {
-        Some(line) => line,
-        None => parse_line(text).map_err(|error| ParseError::category_of(&error))?,
+    let (mut line, extra) = match read_quickly(text) {
+        Some(read) => read,
+        None => (
+            parse_line(text).map_err(|error| ParseError::category_of(&error))?,
+            true,
+        ),
     };
-    fill_extra(text, &mut line);
+    if extra {
+        fill_extra(text, &mut line);
+    }
     Ok(line)
 }
 
 /// The usual line read by hand, else one pass over serde_json's parser: each answers only
-/// where its answer is the reference's (`None`: the derived reading answers).
-fn read_quickly(text: &str) -> Option<MetricLine> {
+/// where its answer is the reference's (`None`: the derived reading answers); and whether
+/// the line may hold a field the reference does not know (the hand reading knows it has
+/// none when it met no such key).
+fn read_quickly(text: &str) -> Option<(MetricLine, bool)> {
     match plain::read_or_stop(text) {
-        Ok(line) => Some(line),
+        Ok(read) => Some(read),
         Err(plain::Stop::Refused) => None,
         Err(plain::Stop::Unread) => {
             // The single pass reads an object, whole: a line that does not begin with `{` and
             // end with `}` (white space aside) is none, and the pass would only find it out.
             let object = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
             if object.starts_with('{') && object.ends_with('}') {
-                fast::read(text)
+                fast::read(text).map(|line| (line, true))
             } else {
                 None
             }

@@ -33,14 +33,14 @@
 //! `tests` below and the fuzzing (`nox -s fuzz`, through `read_line`) hold it to the reference.
 
 use crate::generated::{
-    union_index, JobStage, MetricLine, FIELDS, MAX_FIELDS, SLOTS, TAGS, TAG_FIELD, UNION,
+    union_index, JobStage, MetricLine, EXTRAS, FIELDS, MAX_FIELDS, SLOTS, TAGS, TAG_FIELD, UNION,
 };
 use crate::values::{Kind, Value};
 
 /// The line, when it is a usual one.
 #[cfg(test)]
 pub(crate) fn read(text: &str) -> Option<MetricLine> {
-    read_or_stop(text).ok()
+    read_or_stop(text).ok().map(|(line, _)| line)
 }
 
 /// Why the hand reading gave up on a line.
@@ -55,18 +55,20 @@ pub(crate) enum Stop {
     Unread,
 }
 
-/// The line, when it is a usual one; else why not.
-pub(crate) fn read_or_stop(text: &str) -> Result<MetricLine, Stop> {
+/// The line, when it is a usual one, and whether it holds the key of a field the reference
+/// does not know (`EXTRAS`: `scalars`, `summary`, whose value is read beside); else why not.
+pub(crate) fn read_or_stop(text: &str) -> Result<(MetricLine, bool), Stop> {
     let mut cursor = Cursor {
         text,
         at: 0,
         refused: false,
+        extra: false,
     };
-    read_with(&mut cursor).ok_or(if cursor.refused {
-        Stop::Refused
-    } else {
-        Stop::Unread
-    })
+    match read_with(&mut cursor) {
+        Some(line) => Ok((line, cursor.extra)),
+        None if cursor.refused => Err(Stop::Refused),
+        None => Err(Stop::Unread),
+    }
 }
 
 fn read_with(cursor: &mut Cursor<'_>) -> Option<MetricLine> {
@@ -99,6 +101,7 @@ fn read_with(cursor: &mut Cursor<'_>) -> Option<MetricLine> {
             let &(_, kind) = UNION.get(index)?;
             *raw.get_mut(index)? = cursor.value(kind)?;
         } else if plain(key) {
+            cursor.extra |= EXTRAS.contains(&Some(key));
             cursor.dropped()?;
         } else {
             return None;
@@ -188,6 +191,8 @@ struct Cursor<'a> {
     at: usize,
     /// Whether the reading gave up on what the single pass gives up on too (`Stop::Refused`).
     refused: bool,
+    /// Whether a key of a field the reference does not know came (`EXTRAS`).
+    extra: bool,
 }
 
 impl<'a> Cursor<'a> {
