@@ -1,19 +1,25 @@
 // The run viewer: runs opened or dropped, each metrics file read in chunks and handed to the
 // reader core (the package's WebAssembly): its status (`Status`, told again as the clock
 // ticks) and its check (`check`'s findings) are the core's records, laid out here as the
-// command line lays them out; the Reader's answers give the plot its values. Everything a
-// file holds reaches the page as text (textContent), never as markup.
+// command line lays them out, on a card per run or in one table of every run; the Reader's
+// answers give the plot its values: one panel per metric key the picker's patterns match,
+// runs alone or in groups (a regular expression over their names), in `plot`'s styles.
+// Everything a file holds reaches the page as text (textContent), never as markup.
 
 import { load } from "overbrainer-contract/core";
 import wasmBase64 from "viewer:wasm";
 import { validateRequest, validateSnapshot } from "viewer:validators";
 import { files as contractFiles, version as contractVersion } from "viewer:contract";
 import { Excerpts } from "./excerpts.js";
-import { thousands } from "./format.js";
-import { COLOURS, draw } from "./plot.js";
+import { formatG, thousands } from "./format.js";
+import { DEFAULT_PATTERNS, patternsOf, pickKeys, sections } from "./glob.js";
+import { bandOf, entriesOf, groupRegExp } from "./groups.js";
+import { namesOf, naturalCompare, unitOf } from "./names.js";
+import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
 import { Series } from "./series.js";
 import { snapshotText } from "./snapshot.js";
 import { statusRows } from "./status.js";
+import { RunTable } from "./table.js";
 
 /** @typedef {import("overbrainer-contract/core").Api} Api */
 /** @typedef {import("overbrainer-contract/core").Answer} Answer */
@@ -23,19 +29,20 @@ import { statusRows } from "./status.js";
 /** @typedef {import("overbrainer-contract/core").StatusReport} StatusReport */
 /** A run folder's snapshot files (each a File, or null where the folder has none).
  * @typedef {{ proof: File | null, request: File | null }} Side */
-/** A run to read: its name, its metrics file as the records name it, the file, its side files
- * (null for a file opened alone).
- * @typedef {{ name: string, path: string, metrics: File, side: Side | null }} Found */
+/** A run to read: what its name is made from (names.js), its metrics file as the records
+ * name it, the file, its side files (null for a file opened alone).
+ * @typedef {{ unit: import("./names.js").Unit, path: string, metrics: File, side: Side | null }} Found */
 /** A run's errors as `check` makes them: the first LISTED, how many more, the file's summary.
  * @typedef {{ listed: ReportFinding[], more: number, summary: ReportFile | null }} Findings */
-/** A run's card: the card, its status table, its section of bad lines.
- * @typedef {{ view: HTMLElement, status: HTMLElement, errors: HTMLElement, listed: number }} RunView */
-/** A run opened: its file, the core's Status of it, its plotted series, its findings, the
- * excerpts of its bad lines (by line number), its card.
+/** A run's card: the card, its status table, its training's summary, its section of bad lines.
+ * @typedef {{ view: HTMLElement, status: HTMLElement, summary: HTMLElement, errors: HTMLElement, listed: number }} RunView */
+/** A run opened: its name (among the runs opened) and what it is made from, its file, the
+ * core's Status of it and its latest record, its plotted series, its findings, the excerpts
+ * of its bad lines (by line number), its style, its card.
  * @typedef {{
- *   name: string, path: string, files: { metrics: File }, side: Side | null, status: RunStatus,
- *   series: Series, findings: Findings, excerpts: Map<number, string | null>, lines: number,
- *   colour: string, done: boolean, snapshot: string | null, view: RunView,
+ *   name: string, unit: import("./names.js").Unit, path: string, files: { metrics: File }, side: Side | null, status: RunStatus,
+ *   record: StatusReport | null, series: Series, findings: Findings, excerpts: Map<number, string | null>,
+ *   lines: number, colour: string, done: boolean, snapshot: string | null, view: RunView,
  * }} Run */
 
 /** Bytes read from a file at a time: one feed of the core between two turns of the page. */
@@ -48,6 +55,8 @@ const SHOWN = 240;
 const METRICS_FILE = contractFiles.metrics;
 /** A run folder's metrics file, gzip-compressed: read when there is no metrics.jsonl. */
 const METRICS_GZ = `${METRICS_FILE}.gz`;
+/** The names of a run folder's metrics file: a file of either name stands for its folder. */
+const METRICS_NAMES = [METRICS_FILE, METRICS_GZ];
 const SNAPSHOT_FILE = contractFiles.snapshot;
 const SNAPSHOT_REQUEST = contractFiles.snapshot_request;
 
@@ -164,22 +173,294 @@ function scheduleDraw() {
   });
 }
 
+/** `element` hidden or shown; left alone when it already is (a change, even to the same
+ * value, has the page restyled).
+ * @param {HTMLElement} element
+ * @param {boolean} hidden */
+function setHidden(element, hidden) {
+  if (element.hidden !== hidden) element.hidden = hidden;
+}
+
+/** Each panel canvas's CSS size, as a ResizeObserver tells it after a layout: a redraw
+ * reads no size, so it never forces a layout of the page (hundreds of cards). A canvas
+ * resized is drawn again. */
+/** @type {WeakMap<Element, { width: number, height: number }>} */
+const panelSizes = new WeakMap();
+const resized = new ResizeObserver((entries) => {
+  let changed = false;
+  for (const entry of entries) {
+    const box = entry.contentBoxSize[0];
+    const size = { width: Math.round(box.inlineSize), height: Math.round(box.blockSize) }; // as clientWidth
+    const before = panelSizes.get(entry.target);
+    if (before === undefined || before.width !== size.width || before.height !== size.height) changed = true;
+    panelSizes.set(entry.target, size);
+  }
+  if (changed) scheduleDraw();
+});
+
+/** What the panels drew, by key: for their tooltips, and for tests
+ * (`overbrainerViewer.panels`). */
+/** @type {Map<string, import("./plot.js").Drawn>} */
+const drawnPanels = new Map();
+/** Each metric key's panel, kept between redraws. */
+/** @type {Map<string, { figure: HTMLElement, canvas: HTMLCanvasElement }>} */
+const panelViews = new Map();
+Object.defineProperty(globalThis, "overbrainerViewer", { value: Object.freeze({ panels: drawnPanels }) });
+
+/** The groups' expression of its input: null for none; an error said beside the input, and
+ * then no groups.
+ * @returns {RegExp | null} */
+function groupsAsked() {
+  const asked = groupRegExp($of("group", HTMLInputElement).value);
+  const problem = $("group-problem");
+  setHidden(problem, !(asked instanceof Error));
+  const said = asked instanceof Error ? `not a regular expression: ${asked.message}` : "";
+  if (problem.textContent !== said) problem.textContent = said;
+  return asked instanceof Error ? null : asked;
+}
+
+/** A swatch of a line's style (its colour, its dash pattern), drawn on a small canvas.
+ * @param {string} colour
+ * @param {import("./plot.js").Dash} dash
+ * @param {boolean} band
+ * @returns {HTMLCanvasElement} */
+function swatch(colour, dash, band) {
+  const canvas = document.createElement("canvas");
+  canvas.width = 28;
+  canvas.height = 12;
+  canvas.className = "swatch";
+  const context = canvas.getContext("2d");
+  if (context !== null) {
+    if (band) {
+      context.globalAlpha = 0.2;
+      context.fillStyle = colour;
+      context.fillRect(0, 1, 28, 10);
+      context.globalAlpha = 1;
+    }
+    context.strokeStyle = colour;
+    context.lineWidth = band ? 2 : 1.5;
+    context.setLineDash(dashPattern(dash));
+    context.beginPath();
+    context.moveTo(0, 6);
+    context.lineTo(28, 6);
+    context.stroke();
+  }
+  return canvas;
+}
+
+/** The list of every metric key the runs' logs hold, each a button that adds the key to the
+ * picker's patterns (or takes it out); pressed when picked.
+ * @param {string[]} keys sorted
+ * @param {Set<string>} picked */
+function renderKeys(keys, picked) {
+  const list = $("metric-keys");
+  const signature = JSON.stringify([keys, [...picked]]);
+  if (list.dataset.signature === signature) return; // unchanged: the page is not laid out again
+  list.dataset.signature = signature;
+  const items = keys.map((key) => {
+    const item = element("li");
+    item.append(element("button", key, { type: "button", "data-key": key, "aria-pressed": String(picked.has(key)) }));
+    return item;
+  });
+  list.replaceChildren(...items);
+}
+
+$("metric-keys").addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("button[data-key]") : null;
+  if (!(button instanceof HTMLElement) || button.dataset.key === undefined) return;
+  const key = button.dataset.key;
+  const input = $of("metrics", HTMLInputElement);
+  const patterns = patternsOf(input.value);
+  input.value = (patterns.includes(key) ? patterns.filter((each) => each !== key) : [...patterns, key]).join(",");
+  scheduleDraw();
+});
+
+/** Every run's style (run or group i in the order shown: plot's `style(i)`), the legend, and
+ * one panel per picked key, under its prefix's heading. */
 function redraw() {
-  const shown = runs.filter((run) => !run.series.empty);
-  $("plot-box").hidden = shown.length === 0;
-  if (shown.length === 0) return;
-  const title = shown.length === 1 ? shown[0].name : "loss"; // plot's title
-  const entries = draw($of("plot", HTMLCanvasElement), shown.map((run) => ({ label: run.name, series: run.series, colour: run.colour })), title);
-  $("legend").replaceChildren(
-    ...entries.map(({ text, colour, dashed }) => {
-      const item = element("li");
-      const swatch = element("span", null, { class: dashed ? "swatch dashed" : "swatch" });
-      swatch.style.borderColor = colour;
-      item.append(swatch, element("span", text));
+  const regex = groupsAsked();
+  const entries = entriesOf(runs.map((run) => run.name), regex);
+  const legend = entries.map((entry, index) => {
+    const look = style(index);
+    for (const member of entry.members) {
+      const run = runs[member];
+      if (run.colour === look.colour) continue; // a style set again would restyle every card
+      run.colour = look.colour;
+      run.view.view.style.setProperty("--colour", look.colour);
+    }
+    const grouped = entry.key !== null;
+    const count = entry.members.length;
+    const text = grouped ? `${entry.key} (${count} ${count === 1 ? "run" : "runs"})` : runs[entry.members[0]].name;
+    return { entry, ...look, text, grouped };
+  });
+  const signature = JSON.stringify(legend.map(({ text, colour, dash, grouped }) => [text, colour, dash, grouped]));
+  if ($("legend").dataset.signature !== signature) {
+    $("legend").dataset.signature = signature;
+    $("legend").replaceChildren(
+    ...legend.map(({ text, colour, dash, grouped }) => {
+      const item = element("li", null, { "data-colour": colour, "data-dash": dash, "data-group": String(grouped) });
+      item.append(swatch(colour, dash, grouped), element("span", text));
       return item;
     }),
-  );
-  $("plot").dataset.drawn = String(Number($("plot").dataset.drawn || 0) + 1);
+    );
+  }
+
+  const found = new Set();
+  for (const run of runs) for (const key of run.series.points.keys()) found.add(key);
+  const picked = pickKeys(patternsOf($of("metrics", HTMLInputElement).value), found);
+  renderKeys(pickKeys(["*"], found), new Set(picked));
+  setHidden($("plot-box"), runs.length === 0);
+  setHidden($("no-panels"), picked.length > 0 || found.size === 0);
+
+  // one step axis for every panel, as plot shares it
+  let first = Infinity;
+  let last = -Infinity;
+  for (const run of runs) {
+    for (const key of picked) {
+      const points = run.series.points.get(key);
+      if (points === undefined) continue;
+      first = Math.min(first, points.first);
+      last = Math.max(last, points.last);
+    }
+  }
+  /** @type {[number, number]} */
+  const xRange = !(last >= first) ? [0, 1] : last > first ? [first, last] : [first - 1, last + 1];
+  const log = $of("log", HTMLInputElement).checked;
+
+  /** @type {HTMLElement[]} */
+  const groups = [];
+  drawnPanels.clear();
+  const drawing = [];
+  const laidOut = sections(picked);
+  // the panels' elements made again only when the keys shown or their headings change
+  const layout = JSON.stringify(laidOut);
+  const relaid = $("panels").dataset.layout !== layout;
+  $("panels").dataset.layout = layout;
+  for (const { heading, keys } of laidOut) {
+    const group = element("section", null, { class: "panel-group", "data-heading": heading });
+    if (heading !== "") group.append(element("h3", heading));
+    const grid = element("div", null, { class: "panels" });
+    group.append(grid);
+    for (const key of keys) {
+      let view = panelViews.get(key);
+      if (view === undefined) {
+        const figure = element("figure", null, { class: "panel", "data-key": key });
+        const canvas = document.createElement("canvas");
+        canvas.setAttribute("aria-label", `${key} against step`);
+        figure.append(element("figcaption", key), canvas);
+        resized.observe(canvas);
+        view = { figure, canvas };
+        panelViews.set(key, view);
+      }
+      if (relaid) grid.append(view.figure);
+      drawing.push({ key, canvas: view.canvas });
+    }
+    groups.push(group);
+  }
+  if (relaid) $("panels").replaceChildren(...groups);
+  for (const [key, view] of [...panelViews]) {
+    if (picked.includes(key)) continue;
+    resized.unobserve(view.canvas);
+    panelViews.delete(key);
+  }
+
+  // each panel at its size of the last layout; a new one measured (one layout, for them all)
+  const sizes = drawing.map(({ canvas }) => {
+    let size = panelSizes.get(canvas);
+    if (size === undefined) panelSizes.set(canvas, (size = { width: canvas.clientWidth, height: canvas.clientHeight }));
+    return size;
+  });
+  drawing.forEach(({ key, canvas }, at) => {
+    /** @type {import("./plot.js").Line[]} */
+    const lines = [];
+    /** @type {import("./plot.js").Banded[]} */
+    const bands = [];
+    for (const { entry, colour, dash, text, grouped } of legend) {
+      const members = entry.members.map((member) => runs[member].series.points.get(key) ?? null);
+      entry.members.forEach((member, at) => {
+        const points = members[at];
+        if (points !== null) lines.push({ label: runs[member].name, colour, dash, points, faint: grouped });
+      });
+      if (grouped && members.some((points) => points !== null)) bands.push({ label: text, colour, dash, band: bandOf(members) });
+    }
+    drawnPanels.set(key, drawPanel(canvas, { key, lines, bands, log, xRange }, sizes[at]));
+  });
+  $("panels").dataset.drawn = String(Number($("panels").dataset.drawn || 0) + 1);
+}
+
+/** The tooltip of the panel under the pointer: the nearest step's value of each line there.
+ * @param {MouseEvent} event */
+function showTooltip(event) {
+  const tooltip = $("tooltip");
+  const figure = event.target instanceof Element ? event.target.closest("figure[data-key]") : null;
+  const canvas = figure?.querySelector("canvas");
+  const drawn = figure instanceof HTMLElement && figure.dataset.key !== undefined ? drawnPanels.get(figure.dataset.key) : undefined;
+  if (!canvas || drawn === undefined || event.target !== canvas) {
+    tooltip.hidden = true;
+    return;
+  }
+  const place = canvas.getBoundingClientRect();
+  const told = tooltipAt(drawn, event.clientX - place.left);
+  if (told === null) {
+    tooltip.hidden = true;
+    return;
+  }
+  const rows = told.rows.map(([name, value]) => {
+    const row = element("div");
+    row.append(element("span", `${name}: `, { class: "name" }), element("span", value));
+    return row;
+  });
+  tooltip.replaceChildren(element("div", `${drawn.key} at step ${thousands(told.step)}`, { class: "step" }), ...rows);
+  tooltip.hidden = false;
+  const box = $("plot-box").getBoundingClientRect();
+  tooltip.style.left = `${Math.min(event.clientX - box.left + 14, box.width - 260)}px`;
+  tooltip.style.top = `${event.clientY - box.top + 14}px`;
+}
+$("panels").addEventListener("mousemove", showTooltip);
+$("panels").addEventListener("mouseleave", () => {
+  $("tooltip").hidden = true;
+});
+for (const id of ["metrics", "group"]) $(id).addEventListener("input", scheduleDraw);
+$("log").addEventListener("change", scheduleDraw);
+
+const runTable = new RunTable($of("run-table", HTMLTableElement));
+let tablePending = false;
+let tableAt = -Infinity;
+
+/** The table of runs redrawn on the next frame, when shown; while files are read, at most
+ * every quarter of a second. */
+function scheduleTable() {
+  if (tablePending || $("table-box").hidden) return;
+  if (loading && performance.now() - tableAt < 250) return;
+  tablePending = true;
+  requestAnimationFrame(() => {
+    tablePending = false;
+    tableAt = performance.now();
+    renderTable();
+  });
+}
+
+function renderTable() {
+  /** @type {{ name: string, record: StatusReport }[]} */
+  const rows = [];
+  for (const run of runs) if (run.record !== null) rows.push({ name: run.name, record: run.record });
+  runTable.render(rows);
+  $("run-table").dataset.rendered = String(Number($("run-table").dataset.rendered || 0) + 1);
+}
+
+/** The runs shown as cards or as one table.
+ * @param {string} view */
+function showView(view) {
+  const table = view === "table";
+  $("table-box").hidden = !table;
+  $("runs").hidden = table;
+  document.body.dataset.view = table ? "table" : "cards";
+  if (table) renderTable();
+}
+for (const input of document.querySelectorAll("input[name=view]")) {
+  input.addEventListener("change", () => {
+    if (input instanceof HTMLInputElement && input.checked) showView(input.value);
+  });
 }
 
 /** A run's card, added to the page.
@@ -193,11 +474,39 @@ function runView(name, colour) {
   view.append(element("h2", name));
   const status = element("table", null, { class: "status" });
   view.append(status);
+  const summary = element("table", null, { class: "summary" });
+  summary.hidden = true;
+  view.append(summary);
   const errors = element("section", null, { class: "errors" });
   errors.hidden = true;
   view.append(errors);
   $("runs").append(view);
-  return { view, status, errors, listed: 0 };
+  return { view, status, summary, errors, listed: 0 };
+}
+
+/** The training's one-shot values (the record's `summary`: the latest `end` line's), one row
+ * each: `.4g`, the exact value as the title; a non-finite value's word and null as written.
+ * @param {HTMLElement} table
+ * @param {import("overbrainer-contract/types/status-report.js").Scalars | null} summary */
+function renderSummary(table, summary) {
+  const signature = JSON.stringify(summary);
+  if (table.dataset.signature === signature) return; // unchanged: the page is not laid out again
+  table.dataset.signature = signature;
+  table.hidden = summary === null || Object.keys(summary).length === 0;
+  if (summary === null) {
+    table.replaceChildren();
+    return;
+  }
+  const body = element("tbody");
+  for (const [key, value] of Object.entries(summary)) {
+    const row = element("tr");
+    const text = typeof value === "number" ? formatG(value, 4) : String(value);
+    const cell = element("td", text, { "data-key": key });
+    if (typeof value === "number") cell.title = String(value);
+    row.append(element("th", key), cell);
+    body.append(row);
+  }
+  table.replaceChildren(element("caption", "summary (the end line's)"), body);
 }
 
 /** The run's status at this page's now: the core's record, told again at each call.
@@ -206,7 +515,9 @@ function runView(name, colour) {
 async function renderStatus(run) {
   if (run.snapshot === null) run.snapshot = await snapshotText(run.side, validators);
   const record = run.status.report(Date.now() / 1000, run.name);
+  run.record = record;
   run.lines = record.lines;
+  scheduleTable();
   const body = element("tbody");
   for (const [label, text, title] of statusRows(record, run.snapshot, core.linesText)) {
     const row = element("tr");
@@ -217,6 +528,7 @@ async function renderStatus(run) {
     body.append(row);
   }
   run.view.status.replaceChildren(body);
+  renderSummary(run.view.summary, record.summary ?? null);
   return record;
 }
 
@@ -477,18 +789,37 @@ async function loadQueued() {
   }
 }
 
+/** Every run named again among the runs opened (names.js): a run opened later may move the
+ * folder they have in common. A run renamed has its card and status told again. */
+function rename() {
+  const names = namesOf(runs.map((run) => run.unit));
+  runs.forEach((run, index) => {
+    if (run.name === names[index]) return;
+    run.name = names[index];
+    run.view.view.dataset.run = run.name;
+    const heading = run.view.view.querySelector("h2");
+    if (heading !== null) heading.textContent = run.name;
+    if (run.done) renderStatus(run);
+  });
+}
+
 /** Runs to read, each a card on the page, read in turn.
  * @param {Found[]} found */
 function open(found) {
-  for (const each of found) {
-    const colour = COLOURS[runs.length % COLOURS.length];
+  const names = namesOf([...runs.map((run) => run.unit), ...found.map((each) => each.unit)]).slice(runs.length);
+  rename();
+  found.forEach((each, index) => {
+    const { colour } = style(runs.length);
+    const name = names[index];
     /** @type {Run} */
     const run = {
-      name: each.name,
+      name,
+      unit: each.unit,
       path: each.path,
       files: { metrics: each.metrics },
       side: each.side,
       status: new core.Status({ name: each.path }),
+      record: null,
       series: new Series(),
       findings: { listed: [], more: 0, summary: null },
       excerpts: new Map(),
@@ -496,13 +827,15 @@ function open(found) {
       colour,
       done: false,
       snapshot: null,
-      view: runView(each.name, colour),
+      view: runView(name, colour),
     };
     runs.push(run);
     queue.push(run);
     progress.total += each.metrics.size;
     renderStatus(run);
-  }
+  });
+  rename();
+  scheduleDraw();
   if (found.length === 0) {
     $("problem").hidden = false;
     $("problem").textContent = `no ${METRICS_FILE} there`;
@@ -518,7 +851,7 @@ function open(found) {
  * @returns {Found[]} */
 function runsOf(loose, inFolders) {
   /** @type {Found[]} */
-  const found = loose.map((file) => ({ name: file.name, path: file.name, metrics: file, side: null }));
+  const found = loose.map((file) => ({ unit: { unit: file.name, placed: false }, path: file.name, metrics: file, side: null }));
   /** @type {Map<string, Record<string, File>>} */
   const folders = new Map();
   for (const [path, file] of inFolders) {
@@ -528,12 +861,13 @@ function runsOf(loose, inFolders) {
     if (files === undefined) folders.set(folder, (files = {}));
     files[path.slice(cut + 1)] = file;
   }
-  for (const [folder, files] of [...folders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [folder, files] of [...folders].sort(([a], [b]) => naturalCompare(a, b))) {
     const metrics = files[METRICS_FILE] || files[METRICS_GZ];
     if (!metrics) continue;
+    const path = folder ? `${folder}/${metrics.name}` : metrics.name;
     found.push({
-      name: folder || metrics.name,
-      path: folder ? `${folder}/${metrics.name}` : metrics.name,
+      unit: { unit: unitOf(path, METRICS_NAMES), placed: true },
+      path,
       metrics,
       side: { proof: files[SNAPSHOT_FILE] || null, request: files[SNAPSHOT_REQUEST] || null },
     });
@@ -658,7 +992,17 @@ $("clear").addEventListener("click", () => {
   progress.total = 0;
   progress.done = 0;
   $("runs").replaceChildren();
+  $("panels").replaceChildren();
+  delete $("panels").dataset.layout;
+  for (const view of panelViews.values()) resized.unobserve(view.canvas);
+  panelViews.clear();
+  drawnPanels.clear();
+  $("legend").replaceChildren();
+  delete $("legend").dataset.signature;
+  $("metric-keys").replaceChildren();
+  delete $("metric-keys").dataset.signature;
   $("plot-box").hidden = true;
+  if (!$("table-box").hidden) renderTable();
   $("problem").hidden = true;
 });
 
@@ -668,5 +1012,6 @@ window.addEventListener("resize", scheduleDraw);
 setInterval(() => {
   for (const run of runs) if (run.done) renderStatus(run);
 }, 10_000);
+$of("metrics", HTMLInputElement).value = DEFAULT_PATTERNS;
 $("core-version").textContent = `contract ${contractVersion}; the reader core: overbrainer's reference, compiled to WebAssembly`;
 document.body.dataset.ready = "true";

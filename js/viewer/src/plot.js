@@ -1,25 +1,66 @@
-// The plot of `overbrainer-contract plot`, drawn on a canvas: training loss (solid) and eval
-// loss (dashed, with markers) against the step on the top panel, the learning rate on the
-// bottom one; several runs overlaid, one colour each (matplotlib's default cycle).
-// A series of many points is drawn through its extremes per pixel column: a million points
-// cost one pass, and no spike is lost.
+// The panels of `overbrainer-contract plot`, drawn on canvases: one metric a panel, its value
+// against the step, for every run (or group of runs) in the style `plot` gives it. A series of
+// many points is drawn through its extremes per pixel column: a million points cost one pass,
+// and no spike is lost. A value that is not a number the axis can place is never dropped: NaN
+// is a cross (✕) on the panel's bottom edge, +Infinity a ▲ on its top edge, -Infinity (and, on
+// a log scale, a value not above 0) a ▼ on its bottom edge; a null is a gap in the line.
 
-/** matplotlib's default colour cycle (tab10). */
+import { GAP } from "./series.js";
+
+/** matplotlib's tab10: the colour of run (or group) i is COLOURS[i % 10]. */
 export const COLOURS = [
   "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 ];
 
+/** matplotlib's line styles, in plot's order: run i has DASHES[floor(i / 10) % 4]. */
+export const DASHES = /** @type {const} */ (["solid", "dashed", "dotted", "dashdot"]);
+
+/** @typedef {typeof DASHES[number]} Dash */
+
+const LINE_WIDTH = 1.5;
+
+/** Each line style's dash pattern, matplotlib's (lines.dashed_pattern and the others),
+ * scaled by the line's width as matplotlib scales it. */
+const PATTERNS = {
+  solid: [],
+  dashed: [3.7, 1.6],
+  dotted: [1, 1.65],
+  dashdot: [6.4, 1.6, 1, 1.6],
+};
+
+/** The dash pattern of `dash` for a line `width` wide.
+ * @param {Dash} dash
+ * @param {number} [width]
+ * @returns {number[]} */
+export function dashPattern(dash, width = LINE_WIDTH) {
+  return PATTERNS[dash].map((each) => each * width);
+}
+
+/** The style of the `index`th run or group in the order shown: plot.py's `style()` (its
+ * colour and line style; the page draws no per-run markers).
+ * @param {number} index
+ * @returns {{ colour: string, dash: Dash }} */
+export function style(index) {
+  return { colour: COLOURS[index % COLOURS.length], dash: DASHES[Math.floor(index / COLOURS.length) % DASHES.length] };
+}
+
 const FONT = "12px system-ui, sans-serif";
 
 /** @typedef {import("./series.js").Points} Points */
-/** @typedef {import("./series.js").Series} Series */
+/** @typedef {import("./groups.js").Band} Band */
 /** @typedef {{ left: number, top: number, width: number, height: number }} Box */
 /** @typedef {[number, number]} Range */
-/** @typedef {{ low: number, high: number, first: number, last: number, any: boolean }} Extent */
-/** @typedef {{ points: Points, colour: string, dashed: boolean }} Drawn */
-/** @typedef {{ text: string, colour: string, dashed: boolean }} LegendEntry */
-/** @typedef {{ label: string, series: Series, colour?: string | null }} Run */
+/** A run's line in a panel: its label, style, its points; `faint` behind its group's mean.
+ * @typedef {{ label: string, colour: string, dash: Dash, points: Points, faint: boolean }} Line */
+/** A group's mean and band in a panel.
+ * @typedef {{ label: string, colour: string, dash: Dash, band: Band }} Banded */
+/** A value drawn as a marker on an edge: the point's label, step and value, and where.
+ * @typedef {{ label: string, step: number, value: string, shape: "cross" | "up" | "down", x: number, y: number }} Marker */
+/** What a panel drew, kept for its tooltip and for tests: the scale, the box, the ranges,
+ * its lines and bands, the markers of its values that are not on the axis.
+ * @typedef {{ key: string, log: boolean, box: Box, xRange: Range, yRange: Range,
+ *   lines: Line[], bands: Banded[], markers: Marker[] }} Drawn */
 
 /** Round steps for an axis from `low` to `high`: 1, 2 or 5 times a power of ten.
  * @param {number} low
@@ -38,6 +79,23 @@ function ticks(low, high, count) {
   return out;
 }
 
+/** Ticks of a log axis from 10^low to 10^high: each power of ten, or 1, 2 and 5 times each
+ * when the range spans less than two decades (returned as values, not exponents).
+ * @param {number} low
+ * @param {number} high
+ * @returns {number[]} */
+function logTicks(low, high) {
+  const out = [];
+  const few = high - low < 2;
+  for (let power = Math.floor(low); power <= Math.ceil(high); power += 1) {
+    for (const each of few ? [1, 2, 5] : [1]) {
+      const at = Math.log10(each) + power;
+      if (at >= low - 1e-9 && at <= high + 1e-9) out.push(each * 10 ** power);
+    }
+  }
+  return out.length > 0 ? out : [10 ** low];
+}
+
 /** A tick's label: six significant digits at most, an exponent for the very large or small.
  * @param {number} value
  * @returns {string} */
@@ -48,23 +106,11 @@ function label(value) {
   return String(Number(value.toPrecision(6)));
 }
 
-/** The range of some Points' finite points (kept by Points as they come), into `into`.
- * @param {Points} each
- * @param {Extent} into */
-function extent(each, into) {
-  if (!(each.high >= each.low)) return;
-  into.low = Math.min(into.low, each.low);
-  into.high = Math.max(into.high, each.high);
-  into.first = Math.min(into.first, each.first);
-  into.last = Math.max(into.last, each.last);
-  into.any = true;
-}
-
 /** A range with room around it (5 %), a single value made a range.
  * @param {number} low
  * @param {number} high
  * @returns {Range} */
-function padded(low, high) {
+export function padded(low, high) {
   if (high > low) {
     const room = (high - low) * 0.05;
     return [low - room, high + room];
@@ -73,33 +119,40 @@ function padded(low, high) {
   return [low - room, high + room];
 }
 
+/** The word of a value that is not finite, as the contract writes it.
+ * @param {number} value
+ * @returns {string} */
+export function word(value) {
+  if (Number.isNaN(value)) return "NaN";
+  return value > 0 ? "Infinity" : "-Infinity";
+}
+
 /** A series drawn through its points, or through each pixel column's first, lowest,
- * highest and last point when there are more points than columns: one tight pass.
+ * highest and last point when there are more points than columns: one tight pass. A gap,
+ * a value not finite or not on the scale breaks the line.
  * @param {CanvasRenderingContext2D} context
- * @param {Points} points
- * @param {Box} box
- * @param {Range} xRange
- * @param {Range} yRange */
-function trace(context, points, box, xRange, yRange) {
-  const { steps, values, length } = points;
-  const [first, last] = xRange;
-  const [low, high] = yRange;
-  const scaleX = box.width / (last - first);
-  const scaleY = box.height / (high - low);
-  const left = box.left;
-  const bottom = box.top + box.height;
+ * @param {Float64Array} steps
+ * @param {Float64Array} values
+ * @param {Uint8Array | null} kinds
+ * @param {number} length
+ * @param {(step: number) => number} x
+ * @param {(value: number) => number} y the pixel row, NaN for a value off the scale
+ * @param {number} columns */
+function trace(context, steps, values, kinds, length, x, y, columns) {
   context.beginPath();
-  let started = false;
-  if (length <= box.width * 2) {
+  let open = false;
+  if (length <= columns * 2) {
     for (let i = 0; i < length; i += 1) {
-      const value = values[i];
-      if (!Number.isFinite(value)) continue;
-      const px = left + (steps[i] - first) * scaleX;
-      const py = bottom - (value - low) * scaleY;
-      if (started) context.lineTo(px, py);
+      const py = kinds !== null && kinds[i] === GAP ? NaN : y(values[i]);
+      if (!Number.isFinite(py)) {
+        open = false;
+        continue;
+      }
+      const px = x(steps[i]);
+      if (open) context.lineTo(px, py);
       else {
         context.moveTo(px, py);
-        started = true;
+        open = true;
       }
     }
   } else {
@@ -108,64 +161,125 @@ function trace(context, points, box, xRange, yRange) {
     let highest = 0;
     let latest = 0;
     const flush = () => {
-      context.lineTo(column, bottom - (lowest - low) * scaleY);
-      context.lineTo(column, bottom - (highest - low) * scaleY);
-      context.lineTo(column, bottom - (latest - low) * scaleY);
+      context.lineTo(column, lowest);
+      context.lineTo(column, highest);
+      context.lineTo(column, latest);
     };
     for (let i = 0; i < length; i += 1) {
-      const value = values[i];
-      if (!Number.isFinite(value)) continue;
-      const px = Math.round(left + (steps[i] - first) * scaleX);
+      const py = kinds !== null && kinds[i] === GAP ? NaN : y(values[i]);
+      if (!Number.isFinite(py)) {
+        if (open) flush();
+        open = false;
+        column = NaN;
+        continue;
+      }
+      const px = Math.round(x(steps[i]));
       if (px !== column) {
-        if (started) flush();
-        const py = bottom - (value - low) * scaleY;
-        if (started) context.lineTo(px, py);
-        else {
+        if (open) {
+          flush();
+          context.lineTo(px, py);
+        } else {
           context.moveTo(px, py);
-          started = true;
+          open = true;
         }
         column = px;
-        lowest = value;
-        highest = value;
-      } else if (value < lowest) lowest = value;
-      else if (value > highest) highest = value;
-      latest = value;
+        lowest = py;
+        highest = py;
+      } else if (py > lowest) lowest = py;
+      else if (py < highest) highest = py;
+      latest = py;
     }
-    if (started) flush();
+    if (open) flush();
   }
   context.stroke();
 }
 
-/** A dot at each point (a series of 400 points at most, unless `always`).
+/** A marker's shape at (x, y), in the context's colour: a cross, a ▲ or a ▼.
  * @param {CanvasRenderingContext2D} context
- * @param {Points} points
- * @param {(step: number) => number} x
- * @param {(value: number) => number} y
- * @param {boolean} always */
-function markers(context, points, x, y, always) {
-  if (points.length > 400 && !always) return;
-  for (let i = 0; i < points.length; i += 1) {
-    if (!Number.isFinite(points.values[i])) continue;
-    context.beginPath();
-    context.arc(x(points.steps[i]), y(points.values[i]), 3, 0, Math.PI * 2);
-    context.fill();
+ * @param {Marker["shape"]} shape
+ * @param {number} x
+ * @param {number} y */
+function mark(context, shape, x, y) {
+  const size = 5;
+  context.beginPath();
+  if (shape === "cross") {
+    context.moveTo(x - size, y - size);
+    context.lineTo(x + size, y + size);
+    context.moveTo(x + size, y - size);
+    context.lineTo(x - size, y + size);
+    context.save();
+    context.lineWidth = 2;
+    context.setLineDash([]);
+    context.stroke();
+    context.restore();
+    return;
   }
+  // a triangle pointing off the axis, its tip on the edge
+  const base = shape === "up" ? y + size * 1.8 : y - size * 1.8;
+  context.moveTo(x, y);
+  context.lineTo(x - size, base);
+  context.lineTo(x + size, base);
+  context.closePath();
+  context.fill();
 }
 
-/** One panel: its grid, ticks and labels, then its series, clipped to its box.
- * @param {CanvasRenderingContext2D} context
- * @param {Box} box
- * @param {Range} xRange
- * @param {Drawn[]} series
- * @param {string} yLabel
- * @param {string | null} xLabel */
-function panel(context, box, xRange, series, yLabel, xLabel) {
-  const range = { low: Infinity, high: -Infinity, first: Infinity, last: -Infinity, any: false };
-  for (const { points } of series) extent(points, range);
-  const [low, high] = range.any ? padded(range.low, range.high) : [0, 1];
-  const [first, last] = xRange;
+/** One panel on `canvas`, of `size` (its CSS box, measured by the caller: measuring every
+ * panel before drawing any costs the page one layout, not one a panel): its grid, ticks and
+ * labels, then each group's band and mean, each run's line (faint behind its group), and the
+ * markers of the values not on the axis.
+ * @param {HTMLCanvasElement} canvas
+ * @param {{ key: string, lines: Line[], bands: Banded[], log: boolean, xRange: Range }} what
+ * @param {{ width: number, height: number }} size
+ * @returns {Drawn} */
+export function drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
+  const scale = globalThis.devicePixelRatio || 1;
+  const cssWidth = size.width || 480;
+  const cssHeight = size.height || 260;
+  canvas.width = Math.round(cssWidth * scale);
+  canvas.height = Math.round(cssHeight * scale);
+  const context = canvas.getContext("2d");
+  if (context === null) throw new Error("no 2D context for a panel's canvas");
+  context.setTransform(scale, 0, 0, scale, 0, 0);
+  context.fillStyle = "#fff";
+  context.fillRect(0, 0, cssWidth, cssHeight);
+  const box = { left: 64, top: 12, width: Math.max(cssWidth - 64 - 12, 10), height: Math.max(cssHeight - 12 - 36, 10) };
+
+  // the value axis: over the finite values (above 0 on a log scale) and the bands' edges
+  let low = Infinity;
+  let high = -Infinity;
+  for (const { points } of lines) {
+    const from = log ? points.lowPositive : points.low;
+    if (points.high >= from) {
+      low = Math.min(low, from);
+      high = Math.max(high, points.high);
+    }
+  }
+  for (const { band } of bands) {
+    const from = log ? band.lowPositive : band.low;
+    if (band.high >= from) {
+      low = Math.min(low, from);
+      high = Math.max(high, band.high);
+    }
+  }
+  /** @type {Range} */
+  let yRange;
+  if (!(high >= low)) yRange = [0, 1];
+  else if (log) yRange = padded(Math.log10(low), Math.log10(high));
+  else yRange = padded(low, high);
+  const [bottomValue, topValue] = yRange;
+  // the step axis with room at its ends (2 %), so that a point or a marker there is seen whole
+  const room = (xRange[1] - xRange[0]) * 0.02;
+  const [first, last] = [xRange[0] - room, xRange[1] + room];
   const x = (/** @type {number} */ step) => box.left + ((step - first) / (last - first)) * box.width;
-  const y = (/** @type {number} */ value) => box.top + box.height - ((value - low) / (high - low)) * box.height;
+  const bottom = box.top + box.height;
+  /** The pixel row of a value; NaN for one off the scale (not finite; not above 0 on a log).
+   * @param {number} value */
+  const y = (value) => {
+    if (!Number.isFinite(value) || (log && !(value > 0))) return NaN;
+    const at = log ? Math.log10(value) : value;
+    return bottom - ((at - bottomValue) / (topValue - bottomValue)) * box.height;
+  };
+
   context.save();
   context.font = FONT;
   context.fillStyle = "#222";
@@ -173,8 +287,10 @@ function panel(context, box, xRange, series, yLabel, xLabel) {
   context.lineWidth = 1;
   context.textAlign = "right";
   context.textBaseline = "middle";
-  for (const at of ticks(low, high, Math.max(2, Math.floor(box.height / 45)))) {
-    const py = Math.round(y(at)) + 0.5;
+  const yTicks = log ? logTicks(bottomValue, topValue) : ticks(bottomValue, topValue, Math.max(2, Math.floor(box.height / 45)));
+  for (const at of yTicks) {
+    const py = Math.round(log ? y(at) : bottom - ((at - bottomValue) / (topValue - bottomValue)) * box.height) + 0.5;
+    if (!Number.isFinite(py)) continue;
     context.beginPath();
     context.moveTo(box.left, py);
     context.lineTo(box.left + box.width, py);
@@ -183,107 +299,150 @@ function panel(context, box, xRange, series, yLabel, xLabel) {
   }
   context.textAlign = "center";
   context.textBaseline = "top";
-  for (const at of ticks(first, last, Math.max(2, Math.floor(box.width / 90)))) {
+  for (const at of ticks(first, last, Math.max(3, Math.floor(box.width / 80)))) {
     const px = Math.round(x(at)) + 0.5;
     context.beginPath();
     context.moveTo(px, box.top);
-    context.lineTo(px, box.top + box.height);
+    context.lineTo(px, bottom);
     context.stroke();
-    if (xLabel) context.fillText(label(at), px, box.top + box.height + 5);
+    context.fillText(label(at), px, bottom + 5);
   }
+  context.fillText("step", box.left + box.width / 2, bottom + 20);
   context.strokeStyle = "#444";
   context.strokeRect(box.left + 0.5, box.top + 0.5, box.width, box.height);
-  context.save();
-  context.translate(14, box.top + box.height / 2);
-  context.rotate(-Math.PI / 2);
-  context.textBaseline = "top";
-  context.fillText(yLabel, 0, -10);
-  context.restore();
-  if (xLabel) context.fillText(xLabel, box.left + box.width / 2, box.top + box.height + 22);
   context.beginPath();
   context.rect(box.left, box.top, box.width, box.height);
   context.clip();
-  for (const { points, colour, dashed } of series) {
+
+  const columns = Math.max(1, Math.round(box.width));
+  // the groups' bands first, each under its runs and its mean
+  for (const { colour, band } of bands) {
+    const { steps, mean, std } = band;
+    context.globalAlpha = 0.2;
+    context.fillStyle = colour;
+    for (let i = 0; i < steps.length; ) {
+      // one polygon a stretch of steps whose edges are on the scale
+      const edge = (/** @type {number} */ value) => {
+        const py = y(value);
+        if (Number.isFinite(py)) return py;
+        return log ? bottom : NaN;
+      };
+      if (!Number.isFinite(edge(mean[i] + std[i]))) {
+        i += 1;
+        continue;
+      }
+      let end = i;
+      while (end < steps.length && Number.isFinite(edge(mean[end] + std[end]))) end += 1;
+      context.beginPath();
+      for (let k = i; k < end; k += 1) context.lineTo(x(steps[k]), edge(mean[k] + std[k]));
+      for (let k = end - 1; k >= i; k -= 1) context.lineTo(x(steps[k]), edge(mean[k] - std[k]));
+      context.closePath();
+      context.fill();
+      i = end;
+    }
+    context.globalAlpha = 1;
+  }
+  context.lineWidth = LINE_WIDTH;
+  for (const { points, colour, dash, faint } of lines) {
     if (!points.length) continue;
+    context.globalAlpha = faint ? 0.25 : 1;
     context.strokeStyle = colour;
     context.fillStyle = colour;
-    context.lineWidth = 1.5;
-    context.setLineDash(dashed ? [6, 4] : []);
-    trace(context, points, box, xRange, [low, high]);
+    context.setLineDash(dashPattern(dash));
+    trace(context, points.steps, points.values, points.kinds, points.length, x, y, columns);
     context.setLineDash([]);
-    if (dashed || points.length === 1) markers(context, points, x, y, points.length === 1);
+    if (points.length <= 24 && !faint) {
+      // few points (an eval loss): each one shown
+      for (let i = 0; i < points.length; i += 1) {
+        const py = points.kinds[i] === GAP ? NaN : y(points.values[i]);
+        if (!Number.isFinite(py)) continue;
+        context.beginPath();
+        context.arc(x(points.steps[i]), py, 2.5, 0, Math.PI * 2);
+        context.fill();
+      }
+    }
+  }
+  context.globalAlpha = 1;
+  for (const { band, colour, dash } of bands) {
+    context.strokeStyle = colour;
+    context.setLineDash(dashPattern(dash));
+    context.lineWidth = 2;
+    trace(context, band.steps, band.mean, null, band.steps.length, x, y, columns);
+  }
+  context.setLineDash([]);
+  context.restore();
+
+  // the values off the axis, on its edges, over everything (drawn outside the clip, so that
+  // a marker on an edge is seen whole); one per pixel column and shape for each line
+  /** @type {Marker[]} */
+  const markers = [];
+  context.save();
+  for (const { points, colour, label: name, faint } of lines) {
+    const odd = points.odd > 0 || (log && points.low <= 0);
+    if (!odd) continue;
+    context.strokeStyle = colour;
+    context.fillStyle = colour;
+    context.globalAlpha = faint ? 0.6 : 1;
+    const seen = new Set();
+    for (let i = 0; i < points.length; i += 1) {
+      if (points.kinds[i] === GAP) continue;
+      const value = points.values[i];
+      /** @type {Marker["shape"] | null} */
+      let shape = null;
+      if (Number.isNaN(value)) shape = "cross";
+      else if (value === Infinity) shape = "up";
+      else if (value === -Infinity || (log && !(value > 0))) shape = "down";
+      if (shape === null) continue;
+      const px = x(points.steps[i]);
+      const py = shape === "up" ? box.top : bottom;
+      const at = `${Math.round(px)} ${shape}`;
+      if (seen.has(at)) continue;
+      seen.add(at);
+      mark(context, shape, px, py);
+      markers.push({ label: name, step: points.steps[i], value: Number.isFinite(value) ? String(value) : word(value), shape, x: px, y: py });
+    }
   }
   context.restore();
+  return { key, log, box, xRange: [first, last], yRange, lines, bands, markers };
 }
 
-/** Draw `runs` ([{label, series, colour}]: a Series of series.js each) on `canvas`, sized to
- * its CSS box. The legend's entries
- * come back ({text, colour, dashed}: each series of a lone run; else each run's colour,
- * then the line of a loss and of an eval loss): the page writes them beside the canvas, as
- * text.
- * @param {HTMLCanvasElement} canvas
- * @param {Run[]} runs
- * @param {string} title
- * @returns {LegendEntry[]} */
-export function draw(canvas, runs, title) {
-  const scale = globalThis.devicePixelRatio || 1;
-  const cssWidth = canvas.clientWidth || 900;
-  const cssHeight = canvas.clientHeight || 600;
-  canvas.width = Math.round(cssWidth * scale);
-  canvas.height = Math.round(cssHeight * scale);
-  const context = canvas.getContext("2d");
-  if (context === null) throw new Error("no 2D context for the plot's canvas");
-  context.setTransform(scale, 0, 0, scale, 0, 0);
-  context.fillStyle = "#fff";
-  context.fillRect(0, 0, cssWidth, cssHeight);
-  const several = runs.length > 1;
-  /** @type {Drawn[]} */
-  const top = [];
-  /** @type {Drawn[]} */
-  const bottom = [];
-  /** @type {LegendEntry[]} */
-  const topLegend = [];
-  /** @type {LegendEntry[]} */
-  const bottomLegend = [];
-  /** @type {Extent} */
-  const xs = { low: Infinity, high: -Infinity, first: Infinity, last: -Infinity, any: false };
-  const colourOf = (/** @type {Run} */ run, /** @type {number} */ index) => run.colour || COLOURS[index % COLOURS.length];
-  runs.forEach((run, index) => {
-    const { label: name, series } = run;
-    const colour = colourOf(run, index);
-    const prefix = several ? `${name}: ` : "";
-    const { loss, eval_loss: evalLoss, learning_rate: rate } = series;
-    for (const each of [loss, evalLoss, rate]) extent(each, xs);
-    if (loss.length) {
-      top.push({ points: loss, colour, dashed: false });
-      topLegend.push({ text: `${prefix}loss`, colour, dashed: false });
+/** What the tooltip says at pixel column `px` of a drawn panel: the nearest step any line
+ * or band has, and each one's value there (a gap as null, a value not finite in its word;
+ * a band as mean ± std over its n runs). Null when the panel holds no point.
+ * @param {Drawn} drawn
+ * @param {number} px
+ * @returns {{ step: number, rows: [string, string][] } | null} */
+export function tooltipAt(drawn, px) {
+  const [first, last] = drawn.xRange;
+  const wanted = first + ((px - drawn.box.left) / drawn.box.width) * (last - first);
+  let best = NaN;
+  let distance = Infinity;
+  const consider = (/** @type {Float64Array} */ steps, /** @type {number} */ length) => {
+    for (let i = 0; i < length; i += 1) {
+      const away = Math.abs(steps[i] - wanted);
+      if (away < distance) {
+        distance = away;
+        best = steps[i];
+      }
     }
-    if (evalLoss.length) {
-      top.push({ points: evalLoss, colour, dashed: true });
-      topLegend.push({ text: `${prefix}eval loss`, colour, dashed: true });
-    }
-    if (rate.length) {
-      bottom.push({ points: rate, colour, dashed: false });
-      bottomLegend.push({ text: name, colour, dashed: false });
-    }
-  });
-  /** @type {Range} */
-  const xRange = xs.any ? (xs.last > xs.first ? [xs.first, xs.last] : padded(xs.first, xs.last)) : [0, 1];
-  const left = 78;
-  const width = cssWidth - left - 16;
-  const titleHeight = 30;
-  const usable = cssHeight - titleHeight - 48;
-  const topBox = { left, top: titleHeight, width, height: Math.round(usable * 0.68) };
-  const bottomBox = { left, top: topBox.top + topBox.height + 14, width, height: usable - topBox.height - 14 };
-  context.font = "bold 14px system-ui, sans-serif";
-  context.fillStyle = "#222";
-  context.textAlign = "center";
-  context.textBaseline = "middle";
-  context.fillText(title, left + width / 2, titleHeight / 2);
-  context.textAlign = "left";
-  panel(context, topBox, xRange, top, "loss", null);
-  panel(context, bottomBox, xRange, bottom, "learning rate", "step");
-  if (!several) return [...topLegend, ...bottomLegend.map((each) => ({ ...each, text: "learning rate (below)" }))];
-  const key = [{ text: "loss", colour: "#555", dashed: false }, { text: "eval loss", colour: "#555", dashed: true }];
-  return [...runs.map((run, index) => ({ text: run.label, colour: colourOf(run, index), dashed: false })), ...key];
+  };
+  for (const { points } of drawn.lines) consider(points.steps, points.length);
+  for (const { band } of drawn.bands) consider(band.steps, band.steps.length);
+  if (Number.isNaN(best)) return null;
+  /** @type {[string, string][]} */
+  const rows = [];
+  for (const { band, label: name } of drawn.bands) {
+    const at = band.steps.indexOf(best);
+    if (at >= 0) rows.push([name, `${band.mean[at]} ± ${band.std[at]} (${band.count[at]} ${band.count[at] === 1 ? "run" : "runs"})`]);
+  }
+  for (const { points, label: name } of drawn.lines) {
+    let found = -1;
+    for (let i = 0; i < points.length; i += 1) if (points.steps[i] === best) found = i;
+    if (found < 0) continue;
+    const value = points.values[found];
+    let text = "null";
+    if (points.kinds[found] !== GAP) text = Number.isFinite(value) ? String(value) : word(value);
+    rows.push([name, text]);
+  }
+  return { step: best, rows };
 }

@@ -155,18 +155,19 @@ async function badLinesOf(opened, name) {
   }, name);
 }
 
-/** Pixels of the plot's canvas in each run's colour (its card's `--colour`). */
+/** Pixels of the plot's panels (every canvas) in each run's colour (its card's `--colour`). */
 async function plotted(opened) {
   return opened.evaluate(() => {
-    const canvas = document.getElementById("plot");
-    const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+    const images = [...document.querySelectorAll("#panels canvas")].map((canvas) => canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data);
     const counts = {};
     for (const run of document.querySelectorAll(".run")) {
       const hex = getComputedStyle(run).getPropertyValue("--colour").trim();
       const [r, g, b] = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16));
       let count = 0;
-      for (let i = 0; i < data.length; i += 4) {
-        if (Math.abs(data[i] - r) < 8 && Math.abs(data[i + 1] - g) < 8 && Math.abs(data[i + 2] - b) < 8) count += 1;
+      for (const data of images) {
+        for (let i = 0; i < data.length; i += 4) {
+          if (Math.abs(data[i] - r) < 8 && Math.abs(data[i + 1] - g) < 8 && Math.abs(data[i + 2] - b) < 8) count += 1;
+        }
       }
       counts[run.dataset.run] = count;
     }
@@ -200,21 +201,22 @@ async function heldStatus(opened, name, path, now) {
 
 describe("the run viewer in headless Chromium", () => {
   it("shows the example runs as status and plot do, from their folder", async () => {
-    const names = ["examples/sweep-lr3e-2-seed1", "examples/sweep-lr3e-4-seed2", "examples/tiny-run"];
-    const lastTimes = await Promise.all(names.map(async (name) => (await core.status(readFileSync(join(ROOT, name, "metrics.jsonl")), { now: 0 })).last_time));
+    // named by their folders below the one they have in common (examples/)
+    const names = ["sweep-lr3e-2-seed1", "sweep-lr3e-4-seed2", "tiny-run"];
+    const lastTimes = await Promise.all(names.map(async (name) => (await core.status(readFileSync(join(EXAMPLES, name, "metrics.jsonl")), { now: 0 })).last_time));
     const now = Math.floor(Math.max(...lastTimes)) + 37 * 3600 + 100; // 37 h later
     page = await freshPage(pageUrl, now);
     await page.setInputFiles("#folder", EXAMPLES);
     await idle(page, names.length);
     for (const name of names) {
-      const { record } = await heldStatus(page, name, join(ROOT, name, "metrics.jsonl"), now);
+      const { record } = await heldStatus(page, name, join(EXAMPLES, name, "metrics.jsonl"), now);
       assert.equal(record.phase, "ended");
       assert.ok(record.last_line_seconds > 37 * 3600);
     }
     const proof = JSON.parse(readFileSync(join(EXAMPLES, "tiny-run", "snapshot.json"), "utf8"));
-    const tiny = await statusOf(page, "examples/tiny-run");
+    const tiny = await statusOf(page, "tiny-run");
     assert.equal(tiny.snapshot.text, `taken at step ${proof.step}: ${proof.checkpoint} (${proof.reason})`);
-    assert.equal((await statusOf(page, "examples/sweep-lr3e-4-seed2")).snapshot.text, "none requested");
+    assert.equal((await statusOf(page, "sweep-lr3e-4-seed2")).snapshot.text, "none requested");
     const pixels = await plotted(page);
     for (const name of names) assert.ok(pixels[name] > 100, `${name} is drawn in its colour (${pixels[name]} pixels)`);
     await page.screenshot({ path: join(ARTEFACTS, "examples.png"), fullPage: true });
@@ -433,7 +435,7 @@ describe("the run viewer in headless Chromium", () => {
     }
     await page.setInputFiles("#folder", parent);
     await idle(page, Object.keys(folders).length);
-    const text = async (name) => (await statusOf(page, `snapshots/${name}`)).snapshot.text;
+    const text = async (name) => (await statusOf(page, name)).snapshot.text;
     const proofText = `taken at step ${taken.step}: ${taken.checkpoint} (${taken.reason})`;
     assert.equal(await text("pending"), `requested (manual), not taken yet; an earlier one ${proofText}`);
     assert.equal(await text("answered"), proofText);
@@ -468,7 +470,7 @@ describe("the run viewer in headless Chromium", () => {
     await idle(page, 4);
     const problemOf = (name) => page.evaluate((wanted) => [...document.querySelectorAll(".run")].find((run) => run.dataset.run === wanted).querySelector(".problem")?.textContent, name);
     assert.equal(await problemOf("plain.jsonl.gz"), "plain.jsonl.gz: not gzip-compressed, although named .gz (it does not begin with gzip's magic bytes 1f 8b)");
-    await heldStatus(page, "zipped/tiny-run", join(folder, "metrics.jsonl.gz"), now);
+    await heldStatus(page, "tiny-run", join(folder, "metrics.jsonl.gz"), now);
     // a stream cut short: the lines before the cut, the last one cut short, as status says
     const { record: cutRecord } = await heldStatus(page, "cut.jsonl.gz", cutShort, now);
     assert.equal(cutRecord.partial_last_line, true);
@@ -567,6 +569,7 @@ describe("the run viewer in headless Chromium", () => {
       '{"event":"log","time":1,"step":1,"<svg onload=window.__pwned=4>":1,"loss":1.5}',
       '{"event":"log","time":2,"step":"<b>bold</b><iframe srcdoc=\\"<script>parent.__pwned=5</script>\\">"}',
       '<style>body{display:none}</style>',
+      '{"event":"log","time":3,"step":2,"scalars":{"<img src=x onerror=window.__pwned=8>/<svg onload=window.__pwned=9>":1}}',
     ];
     const folder = join(work, "<img src=x onerror=window.__pwned=6>");
     mkdirSync(folder, { recursive: true });
@@ -584,6 +587,28 @@ describe("the run viewer in headless Chromium", () => {
       visible: getComputedStyle(document.body).display,
     }));
     assert.deepEqual(facts, { pwned: undefined, parentPwned: undefined, scripts: 1, foreign: 0, styles: 1, visible: "block" });
+    // a scalar's key holding markup: its panel, its heading and its button in the list of keys,
+    // and the run's name in the legend, each as text
+    const key = "<img src=x onerror=window.__pwned=8>/<svg onload=window.__pwned=9>";
+    await page.fill("#metrics", "*");
+    await page.waitForSelector("figure.panel figcaption");
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    const drawnKey = await page.evaluate(() => ({
+      pwned: window.__pwned,
+      foreign: document.querySelectorAll("img, svg, iframe, b").length,
+      heading: document.querySelector(".panel-group h3")?.textContent,
+      captions: [...document.querySelectorAll("figure.panel figcaption")].map((each) => each.textContent),
+      keys: [...document.querySelectorAll("#metric-keys button")].map((each) => each.textContent),
+      legend: [...document.querySelectorAll("#legend li")].map((each) => each.textContent),
+    }));
+    assert.deepEqual(drawnKey, {
+      pwned: undefined,
+      foreign: 0,
+      heading: "<img src=x onerror=window.__pwned=8>",
+      captions: ["loss", key],
+      keys: [key, "loss"],
+      legend: [name],
+    });
     const status = await statusOf(page, name);
     assert.equal(status.run.text, name, "the folder's name shown as written");
     assert.equal(status.snapshot.text, "taken at step 1: <script>window.__pwned=7</script> (no reason)");

@@ -1,0 +1,450 @@
+// The run viewer's plot and table of many runs, in Debian's headless Chromium (playwright-core):
+// runs named by their folders, the metric picker's globs and its headings, values that are
+// not finite drawn as markers, groups drawn as mean ± one standard deviation, the line styles
+// of `plot`, the log scale, and the table of runs sorted by any column. Every run is a file
+// the test writes; every expected value is computed here from the lines written, or is the
+// package's `status()` record of the same bytes, never read from the page. The page exposes
+// what each panel drew as `overbrainerViewer.panels` (key → its lines, bands and markers, in
+// the canvas's pixels): the test reads it, and the canvas's pixels where it says a marker is.
+//
+//   node --test test/          (after `cd js && node build.mjs`: the package's dist/)
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import * as core from "../../dist/index.js";
+import { formatG } from "../src/format.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const VIEWER = resolve(HERE, "..");
+const BROWSER = process.env.CHROMIUM || "/usr/bin/chromium";
+const ARTEFACTS = resolve(process.env.VIEWER_ARTEFACTS || join(VIEWER, "test-output"));
+
+/** matplotlib's tab10 and line styles, as plot.py's `style()` takes them. */
+const TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+const DASHES = ["solid", "dashed", "dotted", "dashdot"];
+
+let browser;
+let work;
+let pageUrl;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), "viewer-panels-"));
+  mkdirSync(ARTEFACTS, { recursive: true });
+  const built = join(work, "viewer.html");
+  execFileSync(process.execPath, [join(VIEWER, "build.mjs"), "--out", built], { stdio: "inherit" });
+  pageUrl = pathToFileURL(built).href;
+  browser = await chromium.launch({ executablePath: BROWSER, headless: true });
+});
+
+after(async () => {
+  await browser?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function freshPage() {
+  const opened = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const problems = [];
+  opened.on("pageerror", (error) => problems.push(error.message));
+  opened.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  await opened.goto(pageUrl);
+  await opened.waitForSelector("body[data-ready=true]");
+  opened.problems = problems;
+  return opened;
+}
+
+/** Every run read, and the panels drawn after it. */
+async function idle(opened, runs) {
+  await opened.waitForFunction(
+    (count) => document.body.dataset.state === "idle" && document.querySelectorAll(".run").length === count,
+    runs,
+  );
+  await frames(opened);
+}
+
+async function frames(opened) {
+  await opened.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
+/** `action` done, and the panels drawn again after it. */
+async function redrawn(opened, action) {
+  const before = await opened.evaluate(() => Number(document.getElementById("panels").dataset.drawn || 0));
+  await action();
+  await opened.waitForFunction((count) => Number(document.getElementById("panels").dataset.drawn || 0) > count, before);
+}
+
+/** A run folder's metrics.jsonl of these lines (objects, written as JSON). */
+function writeRun(folder, lines) {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, "metrics.jsonl"), lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+}
+
+/** The panels shown: each heading (`""` for the keys without `/`) and its panels' keys. */
+async function panels(opened) {
+  return opened.evaluate(() =>
+    [...document.querySelectorAll("#panels .panel-group")].map((group) => ({
+      heading: group.dataset.heading,
+      title: group.querySelector("h3")?.textContent ?? null,
+      keys: [...group.querySelectorAll("figure.panel")].map((figure) => figure.dataset.key),
+      captions: [...group.querySelectorAll("figure.panel figcaption")].map((caption) => caption.textContent),
+    })),
+  );
+}
+
+/** What the panel of `key` drew (the page's `overbrainerViewer.panels`), its typed arrays as
+ * arrays. */
+async function drawnOf(opened, key) {
+  return opened.evaluate((wanted) => {
+    const drawn = globalThis.overbrainerViewer.panels.get(wanted);
+    if (drawn === undefined) return null;
+    const points = (each) => ({ steps: [...each.steps.subarray(0, each.length)], values: [...each.values.subarray(0, each.length)], kinds: [...each.kinds.subarray(0, each.length)] });
+    return {
+      log: drawn.log,
+      box: drawn.box,
+      xRange: drawn.xRange,
+      yRange: drawn.yRange,
+      markers: drawn.markers,
+      lines: drawn.lines.map((line) => ({ label: line.label, colour: line.colour, dash: line.dash, faint: line.faint, ...points(line.points) })),
+      bands: drawn.bands.map(({ label, colour, dash, band }) => ({ label, colour, dash, steps: [...band.steps], mean: [...band.mean], std: [...band.std], count: [...band.count] })),
+    };
+  }, key);
+}
+
+/** Pixels within `radius` of (x, y) of the panel of `key` (CSS pixels) in `hex`'s colour. */
+async function pixelsNear(opened, key, x, y, hex, radius = 2) {
+  return opened.evaluate(
+    ({ wanted, x, y, hex, radius }) => {
+      const canvas = document.querySelector(`figure.panel[data-key="${CSS.escape(wanted)}"] canvas`);
+      const scale = canvas.width / canvas.clientWidth;
+      const [r, g, b] = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16));
+      const size = Math.ceil(radius * 2 * scale) + 1;
+      const left = Math.round((x - radius) * scale);
+      const top = Math.round((y - radius) * scale);
+      const { data } = canvas.getContext("2d").getImageData(left, top, size, size);
+      let count = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (Math.abs(data[i] - r) < 40 && Math.abs(data[i + 1] - g) < 40 && Math.abs(data[i + 2] - b) < 40) count += 1;
+      }
+      return count;
+    },
+    { wanted: key, x, y, hex, radius },
+  );
+}
+
+/** The legend: each entry's text, colour, line style and whether it is a group. */
+async function legendOf(opened) {
+  return opened.evaluate(() =>
+    [...document.querySelectorAll("#legend li")].map((item) => ({
+      text: item.textContent,
+      colour: item.dataset.colour,
+      dash: item.dataset.dash,
+      group: item.dataset.group === "true",
+    })),
+  );
+}
+
+describe("the viewer's panels, groups and table", () => {
+  it("names runs by their folders below the folder they have in common", async () => {
+    const page = await freshPage();
+    const pair = join(work, "pair");
+    const lines = (loss) => [{ event: "begin", time: 1, max_steps: 2 }, { event: "log", time: 2, step: 1, loss }];
+    writeRun(join(pair, "a"), lines(2));
+    writeRun(join(pair, "b"), lines(3));
+    await page.setInputFiles("#folder", pair);
+    await idle(page, 2);
+    const names = () => page.evaluate(() => [...document.querySelectorAll(".run")].map((run) => [run.dataset.run, run.querySelector("h2").textContent, run.querySelector("[data-field=run]").textContent]));
+    // two files called metrics.jsonl: two runs, named by their folders, not by the file
+    assert.deepEqual(await names(), [["a", "a", "a"], ["b", "b", "b"]]);
+    assert.deepEqual((await legendOf(page)).map((entry) => entry.text), ["a", "b"]);
+    // a run from another folder: the folder they have in common is now above both
+    writeRun(join(work, "other", "c"), lines(4));
+    await page.setInputFiles("#folder", join(work, "other"));
+    await idle(page, 3);
+    assert.deepEqual(await names(), [["pair/a", "pair/a", "pair/a"], ["pair/b", "pair/b", "pair/b"], ["other/c", "other/c", "other/c"]]);
+    // a file opened alone keeps its file name, and moves no other run's name
+    const lone = join(work, "lone.jsonl");
+    writeFileSync(lone, `${JSON.stringify(lines(5)[1])}\n`);
+    await page.click("#clear");
+    await page.setInputFiles("#files", lone);
+    await idle(page, 1);
+    assert.deepEqual(await names(), [["lone.jsonl", "lone.jsonl", "lone.jsonl"]]);
+    await page.setInputFiles("#folder", pair);
+    await idle(page, 3);
+    assert.deepEqual(await names(), [["lone.jsonl", "lone.jsonl", "lone.jsonl"], ["a", "a", "a"], ["b", "b", "b"]]);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("picks metric keys by globs, under a heading per prefix, and draws NaN and the infinities as markers", async () => {
+    const page = await freshPage();
+    const folder = join(work, "picker");
+    const first = [{ event: "begin", time: 1, max_steps: 6 }];
+    const second = [{ event: "begin", time: 1, max_steps: 6 }];
+    const chosen = [0.5, 0.7, "NaN", 0.9, null, "Infinity"];
+    const rejected = [-0.5, -0.2, 0.1, 0.3, "-Infinity", 0.6];
+    for (let step = 1; step <= 6; step += 1) {
+      first.push({ event: "log", time: 1 + step, step, loss: 3 - step * 0.1, learning_rate: 1e-4, scalars: { "rewards/chosen": chosen[step - 1], "rewards/rejected": rejected[step - 1] } });
+      second.push({ event: "log", time: 1 + step, step, loss: 3.1 - step * 0.1, scalars: { "rewards/chosen": 0.4 + step / 10, "rewards/rejected": -0.1 * step } });
+      if (step % 3 === 0) {
+        first.push({ event: "log", time: 1.5 + step, step, eval_loss: 2.5, scalars: { eval_accuracy: 0.5 + step / 100 } });
+      }
+    }
+    first.push({ event: "end", time: 20, step: 6, summary: { train_runtime: 12.5, total_flos: 1.23456789e15, train_loss: "NaN", epoch: null } });
+    writeRun(join(folder, "r1"), first);
+    writeRun(join(folder, "r2"), second);
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 2);
+    // the default patterns: loss, eval_loss, learning_rate, each a panel without a heading
+    assert.equal(await page.inputValue("#metrics"), "loss,eval_loss,learning_rate");
+    assert.deepEqual(await panels(page), [{ heading: "", title: null, keys: ["loss", "eval_loss", "learning_rate"], captions: ["loss", "eval_loss", "learning_rate"] }]);
+    // the end line's summary on r1's card, as the record gives it
+    const summary = await page.evaluate(() => [...document.querySelectorAll('.run[data-run="r1"] table.summary tr')].map((row) => [row.querySelector("th").textContent, row.querySelector("td").textContent, row.querySelector("td").title]));
+    assert.deepEqual(summary, [["train_runtime", "12.5", "12.5"], ["total_flos", formatG(1.23456789e15, 4), "1234567890000000"], ["train_loss", "NaN", ""], ["epoch", "null", ""]]);
+    assert.equal(await page.isVisible('.run[data-run="r2"] table.summary'), false);
+    // every key of the runs' logs listed, in sorted order
+    const listed = await page.evaluate(() => [...document.querySelectorAll("#metric-keys button")].map((button) => button.dataset.key));
+    assert.deepEqual(listed, ["eval_accuracy", "eval_loss", "learning_rate", "loss", "rewards/chosen", "rewards/rejected"]);
+
+    await redrawn(page, () => page.fill("#metrics", "rewards/*"));
+    assert.deepEqual(await panels(page), [{ heading: "rewards", title: "rewards", keys: ["rewards/chosen", "rewards/rejected"], captions: ["rewards/chosen", "rewards/rejected"] }]);
+    assert.equal(await page.locator("figure.panel").count(), 2);
+
+    const drawn = await drawnOf(page, "rewards/chosen");
+    const bottom = drawn.box.top + drawn.box.height;
+    const r1 = drawn.lines.find((line) => line.label === "r1");
+    // every point kept: the null a gap (kind 1), NaN and Infinity as the doubles they name
+    assert.deepEqual(r1.steps, [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(r1.kinds, [0, 0, 0, 0, 1, 0]);
+    assert.ok(Number.isNaN(r1.values[2]) && r1.values[5] === Infinity);
+    const [nan, infinity, ...others] = drawn.markers;
+    assert.deepEqual(others, [], "one marker each for NaN and Infinity, none for the null");
+    assert.deepEqual([nan.label, nan.step, nan.value, nan.shape, nan.y], ["r1", 3, "NaN", "cross", bottom]);
+    assert.deepEqual([infinity.label, infinity.step, infinity.value, infinity.shape, infinity.y], ["r1", 6, "Infinity", "up", drawn.box.top]);
+    // and drawn there, in r1's colour (the first run's: tab10's first)
+    assert.equal(r1.colour, TAB10[0]);
+    assert.ok((await pixelsNear(page, "rewards/chosen", nan.x, nan.y, TAB10[0])) >= 3, "the NaN's cross is on the canvas");
+    assert.ok((await pixelsNear(page, "rewards/chosen", infinity.x, infinity.y + 4, TAB10[0])) >= 3, "the Infinity's ▲ is on the canvas");
+    // the tooltip at the NaN's step says so
+    const canvas = await page.locator('figure.panel[data-key="rewards/chosen"] canvas').boundingBox();
+    await page.mouse.move(canvas.x + nan.x, canvas.y + drawn.box.top + 20);
+    await page.waitForSelector("#tooltip:not([hidden])");
+    const tip = await page.textContent("#tooltip");
+    assert.match(tip, /^rewards\/chosen at step 3/);
+    assert.ok(tip.includes("r1: NaN") && tip.includes("r2: 0.7"), tip);
+    await page.mouse.move(canvas.x + xOf(drawn, 5), canvas.y + drawn.box.top + 20);
+    await page.waitForFunction(() => document.getElementById("tooltip").textContent.includes("at step 5"));
+    assert.ok((await page.textContent("#tooltip")).includes("r1: null"));
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(ARTEFACTS, "picker.png"), fullPage: true });
+
+    // -Infinity on the bottom edge; on a log scale, every value not above 0 too
+    const linear = await drawnOf(page, "rewards/rejected");
+    assert.deepEqual(linear.markers.map((each) => [each.label, each.step, each.value, each.shape]), [["r1", 5, "-Infinity", "down"]]);
+    await redrawn(page, () => page.check("#log"));
+    const log = await drawnOf(page, "rewards/rejected");
+    assert.equal(log.log, true);
+    const below = [];
+    for (const [label, values] of [["r1", rejected], ["r2", [1, 2, 3, 4, 5, 6].map((step) => -0.1 * step)]]) {
+      values.forEach((value, at) => {
+        if (value === "-Infinity" || value <= 0) below.push([label, at + 1, value === "-Infinity" ? "-Infinity" : String(value), "down"]);
+      });
+    }
+    assert.deepEqual(log.markers.map((each) => [each.label, each.step, each.value, each.shape]), below);
+    for (const each of log.markers) assert.equal(each.y, log.box.top + log.box.height);
+    // the value axis spans the values above 0, in decades
+    assert.deepEqual(log.yRange.map((at) => at.toFixed(6)), padded(Math.log10(0.1), Math.log10(0.6)).map((at) => at.toFixed(6)));
+    await redrawn(page, () => page.uncheck("#log"));
+
+    // a key clicked in the list joins the patterns: a panel without a heading, first
+    await redrawn(page, () => page.click('#metric-keys button[data-key="eval_accuracy"]'));
+    assert.equal(await page.inputValue("#metrics"), "rewards/*,eval_accuracy");
+    assert.deepEqual((await panels(page)).map(({ heading, keys }) => [heading, keys]), [["", ["eval_accuracy"]], ["rewards", ["rewards/chosen", "rewards/rejected"]]]);
+    assert.equal(await page.getAttribute('#metric-keys button[data-key="eval_accuracy"]', "aria-pressed"), "true");
+    // patterns in their order; `?` one character, `[...]` a class, `*` across `/`
+    await redrawn(page, () => page.fill("#metrics", "rewards/r?jected, [el]*_*, *"));
+    // (picked: rewards/rejected, then eval_accuracy, eval_loss, learning_rate, then loss and
+    // rewards/chosen; the keys without a heading first)
+    assert.deepEqual((await panels(page)).map(({ heading, keys }) => [heading, keys]), [
+      ["", ["eval_accuracy", "eval_loss", "learning_rate", "loss"]],
+      ["rewards", ["rewards/rejected", "rewards/chosen"]],
+    ]);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("draws a group as its mean and a band of one standard deviation, its runs faint behind it", async () => {
+    const page = await freshPage();
+    const folder = join(work, "sweep");
+    /** loss[run][step - 1]: seed3 logs no loss at step 4 */
+    const losses = {
+      "lr1e-4-seed1": [2.0, 1.7, 1.5, 1.21, 1.1],
+      "lr1e-4-seed2": [2.2, 1.6, 1.45, 1.3, 1.0],
+      "lr1e-4-seed3": [1.9, 1.8, 1.55, null, 1.05],
+      baseline: [2.5, 2.4, 2.3, 2.2, 2.1],
+    };
+    for (const [name, values] of Object.entries(losses)) {
+      writeRun(
+        join(folder, name),
+        values.map((loss, at) => ({ event: "log", time: at + 1, step: (at + 1) * 10, loss })),
+      );
+    }
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 4);
+    await redrawn(page, () => page.fill("#group", "lr[^-]*"));
+    // the runs in their order (baseline first); the group at its first run's place
+    assert.deepEqual(await legendOf(page), [
+      { text: "baseline", colour: TAB10[0], dash: "solid", group: false },
+      { text: "lr1e (3 runs)", colour: TAB10[1], dash: "solid", group: true },
+    ]);
+    const drawn = await drawnOf(page, "loss");
+    assert.equal(drawn.bands.length, 1);
+    const [band] = drawn.bands;
+    assert.equal(band.label, "lr1e (3 runs)");
+    const members = Object.keys(losses).filter((name) => name.startsWith("lr1e-4"));
+    assert.deepEqual(drawn.lines.map((line) => [line.label, line.faint, line.colour]), [
+      ["baseline", false, TAB10[0]],
+      ...members.map((name) => [name, true, TAB10[1]]),
+    ]);
+    // per step, over the runs with a value there: mean, and the population's deviation
+    assert.deepEqual(band.steps, [10, 20, 30, 40, 50]);
+    band.steps.forEach((step, at) => {
+      const values = members.map((name) => losses[name][at]).filter((value) => value !== null);
+      const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+      const std = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length);
+      assert.equal(band.count[at], values.length, `step ${step}`);
+      assert.ok(Math.abs(band.mean[at] - mean) <= 1e-12 * Math.abs(mean), `step ${step}: mean ${band.mean[at]}, not ${mean}`);
+      assert.ok(Math.abs(band.std[at] - std) <= 1e-12 * Math.max(std, 1), `step ${step}: std ${band.std[at]}, not ${std}`);
+    });
+    assert.equal(band.count[3], 2, "step 40: seed3 logged no loss there");
+    // the band is drawn: the group's colour between mean - std and mean + std, faint
+    const cards = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll(".run")].map((run) => [run.dataset.run, getComputedStyle(run).getPropertyValue("--colour").trim()])));
+    assert.deepEqual(cards, { baseline: TAB10[0], "lr1e-4-seed1": TAB10[1], "lr1e-4-seed2": TAB10[1], "lr1e-4-seed3": TAB10[1] });
+    // the tooltip gives the group's mean ± std at a step
+    const canvas = await page.locator('figure.panel[data-key="loss"] canvas').boundingBox();
+    await page.mouse.move(canvas.x + xOf(drawn, 30), canvas.y + drawn.box.top + 10);
+    await page.waitForSelector("#tooltip:not([hidden])");
+    assert.ok((await page.textContent("#tooltip")).includes(`lr1e (3 runs): ${band.mean[2]} ± ${band.std[2]} (3 runs)`));
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(ARTEFACTS, "groups.png"), fullPage: true });
+    // a capture group names the groups: one per seed here, each of one run
+    await redrawn(page, () => page.fill("#group", "seed(\\d)"));
+    assert.deepEqual((await legendOf(page)).map((entry) => entry.text), ["baseline", "1 (1 run)", "2 (1 run)", "3 (1 run)"]);
+    // not a regular expression: said, and no groups
+    await redrawn(page, () => page.fill("#group", "lr["));
+    assert.match(await page.textContent("#group-problem"), /^not a regular expression: /);
+    assert.equal((await legendOf(page)).length, 4);
+    assert.ok((await legendOf(page)).every((entry) => !entry.group));
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("shows 40 runs in one table, sorted by any column, the runs without a value last", async () => {
+    const page = await freshPage();
+    const folder = join(work, "many");
+    const files = [];
+    for (let run = 1; run <= 40; run += 1) {
+      const lines = [{ event: "begin", time: 1, max_steps: 100 }];
+      // runs 5, 10, ... log no loss; the odd runs an accuracy, run 7's last NaN
+      for (let step = 1; step <= 1 + (run % 7); step += 1) {
+        const line = { event: "log", time: 1 + step, step: step * 10 };
+        if (run % 5 !== 0) line.loss = Math.round(1000 * Math.sin(run * 7 + step)) / 100 + 20;
+        if (run % 2 === 1) line.scalars = { eval_accuracy: run === 7 && step === 1 + (run % 7) ? "NaN" : ((run * 37) % 41) / 41 };
+        lines.push(line);
+      }
+      writeRun(join(folder, `run${run}`), lines);
+      files.push({ name: `run${run}`, path: join(folder, `run${run}`, "metrics.jsonl") });
+    }
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 40);
+    // the legend: plot's styles, colour by i % 10 and line style by floor(i / 10)
+    const legend = await legendOf(page);
+    assert.deepEqual(
+      legend.map((entry) => [entry.text, entry.colour, entry.dash]),
+      files.map(({ name }, index) => [name, TAB10[index % 10], DASHES[Math.floor(index / 10) % 4]]),
+    );
+    await page.click("#view-table");
+    await page.waitForSelector("#run-table tbody tr");
+    assert.equal(await page.isVisible("#runs"), false);
+    const records = Object.fromEntries(
+      await Promise.all(files.map(async ({ name, path }) => [name, await core.status(readFileSync(path), { now: 0, run: name })])),
+    );
+    const rows = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll("#run-table tbody tr")].map((row) => ({
+          name: row.dataset.run,
+          cells: Object.fromEntries([...row.querySelectorAll("td")].map((cell) => [cell.dataset.column, cell.textContent])),
+        })),
+      );
+    let shown = await rows();
+    assert.equal(shown.length, 40);
+    assert.deepEqual(shown.map((row) => row.name), files.map((each) => each.name));
+    const headings = await page.evaluate(() => [...document.querySelectorAll("#run-table th")].map((cell) => cell.dataset.column));
+    assert.deepEqual(headings, ["name", "phase", "step", "progress", "loss", "eval_loss", "best_eval_loss", "eta", "last_line", "valid", "scalars:eval_accuracy"]);
+    // each cell the record's value, as the command line writes it
+    for (const row of shown) {
+      const record = records[row.name];
+      assert.equal(row.cells.name, record.run);
+      assert.equal(row.cells.phase, record.phase);
+      assert.equal(row.cells.loss, record.loss === null ? "-" : formatG(record.loss.value, 4));
+      const accuracy = record.scalars.eval_accuracy;
+      const value = accuracy === undefined ? "-" : typeof accuracy.last.value === "number" ? formatG(accuracy.last.value, 4) : accuracy.last.value;
+      assert.equal(row.cells["scalars:eval_accuracy"], value, row.name);
+      assert.equal(row.cells.valid, record.valid ? "yes" : "no");
+    }
+    assert.equal(shown.find((row) => row.name === "run7").cells["scalars:eval_accuracy"], "NaN");
+
+    /** The names in the order of `key(record)` (null or NaN: last, in name order). */
+    const expected = (key, descending) => {
+      const names = files.map((each) => each.name);
+      const known = names.filter((name) => key(records[name]) !== null && !Number.isNaN(key(records[name])));
+      const unknown = names.filter((name) => !known.includes(name));
+      known.sort((a, b) => (descending ? key(records[b]) - key(records[a]) : key(records[a]) - key(records[b])));
+      return [...known, ...unknown];
+    };
+    const accuracy = (record) => {
+      const value = record.scalars.eval_accuracy?.last.value;
+      return typeof value === "number" ? value : null;
+    };
+    const loss = (record) => (record.loss === null ? null : record.loss.value);
+    await page.click('#run-table th[data-column="scalars:eval_accuracy"]');
+    shown = await rows();
+    assert.deepEqual(shown.map((row) => row.name), expected(accuracy, false));
+    assert.equal(shown.at(-1).cells["scalars:eval_accuracy"], "-");
+    assert.equal(await page.getAttribute('#run-table th[data-column="scalars:eval_accuracy"]', "aria-sort"), "ascending");
+    await page.click('#run-table th[data-column="scalars:eval_accuracy"]');
+    shown = await rows();
+    assert.deepEqual(shown.map((row) => row.name), expected(accuracy, true));
+    assert.equal(shown.at(-1).cells["scalars:eval_accuracy"], "-", "the runs without a value still last");
+    assert.equal(await page.getAttribute('#run-table th[data-column="scalars:eval_accuracy"]', "aria-sort"), "descending");
+    await page.click('#run-table th[data-column="loss"]');
+    shown = await rows();
+    assert.deepEqual(shown.map((row) => row.name), expected(loss, false));
+    assert.deepEqual(shown.slice(-8).map((row) => row.cells.loss), Array(8).fill("-"));
+    await page.click('#run-table th[data-column="loss"]');
+    assert.deepEqual((await rows()).map((row) => row.name), expected(loss, true));
+    await page.screenshot({ path: join(ARTEFACTS, "table.png"), fullPage: true });
+    await page.click("#view-cards");
+    assert.equal(await page.isVisible("#table-box"), false);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+});
+
+/** The pixel column of `step` in a drawn panel (its box and its step axis). */
+function xOf(drawn, step) {
+  const [first, last] = drawn.xRange;
+  return drawn.box.left + ((step - first) / (last - first)) * drawn.box.width;
+}
+
+/** plot.js's room around a range (5 %). */
+function padded(low, high) {
+  const room = (high - low) * 0.05;
+  return [low - room, high + room];
+}
