@@ -193,7 +193,7 @@ def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) ->
     log_steps: list[Any] = []
     begins: list[Any] = []
     offset = 0
-    for rows, _, events, fields in batches:
+    for rows, _, events, fields, _scalars in batches:
         kinds = numpy.frombuffer(events, numpy.int8)
         logs = kinds == log
         steps = numpy.frombuffer(fields[at["step"]][0], numpy.uint64)
