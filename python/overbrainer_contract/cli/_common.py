@@ -7,11 +7,14 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable
-from typing import NoReturn, TextIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from ..runs.shown import shown
 from ..runs.sizes import parse_size
+
+if TYPE_CHECKING:
+    from ..runs.state import Run
 
 PROG = "overbrainer-contract"
 
@@ -119,6 +122,55 @@ def refuse_folder_of_runs(name: str, command: str) -> None:
     listed = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
     many = f"{len(runs):,} runs" if len(runs) != 1 else "one run"
     raise CliError(f"{shown(name)}: a folder of {many}, not a run: {command} one ({listed})")
+
+
+def regex(text: str) -> re.Pattern[str]:
+    """A regular expression given on the command line (`--only`, `--group`: Python's `re`),
+    or a usage error of one line (argparse's type)."""
+    try:
+        return re.compile(text)
+    except re.error as error:
+        raise argparse.ArgumentTypeError(f"not a regular expression: {text!r} ({error})") from error
+
+
+regex.__name__ = "regular expression"  # argparse's words for a value it cannot convert
+
+ONLY_HELP = (
+    "only the runs whose names match this regular expression (re.search; a run's name is"
+    " its path below the folder the runs have in common, as the command shows it)"
+)
+
+
+def add_only(parser: argparse.ArgumentParser) -> None:
+    """`--only REGEX`: the runs read, by their names."""
+    parser.add_argument("--only", type=regex, default=None, metavar="REGEX", help=ONLY_HELP)
+
+
+NAMES_LISTED = 10
+"""The most run names an error of `--only` lists."""
+
+
+def run_name(run: Run) -> str:
+    """A run's name as the commands show it (`runs.discover`'s label)."""
+    return run.label or run.name
+
+
+def only_runs(runs: Sequence[Run], pattern: re.Pattern[str] | None) -> list[Run]:
+    """The runs whose names `pattern` matches (`re.search`), all without one; none matching
+    is a usage error naming the pattern and the runs' names (exit 2)."""
+    if pattern is None:
+        return list(runs)
+    kept = [run for run in runs if pattern.search(run_name(run))]
+    if not kept:
+        names = [shown(run_name(run)) for run in runs]
+        listed = ", ".join(names[:NAMES_LISTED])
+        if len(names) > NAMES_LISTED:
+            listed += f" and {len(names) - NAMES_LISTED:,} more"
+        raise CliError(
+            f"--only {shown(repr(pattern.pattern))}: no run's name matches it"
+            f" (the runs: {listed or 'none'})"
+        )
+    return kept
 
 
 def add_max_line(parser: argparse.ArgumentParser) -> None:

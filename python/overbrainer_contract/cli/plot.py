@@ -1,13 +1,22 @@
-"""`plot RUN... -o FILE`: loss, eval loss and learning rate against step, for one run or a
-sweep of many."""
+"""`plot RUN... -o FILE`: loss, eval loss and learning rate against step (or any metric key
+the runs logged, picked by globs), for one run or a sweep of many, runs alone or in groups.
+
+What is picked, and how groups are made, follows one set of rules that the run viewer
+(`js/viewer/`) follows too: `pick_keys` (fnmatch's globs, the keys one pattern matches in
+sorted order, each key once), `sections` (a heading per prefix, the keys without `/`
+first), `entries_of` (a group per key of the regular expression, each at its first run's
+place) and `band` (mean and population standard deviation per step, over the runs with a
+finite value there, each run's last value at a step)."""
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from itertools import pairwise
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -20,7 +29,19 @@ from ..runs.shown import shown
 from ..runs.sidefile import SideFileError
 from ..runs.sizes import invalid_text
 from ..runs.state import Run, RunError
-from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
+from ._common import (
+    EXIT_CODES,
+    INVALID,
+    OK,
+    PROG,
+    CliError,
+    add_max_line,
+    add_only,
+    formatter,
+    only_runs,
+    regex,
+    say,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -51,13 +72,33 @@ draws an exponential moving average of the training loss, TensorBoard's debiased
 points) and the learning rate (a schedule) are drawn as they are. matplotlib, headless
 (no display needed). The format follows the file's suffix (.png, .svg, .pdf). Invalid
 lines are skipped with a warning, in `check`'s count (the last line cut short apart).
-Says where it wrote. Exit 1 when there is nothing to plot."""
+Says where it wrote. Exit 1 when there is nothing to plot.
+
+--metric PATTERN picks the panels instead (repeatable; each PATTERN comma-separated
+globs, fnmatch's: `*` any run of characters, `/` included, `?` one character, `[...]` a
+class), matched against every metric key of the runs: loss, eval_loss, learning_rate,
+grad_norm and each key of the logs' `scalars` (default loss,eval_loss,learning_rate). A
+panel per key, in the patterns' order (the keys of one pattern sorted), under a heading
+per prefix (the key's text before its last `/`; the keys without one first). A pattern
+that matches no key is an error that lists the keys (exit 2). NaN, Infinity and
+-Infinity are drawn as markers on the panel's edge (NaN x at the bottom, Infinity ^ at
+the top, -Infinity v at the bottom; with --log, values <= 0 v at the bottom too) and
+counted in the panel; a null is a gap in the line.
+
+--group REGEX draws the runs whose names match (re.search) as groups, one per key: the
+regular expression's first capture group when it has one, else the whole match. A group
+is its mean line per step with a band of one standard deviation (population) each side,
+over its runs that have a finite value at that step, its runs faint behind; the legend
+names it and counts its runs. The runs that do not match are drawn alone. --only REGEX
+draws only the runs whose names match."""
 
 EPILOG = f"""\
 examples:
   {PROG} plot runs/7 -o loss.png
   {PROG} plot runs/7 runs/8 --title "lr 2e-5 vs 1e-4" -o compare.svg
   {PROG} plot sweep/ --log --smooth -o sweep.png
+  {PROG} plot runs/ --metric 'rewards/*' --group 'lr[^-]*' -o rewards.png
+  {PROG} plot runs/ --metric 'eval_*,grad_norm' --only 'seed[12]$' -o eval.svg
 
 {EXIT_CODES}"""
 
@@ -88,8 +129,33 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         help=f"smooth the training loss: an exponential moving average of weight W in [0, 1)"
         f" (default {SMOOTH_DEFAULT}), the raw line kept faint",
     )
+    parser.add_argument(
+        "--metric",
+        action="append",
+        type=patterns,
+        metavar="PATTERN",
+        help="the metric keys drawn, a panel each: comma-separated globs (fnmatch's: * ? [...]),"
+        f" repeatable (default {','.join(PLOTTED)})",
+    )
+    parser.add_argument(
+        "--group",
+        type=regex,
+        metavar="REGEX",
+        help="runs whose names match drawn as groups (mean +- std), one per key: the first"
+        " capture group, else the match",
+    )
+    add_only(parser)
     add_max_line(parser)
     parser.set_defaults(run=run)
+
+
+def patterns(text: str) -> list[str]:
+    """`--metric PATTERN`: its comma-separated globs, each trimmed, the empty ones dropped
+    (argparse's type)."""
+    found = [each.strip() for each in text.split(",") if each.strip()]
+    if not found:
+        raise argparse.ArgumentTypeError(f"no glob in {text!r} (e.g. 'rewards/*,eval_loss')")
+    return found
 
 
 def smoothing(text: str) -> float:
@@ -106,18 +172,39 @@ def smoothing(text: str) -> float:
 Points = tuple[Any, Any]
 """Steps and values, as two arrays of the same length (numpy)."""
 
+NO_POINTS: Points = ((), ())
+
+PLOTTED = ("loss", "eval_loss", "learning_rate")
+"""The keys drawn when `--metric` is not given (each where some run has its values)."""
+
+OWN = ("loss", "eval_loss", "learning_rate", "grad_norm")
+"""The log line's own numeric fields: metric keys beside those of its `scalars`."""
+
+TITLES = {
+    "loss": "loss",
+    "eval_loss": "eval loss",
+    "learning_rate": "learning rate",
+    "grad_norm": "grad norm",
+}
+
 
 @dataclass
 class Series:
-    """The values of one run: steps and values of the loss, the eval loss, the rate (in the
-    file's order, exactly as read); where it resumed."""
+    """The values of one run: for each metric key its steps and values (in the file's
+    order, exactly as read; a scalar logged as null a NaN whose place `gaps` marks); where
+    it resumed."""
 
     label: str
     path: str = ""
     """The run as given or found (`many/exp1/seed1`), for messages."""
-    loss: Points = ((), ())
-    eval_loss: Points = ((), ())
-    learning_rate: Points = ((), ())
+    points: dict[str, Points] = field(default_factory=dict)
+    """Each metric key's points: the own fields where a log holds a number, each key of
+    the logs' `scalars` wherever a log holds it (null included)."""
+    gaps: dict[str, Any] = field(default_factory=dict)
+    """For a key with nulls, a bool array beside its points: True where the value is null
+    (a gap in the line, not a NaN)."""
+    drawn: tuple[str, ...] = PLOTTED
+    """The keys the figure draws (what `bool` asks about)."""
     invalid: int = 0
     """Lines the reader rejects (or over `--max-line`): `check`'s errors on lines."""
     cut: bool = False
@@ -129,20 +216,42 @@ class Series:
     resumes: list[int] = field(default_factory=list)
     """The step each resumption (a `begin` after the first) started from."""
     breaks: dict[str, list[int]] = field(default_factory=dict)
-    """For each field, the indices of its points where a resumed stretch begins."""
+    """For each key, the indices of its points where a resumed stretch begins."""
+
+    def of(self, key: str) -> Points:
+        """The points of `key` (none when the run has none)."""
+        return self.points.get(key, NO_POINTS)
+
+    @property
+    def loss(self) -> Points:
+        return self.of("loss")
+
+    @loss.setter
+    def loss(self, points: Points) -> None:
+        self.points["loss"] = points
+
+    @property
+    def eval_loss(self) -> Points:
+        return self.of("eval_loss")
+
+    @eval_loss.setter
+    def eval_loss(self, points: Points) -> None:
+        self.points["eval_loss"] = points
+
+    @property
+    def learning_rate(self) -> Points:
+        return self.of("learning_rate")
+
+    @learning_rate.setter
+    def learning_rate(self, points: Points) -> None:
+        self.points["learning_rate"] = points
 
     def __bool__(self) -> bool:
-        return any(len(steps) for steps, _ in (self.loss, self.eval_loss, self.learning_rate))
-
-
-PLOTTED = ("loss", "eval_loss", "learning_rate")
-"""The fields drawn, of the log lines."""
-
-TITLES = {"loss": "loss", "eval_loss": "eval loss", "learning_rate": "learning rate"}
+        return any(len(self.of(key)[0]) for key in self.drawn)
 
 
 def read_series(target: Run, max_line: int | None = None) -> Series:
-    """The plotted values of a run, from its metrics file: its chunks read by the core
+    """The metric values of a run, from its metrics file: its chunks read by the core
     (`reader.TableScan`), which gives the columns; the points are taken from them with
     numpy (matplotlib's own), no Python object per value. A line the reference rejects (or
     over the user's bound) is counted as invalid; the last line cut short, apart."""
@@ -167,6 +276,10 @@ def _numpy() -> Any:
     return numpy
 
 
+Pieces = tuple[list[Any], list[Any], list[Any], list[Any]]
+"""A key's steps, values, gaps and row numbers, a piece per batch and source."""
+
+
 def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) -> Series:
     """The points of the metrics file open in `handle` (`name`: a `.gz` is read
     decompressed, gzip data under another name refused: `chunks.read_chunks`)."""
@@ -185,30 +298,61 @@ def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) ->
     series.invalid = sum(scan.left_out)
     series.cut = scan.cut  # the last line cut short: the core's rule, `check`'s
     log, begin = TAGS.index("log"), TAGS.index("begin")
-    at = {name: FIELD_NAMES.index(name) for name in ("step", *PLOTTED)}
-    found: dict[str, tuple[list[Any], list[Any], list[Any]]] = {
-        name: ([], [], []) for name in PLOTTED
-    }
+    at = {name: FIELD_NAMES.index(name) for name in ("step", *OWN)}
+    found: dict[str, Pieces] = {}
+    both: set[str] = set()  # keys both an own field and a scalar (a hand-written file)
     log_rows: list[Any] = []
     log_steps: list[Any] = []
     begins: list[Any] = []
     offset = 0
-    for rows, _, events, fields, _scalars in batches:
+
+    def piece(key: str, steps: Any, values: Any, gaps: Any, rows: Any) -> None:
+        lists = found.setdefault(key, ([], [], [], []))
+        for into, part in zip(lists, (steps, values, gaps, rows), strict=True):
+            into.append(part)
+
+    for rows, _, events, fields, scalars in batches:
         kinds = numpy.frombuffer(events, numpy.int8)
         logs = kinds == log
         steps = numpy.frombuffer(fields[at["step"]][0], numpy.uint64)
         log_rows.append(numpy.flatnonzero(logs) + offset)
         log_steps.append(steps[logs])
         begins.append(numpy.flatnonzero(kinds == begin) + offset)
-        for name in PLOTTED:
-            values, validity, _ = fields[at[name]]
+        for key in OWN:
+            values, validity, _ = fields[at[key]]
             shown = logs
             if validity is not None:
                 valid = numpy.unpackbits(numpy.frombuffer(validity, numpy.uint8), bitorder="little")
                 shown = logs & valid[:rows].astype(bool)
-            found[name][0].append(steps[shown])
-            found[name][1].append(numpy.frombuffer(values, numpy.float64)[shown])
-            found[name][2].append(numpy.flatnonzero(shown) + offset)
+            taken = numpy.frombuffer(values, numpy.float64)[shown]
+            rows_of = numpy.flatnonzero(shown) + offset
+            piece(key, steps[shown], taken, numpy.zeros(len(taken), bool), rows_of)
+        entry_rows, entry_keys, (values, validity, _), names = scalars
+        where = numpy.frombuffer(entry_rows, "<u4")
+        on_log = kinds[where] == log  # an end line's summary is not a point
+        where = where[on_log]
+        keys = numpy.frombuffer(entry_keys, "<u4")[on_log]
+        value = numpy.frombuffer(values, "<f8")
+        if validity is None:
+            null = numpy.zeros(len(value), bool)
+        else:
+            bits = numpy.unpackbits(numpy.frombuffer(validity, numpy.uint8), bitorder="little")
+            null = ~bits[: len(value)].astype(bool)
+        value, null = value[on_log], null[on_log]
+        order = numpy.argsort(keys, kind="stable")  # each key's entries in the lines' order
+        bounds = numpy.flatnonzero(numpy.diff(keys[order])) + 1
+        for chosen in numpy.split(order, bounds) if len(order) else []:
+            key = names[int(keys[chosen[0]])]
+            if key in OWN:
+                both.add(key)
+            gaps = null[chosen]
+            piece(
+                key,
+                steps[where[chosen]],
+                numpy.where(gaps, numpy.nan, value[chosen]),
+                gaps,
+                where[chosen].astype(numpy.int64) + offset,
+            )
         offset += rows
     resumed = numpy.concatenate(begins)[1:] if begins else []
     every_log = numpy.concatenate(log_rows) if log_rows else numpy.zeros(0, numpy.int64)
@@ -217,14 +361,123 @@ def _fill(series: Series, handle: IO[bytes], max_line: int | None, name: str) ->
         after = int(numpy.searchsorted(every_log, row))
         if after < len(every_log):  # the step its first log after the begin is at
             series.resumes.append(int(every_step[after]))
-    for name, (steps_of, values_of, rows_of) in found.items():
-        if not steps_of:
+    for key, (steps_of, values_of, gaps_of, rows_of) in found.items():
+        steps = numpy.concatenate(steps_of)
+        if not len(steps):  # an own field no log holds a number of: not a key of the run
             continue
-        setattr(series, name, (numpy.concatenate(steps_of), numpy.concatenate(values_of)))
+        values = numpy.concatenate(values_of)
+        gaps = numpy.concatenate(gaps_of)
         rows = numpy.concatenate(rows_of)
+        if key in both:  # the own field's value first, then the scalar's, line by line
+            order = numpy.argsort(rows, kind="stable")
+            steps, values, gaps, rows = steps[order], values[order], gaps[order], rows[order]
+        series.points[key] = (steps, values)
+        if gaps.any():
+            series.gaps[key] = gaps
         cuts = sorted({int(numpy.searchsorted(rows, row)) for row in resumed})
-        series.breaks[name] = [cut for cut in cuts if 0 < cut < len(rows)]
+        series.breaks[key] = [cut for cut in cuts if 0 < cut < len(rows)]
     return series
+
+
+def metric_keys(runs: Sequence[Series]) -> list[str]:
+    """Every metric key of the runs, sorted (by code point)."""
+    return sorted({key for series in runs for key in series.points})
+
+
+def pick_keys(globs: Sequence[str], keys: Sequence[str]) -> list[str]:
+    """The keys the globs pick, in their order: for each glob, the keys it matches
+    (`fnmatch.fnmatchcase`) that no glob before it did, sorted (by code point)."""
+    picked: list[str] = []
+    taken: set[str] = set()
+    for glob in globs:
+        for key in sorted(set(keys)):
+            if key not in taken and fnmatchcase(key, glob):
+                taken.add(key)
+                picked.append(key)
+    return picked
+
+
+def prefix_of(key: str) -> str:
+    """A key's heading: its text before its last `/` ("" for a key without one)."""
+    return key.rpartition("/")[0]
+
+
+def sections(picked: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The picked keys under their headings: the keys without `/` first (heading ""), then
+    each prefix in the order its first key was picked; in each, the keys in the order
+    picked."""
+    by_prefix: dict[str, list[str]] = {"": []}
+    for key in picked:
+        by_prefix.setdefault(prefix_of(key), []).append(key)
+    return [(heading, keys) for heading, keys in by_prefix.items() if keys]
+
+
+@dataclass
+class Entry:
+    """What the legend shows: a group of runs (`key` not None) or one run alone."""
+
+    key: str | None
+    members: list[int]
+    """The indices of its runs, in their order."""
+
+    def label(self, runs: Sequence[Series]) -> str:
+        if self.key is None:
+            return runs[self.members[0]].label
+        count = len(self.members)
+        return f"{self.key} ({count:,} {'run' if count == 1 else 'runs'})"
+
+
+def entries_of(names: Sequence[str], pattern: re.Pattern[str] | None) -> list[Entry]:
+    """The legend's entries in the order shown: each run alone without `pattern`; with
+    it, the runs whose names it matches (`re.search`) in groups by key (its first capture
+    group, "" when that took no part in the match; else the whole match), each group at
+    its first run's place, and each run it does not match alone."""
+    if pattern is None:
+        return [Entry(None, [index]) for index in range(len(names))]
+    entries: list[Entry] = []
+    by_key: dict[str, Entry] = {}
+    for index, name in enumerate(names):
+        found = pattern.search(name)
+        if found is None:
+            entries.append(Entry(None, [index]))
+            continue
+        key = (found.group(1) or "") if pattern.groups else found.group(0)
+        if key in by_key:
+            by_key[key].members.append(index)
+        else:
+            by_key[key] = Entry(key, [index])
+            entries.append(by_key[key])
+    return entries
+
+
+def band(members: Sequence[Points]) -> tuple[Any, Any, Any, Any]:
+    """A group's band of one key: per step (sorted), the mean and the standard deviation
+    (population: divided by n) of its runs' values there, and how many runs had one. A run
+    counts at a step with its last value there (a run that logged a step twice, resumed),
+    and only when that value is finite (not NaN, an infinity or a null)."""
+    numpy = _numpy()
+    all_steps = []
+    all_values = []
+    for steps_of, values_of in members:
+        steps = numpy.asarray(steps_of, numpy.uint64)[::-1]
+        values = numpy.asarray(values_of, numpy.float64)[::-1]
+        unique, first = numpy.unique(steps, return_index=True)  # the last, read backwards
+        last = values[first]
+        finite = numpy.isfinite(last)
+        all_steps.append(unique[finite])
+        all_values.append(last[finite])
+    if not all_steps:
+        empty = numpy.zeros(0, numpy.float64)
+        return empty, empty, empty, numpy.zeros(0, numpy.int64)
+    steps = numpy.concatenate(all_steps)
+    values = numpy.concatenate(all_values)
+    unique, inverse, count = numpy.unique(steps, return_inverse=True, return_counts=True)
+    mean = numpy.bincount(inverse, weights=values, minlength=len(unique)) / count
+    deviation = values - mean[inverse]
+    std = numpy.sqrt(
+        numpy.bincount(inverse, weights=deviation * deviation, minlength=len(unique)) / count
+    )
+    return unique.astype(numpy.float64), mean, std, count
 
 
 def run(args: argparse.Namespace) -> int:
@@ -235,6 +488,7 @@ def run(args: argparse.Namespace) -> int:
         targets = find_runs(args.runs)
     except RunError as error:
         raise CliError(shown(str(error))) from error
+    targets = only_runs(targets, args.only)
     runs = [read_series(target, args.max_line) for target in targets]
     for series in runs:
         if series.gzip_cut is not None:
@@ -244,6 +498,9 @@ def run(args: argparse.Namespace) -> int:
         words = invalid_text(series.invalid, series.cut)
         if words:
             say(f"warning: {shown(series.path)}: {words} (skipped)")
+    keys = _picked(runs, args.metric)
+    for series in runs:
+        series.drawn = tuple(keys)
     if not any(runs):
         given = ", ".join(shown(name) for name in args.runs)
         say(f"error: nothing to plot: no loss, eval loss or learning rate in {given}")
@@ -251,17 +508,48 @@ def run(args: argparse.Namespace) -> int:
     plotted = [series for series in runs if series]
     for series in runs:
         if not series:
-            say(f"note: {shown(series.path)}: no loss, eval loss or learning rate: not drawn")
-    figure, notes = make_figure(plotted, args.title, log=args.log, smooth=args.smooth)
+            what = "no metric picked" if args.metric else "no loss, eval loss or learning rate"
+            say(f"note: {shown(series.path)}: {what}: not drawn")
+    figure, notes = make_figure(
+        plotted, args.title, log=args.log, smooth=args.smooth, keys=keys, group=args.group
+    )
     save(figure, output, args.dpi)
     for note in notes:
         say(f"note: {shown(note)}")
     resumed = sum(1 for series in plotted if series.resumes)
     told = f"wrote {shown(str(output))}: {len(plotted):,} run" + ("" if len(plotted) == 1 else "s")
+    if args.group is not None:
+        entries = entries_of([series.label for series in plotted], args.group)
+        groups = sum(1 for entry in entries if entry.key is not None)
+        told += f" ({groups:,} group{'' if groups == 1 else 's'}, {len(entries) - groups:,} alone)"
     if resumed:
         told += f", {resumed:,} resumed (the dotted marks)"
     sys.stdout.write(told + "\n")
     return OK
+
+
+def _picked(runs: Sequence[Series], given: list[list[str]] | None) -> list[str]:
+    """The keys `--metric` picks among the runs' (`pick_keys`): every glob given must
+    match one (a usage error that lists the keys otherwise); by default the losses and
+    the learning rate that some run has."""
+    keys = metric_keys(runs)
+    if given is None:
+        return pick_keys(PLOTTED, keys)
+    globs = [glob for each in given for glob in each]
+    for glob in globs:
+        if not any(fnmatchcase(key, glob) for key in keys):
+            listed = ", ".join(shown(key) for key in keys[:KEYS_LISTED])
+            if len(keys) > KEYS_LISTED:
+                listed += f" and {len(keys) - KEYS_LISTED:,} more"
+            raise CliError(
+                f"--metric {shown(repr(glob))}: no metric key of the runs matches it"
+                f" (their keys: {listed or 'none'})"
+            )
+    return pick_keys(globs, keys)
+
+
+KEYS_LISTED = 40
+"""The most keys an error lists."""
 
 
 # -- drawing ------------------------------------------------------------------------------
@@ -315,11 +603,153 @@ def _segments(points: Points, breaks: list[int]) -> list[Points]:
     return [(steps[a:b], values[a:b]) for a, b in pairwise(bounds) if b > a]
 
 
+HEIGHTS = {"loss": 3.0, "eval_loss": 2.2, "learning_rate": 1.5}
+"""Panel heights, relative; any other key's is `HEIGHT`."""
+
+HEIGHT = 2.2
+
+EDGES = (("NaN", "x", 0.0), ("Infinity", "^", 1.0), ("-Infinity", "v", 0.0), ("<= 0", "v", 0.0))
+"""The values a panel's axis cannot place, each drawn as a marker on an edge (its height
+in the panel, 0 the bottom, 1 the top): NaN, the infinities, and on a log scale the
+values not above 0."""
+
+FAINT = 0.25
+"""The opacity of a group's runs, behind its mean and band."""
+
+
+def _on_scale(values: Any, log: bool) -> Any:
+    """The values a line is drawn through: NaN (a break) where the axis cannot place one."""
+    numpy = _numpy()
+    drawn = numpy.array(values, numpy.float64)
+    drawn[~numpy.isfinite(drawn)] = numpy.nan
+    if log:
+        drawn[drawn <= 0] = numpy.nan
+    return drawn
+
+
+def _edge_marks(
+    panel: Axes,
+    points: Points,
+    gaps: Any,
+    colour: Any,
+    alpha: float,
+    log: bool,
+    counts: dict[str, int],
+) -> None:
+    """The run's values the axis cannot place, drawn on the panel's edges in its colour
+    (outside the clip, so that a marker is seen whole), and counted into `counts`; a null
+    (`gaps`) is a gap, no marker."""
+    numpy = _numpy()
+    steps = numpy.asarray(points[0], numpy.float64)
+    values = numpy.asarray(points[1], numpy.float64)
+    real = numpy.ones(len(values), bool) if gaps is None else ~gaps
+    kinds = {
+        "NaN": numpy.isnan(values) & real,
+        "Infinity": values == numpy.inf,
+        "-Infinity": values == -numpy.inf,
+        "<= 0": numpy.isfinite(values) & (values <= 0) if log else numpy.zeros(len(values), bool),
+    }
+    for word, marker, height in EDGES:
+        chosen = kinds[word]
+        count = int(chosen.sum())
+        if not count:
+            continue
+        counts[word] = counts.get(word, 0) + count
+        panel.plot(
+            steps[chosen],
+            numpy.full(count, height),
+            linestyle="none",
+            marker=marker,
+            markersize=6,
+            markeredgewidth=1.5,
+            color=colour,
+            alpha=min(1.0, alpha * 2.4),
+            transform=panel.get_xaxis_transform(),  # x: the step; y: the panel's height
+            clip_on=False,
+            zorder=4,
+            gid=f"edge {word}",
+        )
+
+
+def _draw_run(
+    panel: Axes,
+    series: Series,
+    name: str,
+    look: dict[str, Any],
+    *,
+    faint: bool,
+    log: bool,
+    smooth: float | None,
+    counts: dict[str, int],
+) -> None:
+    """One run's line of the key `name` in its look (faint: behind its group's mean)."""
+    numpy = _numpy()
+    points = series.of(name)
+    many = len(points[0]) > 12
+    marker = None if faint else look["marker"] or ("o" if name == "eval_loss" else None)
+    every = max(len(points[0]) // 8, 1) if many else 1
+    alpha = FAINT if faint else 1.0
+    _edge_marks(panel, points, series.gaps.get(name), look["color"], alpha, log, counts)
+    smoothed = smooth is not None and name == "loss" and not faint
+    for steps, values in _segments(points, series.breaks.get(name, [])):
+        steps = numpy.asarray(steps, numpy.float64)
+        common = {"color": look["color"], "linestyle": look["linestyle"]}
+        if smoothed:
+            panel.plot(steps, _on_scale(values, log), linewidth=0.8, alpha=0.25, **common)
+            values = ema(values, smooth or 0.0)
+        panel.plot(
+            steps,
+            _on_scale(values, log),
+            linewidth=0.9 if faint else 1.3,
+            alpha=alpha,
+            marker=marker,
+            markersize=3.5,
+            markevery=every,
+            **common,
+        )
+
+
+def _draw_band(
+    panel: Axes, members: list[Points], look: dict[str, Any], log: bool, smooth: float | None
+) -> None:
+    """A group's band (mean +- one standard deviation, per step: `band`) and its mean line,
+    smoothed as a run's loss is with `smooth`."""
+    steps, mean, std, _ = band(members)
+    if not len(steps):
+        return
+    low, high = mean - std, mean + std
+    if smooth is not None:
+        mean, low, high = ema(mean, smooth), ema(low, smooth), ema(high, smooth)
+    panel.fill_between(
+        steps, low, high, color=look["color"], alpha=0.2, linewidth=0, gid="group band"
+    )
+    many = len(steps) > 12
+    panel.plot(
+        steps,
+        _on_scale(mean, log),
+        color=look["color"],
+        linestyle=look["linestyle"],
+        linewidth=1.8,
+        marker=look["marker"],
+        markersize=3.5,
+        markevery=max(len(steps) // 8, 1) if many else 1,
+        gid="group mean",
+    )
+
+
 def make_figure(
-    runs: list[Series], title: str | None, *, log: bool = False, smooth: float | None = None
+    runs: list[Series],
+    title: str | None,
+    *,
+    log: bool = False,
+    smooth: float | None = None,
+    keys: Sequence[str] | None = None,
+    group: re.Pattern[str] | None = None,
 ) -> tuple[Figure, list[str]]:
     """The figure of the runs (matplotlib, Agg) and the notes for the user (what the
-    legend leaves out, styles that repeat, values a log scale cannot show)."""
+    legend leaves out, styles that repeat, values the axes cannot place). A panel per key
+    of `keys` (`pick_keys`' order; by default the losses and the learning rate some run
+    has) under its heading (`sections`); with `group`, the runs in groups (`entries_of`)."""
     try:
         import matplotlib
     except ImportError as error:
@@ -329,56 +759,69 @@ def make_figure(
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FormatStrFormatter, LogFormatter
 
-    numpy = _numpy()
-    names = [name for name in PLOTTED if any(len(getattr(s, name)[0]) for s in runs)]
-    heights = {"loss": 3.0, "eval_loss": 2.2, "learning_rate": 1.5}
+    if keys is None:
+        keys = [key for key in PLOTTED if any(len(series.of(key)[0]) for series in runs)]
+    laid_out = sections(keys)
+    names = [key for _, section in laid_out for key in section]
+    headings = {section[0]: heading for heading, section in laid_out if heading}
     figure, axes_list = pyplot.subplots(
         len(names),
         1,
         sharex=True,
         figsize=(9, max(1.6 + 1.6 * len(names), 4.8 if len(runs) <= 20 else 6.4)),
-        height_ratios=[heights[name] for name in names],
+        height_ratios=[HEIGHTS.get(name, HEIGHT) for name in names],
         layout="constrained",
         squeeze=False,
     )
     axes: dict[str, Axes] = {name: axes_list[i][0] for i, name in enumerate(names)}
+    entries = entries_of([series.label for series in runs], group)
     notes: list[str] = []
-    left_out_of_log = 0
-    for index, series in enumerate(runs):
+    off_axis: dict[str, dict[str, int]] = {name: {} for name in names}
+    for index, entry in enumerate(entries):
         look = style(index)
-        for name in names:
-            points = getattr(series, name)
-            if not len(points[0]):
-                continue
-            panel = axes[name]
-            many = len(points[0]) > 12
-            marker = look["marker"] or ("o" if name == "eval_loss" else None)
-            every = max(len(points[0]) // 8, 1) if many else 1
-            if log:
-                left_out_of_log += int((numpy.asarray(points[1]) <= 0).sum())
-            smoothed = smooth is not None and name == "loss"
-            for steps, values in _segments(points, series.breaks.get(name, [])):
-                steps = numpy.asarray(steps, numpy.float64)
-                common = {"color": look["color"], "linestyle": look["linestyle"]}
-                if smoothed:
-                    panel.plot(steps, values, linewidth=0.8, alpha=0.25, **common)
-                    values = ema(values, smooth or 0.0)
-                panel.plot(
-                    steps,
-                    values,
-                    linewidth=1.3,
-                    marker=marker,
-                    markersize=3.5,
-                    markevery=every,
-                    **common,
-                )
-        for step in series.resumes:
-            for panel in axes.values():
-                panel.axvline(step, color=look["color"], linestyle=":", linewidth=1.2, alpha=0.9)
+        grouped = entry.key is not None
+        for member in entry.members:
+            series = runs[member]
+            for name in names:
+                if len(series.of(name)[0]):
+                    _draw_run(
+                        axes[name],
+                        series,
+                        name,
+                        look,
+                        faint=grouped,
+                        log=log,
+                        smooth=smooth,
+                        counts=off_axis[name],
+                    )
+            for step in series.resumes:
+                for panel in axes.values():
+                    panel.axvline(
+                        step,
+                        color=look["color"],
+                        linestyle=":",
+                        linewidth=1.2,
+                        alpha=0.5 if grouped else 0.9,
+                    )
+        if grouped:
+            for name in names:
+                members = [runs[m].of(name) for m in entry.members if len(runs[m].of(name)[0])]
+                if members:
+                    loss = smooth if name == "loss" else None
+                    _draw_band(axes[name], members, look, log, loss)
     for name, panel in axes.items():
-        label = TITLES[name] + (f" (smoothed {smooth:g})" if smooth and name == "loss" else "")
-        panel.set_ylabel(label)
+        label = TITLES.get(name, name)
+        label += f" (smoothed {smooth:g})" if smooth and name == "loss" else ""
+        # Every text from data (a key, a run's name, the title given) is drawn as data:
+        # controls as visible escapes (`shown`), never read as mathtext (`loss$x`, or
+        # `a$\frac{x}{$`, which would fail the whole figure).
+        panel.set_ylabel(shown(label), parse_math=False)
+        panel.set_label(name)  # the key, for whoever reads the figure
         panel.grid(alpha=0.3)
+        if name in headings:
+            panel.set_title(
+                shown(headings[name] + "/"), loc="left", fontweight="bold", parse_math=False
+            )
         if log:
             panel.set_yscale("log")
             if name != "learning_rate":  # a loss: plain numbers, not powers of ten
@@ -388,30 +831,57 @@ def make_figure(
                 panel.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
         elif name == "learning_rate":
             panel.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
+        counted = off_axis[name]
+        if counted:
+            _edge_legend(panel, counted)
+            odd = [f"{counted[word]:,} {word}" for word, _, _ in EDGES[:3] if word in counted]
+            if odd:
+                notes.append(
+                    f"{name}: {', '.join(odd)}: not finite, drawn as markers on the panel's"
+                    " edges (NaN and -Infinity at the bottom, Infinity at the top)"
+                )
     axes[names[-1]].set_xlabel("step")
-    # Every text from data (a run's name, the title given) is drawn as data: controls as
-    # visible escapes (`shown`), never read as mathtext (`a$\frac{x}{$` would fail the
-    # whole figure).
-    axes[names[0]].set_title(
-        shown(title or (runs[0].label if len(runs) == 1 else f"{len(runs):,} runs")),
-        parse_math=False,
-    )
-    if left_out_of_log:
-        notes.append(f"{left_out_of_log:,} values <= 0 left out of the log scale")
-    if len(runs) > STYLES:
+    told = shown(title or (runs[0].label if len(runs) == 1 else f"{len(runs):,} runs"))
+    if names[0] in headings:  # the panel's title is its heading: the figure's above it
+        figure.suptitle(told, parse_math=False)
+    else:
+        axes[names[0]].set_title(told, parse_math=False)
+    low = sum(counted.get("<= 0", 0) for counted in off_axis.values())
+    if low:
+        notes.append(f"{low:,} values <= 0 drawn on the bottom edge of the log scale")
+    if len(entries) > STYLES:
         notes.append(f"styles repeat after {STYLES} runs: the legend tells them apart by order")
     handles = [
-        Line2D([], [], linewidth=1.5, markersize=4, **style(index)) for index in range(len(runs))
+        Line2D([], [], linewidth=2.0 if entry.key is not None else 1.5, markersize=4, **style(i))
+        for i, entry in enumerate(entries)
     ]
-    labels = [shown(series.label) for series in runs]
-    if any(series.resumes for series in runs):
+    labels = [shown(entry.label(runs)) for entry in entries]
+    resumed = any(series.resumes for series in runs)
+    if resumed:
         handles.append(Line2D([], [], color="0.3", linestyle=":", linewidth=1.2))
         labels.append("resumed here (the run's colour)")
-    if len(runs) > 1 or any(series.resumes for series in runs):
-        note = _legend(figure, handles, labels, resumed=any(s.resumes for s in runs))
+    if len(runs) > 1 or resumed:
+        note = _legend(figure, handles, labels, resumed=resumed)
         if note:
             notes.append(note)
     return figure, notes
+
+
+def _edge_legend(panel: Axes, counted: dict[str, int]) -> None:
+    """A panel's count of the values drawn on its edges, marker by marker."""
+    from matplotlib.lines import Line2D
+
+    shown_here = [(word, marker) for word, marker, _ in EDGES if word in counted]
+    handles = [
+        Line2D([], [], linestyle="none", marker=marker, color="0.35", markersize=5)
+        for _, marker in shown_here
+    ]
+    labels = [
+        f"{word} ({counted[word]:,})" if word != "<= 0" else f"<= 0, log scale ({counted[word]:,})"
+        for word, _ in shown_here
+    ]
+    legend = panel.legend(handles, labels, loc="best", fontsize=6.5, framealpha=0.6)
+    legend.set_gid("off the axis")
 
 
 def _legend(figure: Figure, handles: list[Any], labels: list[str], resumed: bool) -> str | None:
@@ -483,8 +953,10 @@ def draw(
     *,
     log: bool = False,
     smooth: float | None = None,
+    keys: Sequence[str] | None = None,
+    group: re.Pattern[str] | None = None,
 ) -> list[str]:
     """Draw the runs into `output`; the notes for the user."""
-    figure, notes = make_figure(runs, title, log=log, smooth=smooth)
+    figure, notes = make_figure(runs, title, log=log, smooth=smooth, keys=keys, group=group)
     save(figure, output, dpi)
     return notes
