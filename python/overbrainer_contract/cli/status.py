@@ -15,14 +15,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 from overbrainer_contract_models.check_report_schema import Severity
-from overbrainer_contract_models.status_report_schema import Phase, SnapshotState, StatusReport
+from overbrainer_contract_models.status_report_schema import (
+    Phase,
+    ScalarStats,
+    SnapshotState,
+    StatusReport,
+)
 
 from ..check.checker import Finding, check_request, check_snapshot, run_files
 from ..check.reporter import paint, plural
@@ -52,10 +59,12 @@ from ._common import (
     CliError,
     add_max_line,
     add_now,
+    add_only,
     colour_on,
     format_duration,
     formatter,
     need_rich,
+    only_runs,
     say,
     terminal_columns,
 )
@@ -72,8 +81,13 @@ always shown, beside an older proof.
 Over many runs (several RUNs, or a folder of runs at any depth) a table, one row a run:
 its name (its path below the folder the runs have in common), stage, step / max_steps,
 latest loss, best eval loss and its step, ETA, how long ago its last line came, snapshot,
-invalid lines; --sort orders it. -o json writes the run's state as one JSON object, or
-over many runs JSON Lines, one object a run (`schema status-report` prints their schema).
+invalid lines; --sort orders it. --metric KEY[:last|min|max] adds a column of a scalar the
+runs logged (a key of the logs' `scalars` or of the end line's `summary`: its latest value,
+or its lowest or highest finite value and the step it came at; a run without the key
+blank), and the one-run screen shows it too; --sort KEY[:agg] orders by one (any key, asked
+for as a column or not). --only REGEX keeps the runs whose names match. -o json writes
+the run's state as one JSON object, or over many runs JSON Lines, one object a run
+(`schema status-report` prints their schema: every scalar is there).
 
 Exit 1 when `check` would find a run invalid (an invalid line, a bad snapshot.json or
 snapshot.request), with one line on stderr; 2 when a RUN cannot be read."""
@@ -84,6 +98,8 @@ examples:
   {PROG} status runs/7/metrics.jsonl -o json
   {PROG} status sweep/                      # a table: every run below sweep/
   {PROG} status runs/* --sort eval_loss     # the best evaluation first
+  {PROG} status sweep/ --metric eval_accuracy:max --sort eval_accuracy:max -r
+  {PROG} status sweep/ --only 'lr3e-4' --metric rewards/margins
   {PROG} status sweep/ -o json | jq -r 'select(.eta_stale) | .name'
   {PROG} status runs/7 -o json --now 1764467600   # as it stood at that time
 
@@ -92,7 +108,44 @@ examples:
 SORTS = ("name", "stage", "step", "loss", "eval_loss", "eta", "age", "invalid")
 """What `--sort` orders the table by: the name (numbers in it as numbers), the phase, the
 step, the latest loss, the best eval loss, the time left, how long ago the last line came
-(the latest first), the invalid lines. A run without the value comes last."""
+(the latest first), the invalid lines. A run without the value comes last. Any other
+text is a scalar's key with its aggregate (`Metric`)."""
+
+AGGREGATES = ("last", "min", "max")
+"""What a scalar's column shows: its latest value, its lowest or highest finite value."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A scalar of the runs asked for by `--metric` or `--sort`: `KEY[:last|min|max]`."""
+
+    key: str
+    aggregate: str = "last"
+    text: str = ""
+    """As it was given (the column's heading)."""
+
+
+def metric(text: str) -> Metric:
+    """`KEY[:last|min|max]` (argparse's type): the text after the last `:` is the aggregate
+    when it is one of `AGGREGATES`, else part of the key (`a:b` is the key `a:b`, its latest
+    value; `x:min:last` the latest value of the key `x:min`)."""
+    key, colon, aggregate = text.rpartition(":")
+    if colon and aggregate in AGGREGATES:
+        if not key:
+            raise argparse.ArgumentTypeError(f"no key before :{aggregate} in {text!r}")
+        return Metric(key, aggregate, text)
+    if not text:
+        raise argparse.ArgumentTypeError("an empty key")
+    return Metric(text, "last", text)
+
+
+def sort_key(text: str) -> str | Metric:
+    """`--sort`: one of `SORTS`, else a scalar (`metric`)."""
+    return text if text in SORTS else metric(text)
+
+
+sort_key.__name__ = "sort key"
+metric.__name__ = "metric"
 
 
 def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -119,14 +172,27 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--sort",
-        choices=SORTS,
+        type=sort_key,
         default="name",
+        metavar="KEY",
         help="order of the runs: name (default), stage, step, loss, eval_loss (the best),"
-        " eta, age (of the last line, the latest first), invalid",
+        " eta, age (of the last line, the latest first), invalid, or a scalar's"
+        " KEY[:last|min|max] (any key the runs logged)",
+    )
+    parser.add_argument(
+        "--metric",
+        type=metric,
+        action="append",
+        default=[],
+        metavar="KEY[:AGG]",
+        help="a column (and a row of the one-run screen) for a scalar the runs logged: its"
+        " latest value (last, the default), or its lowest (min) or highest (max) finite"
+        " value and its step; repeatable",
     )
     parser.add_argument(
         "-r", "--reverse", action="store_true", help="the order of --sort, reversed"
     )
+    add_only(parser)
     add_max_line(parser)
     add_now(parser)
     parser.set_defaults(run=run)
@@ -136,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
     if args.runs.count("-") > 1:
         raise CliError("standard input (-) can be read only once")
     found = discover(args.runs)
+    found.runs = only_runs(found.runs, args.only)
     if len(found.runs) == 1 and not found.refused:
         return _one(found.runs[0], args)
     code = OK
@@ -159,14 +226,28 @@ def run(args: argparse.Namespace) -> int:
         if not rows[-1].valid:
             _say_invalid(target, read, rows[-1])
             code = max(code, INVALID)
+    _say_unknown(rows, [*args.metric, args.sort])
     rows = sort_rows(rows, args.sort, args.reverse)
     if args.output == "json":
         for row in rows:
             sys.stdout.write(json.dumps(msgspec.to_builtins(row), separators=(",", ":")) + "\n")
     elif rows:
         need_rich()
-        _table(rows, colour_on(sys.stdout, args.color))
+        _table(rows, colour_on(sys.stdout, args.color), args.metric)
     return code
+
+
+def _say_unknown(rows: Sequence[StatusReport], asked: Sequence[str | Metric]) -> None:
+    """A note for each scalar asked for that no run logged (a typo shows as a blank
+    column otherwise)."""
+    said: set[str] = set()
+    for each in asked:
+        if not isinstance(each, Metric) or each.key in said:
+            continue
+        said.add(each.key)
+        if rows and not any(each.key in _scalars(row) for row in rows):
+            runs = "the run" if len(rows) == 1 else f"any of the {len(rows):,} runs"
+            say(shown(f"note: no scalar {each.key!r} in {runs}"))
 
 
 def _one(target: Run, args: argparse.Namespace) -> int:
@@ -182,7 +263,8 @@ def _one(target: Run, args: argparse.Namespace) -> int:
         json.dump(msgspec.to_builtins(record), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render(record, colour_on(sys.stdout, args.color)))
+        _say_unknown([record], args.metric)
+        sys.stdout.write(render(record, colour_on(sys.stdout, args.color), args.metric))
     if not record.valid:
         _say_invalid(target, read, record)
         return INVALID
@@ -289,8 +371,49 @@ _PHASES = list(Phase)
 """The phases in the schema's order: a run's course, `waiting` to `ended`."""
 
 
-def _key(sort: str) -> Callable[[StatusReport], Any]:
+def _scalars(row: StatusReport) -> dict[str, ScalarStats]:
+    """The row's scalars by key (none when the record holds none)."""
+    return row.scalars if isinstance(row.scalars, dict) else {}
+
+
+def scalar_of(row: StatusReport, asked: Metric) -> tuple[bool, float | str | None, int | None]:
+    """Whether the run logged the key, and the value asked for with its step: the latest
+    as logged (a number, null, or a non-finite value's word), or the lowest or highest
+    finite value (None when none was finite)."""
+    stats = _scalars(row).get(asked.key)
+    if stats is None:
+        return False, None, None
+    if asked.aggregate == "last":
+        return True, stats.last.value, stats.last.step
+    chosen = stats.min if asked.aggregate == "min" else stats.max
+    return (True, None, None) if chosen is None else (True, chosen.value, chosen.step)
+
+
+def scalar_text(row: StatusReport, asked: Metric) -> str:
+    """A scalar's cell: blank for a run without the key; the latest value (`null`, or its
+    word: `NaN`, `Infinity`, `-Infinity`), or `value @step` of the lowest or highest
+    (`-` when no value was finite)."""
+    logged, value, step = scalar_of(row, asked)
+    if not logged:
+        return ""
+    if value is None:
+        return "null" if asked.aggregate == "last" else "-"
+    text = shown(value) if isinstance(value, str) else _number(value)
+    return text if asked.aggregate == "last" or step is None else f"{text} @{step:,}"
+
+
+def _sortable(value: float | str | None) -> float | None:
+    """A scalar's value as it sorts: its word as the float it names (NaN sorts as
+    unknown, last); None for a null."""
+    if isinstance(value, str):
+        return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}.get(value)
+    return value
+
+
+def _key(sort: str | Metric) -> Callable[[StatusReport], Any]:
     """The value a row is ordered by for `--sort` (None: without one, last)."""
+    if isinstance(sort, Metric):
+        return lambda row: _sortable(scalar_of(row, sort)[1])
     keys: dict[str, Callable[[StatusReport], Any]] = {
         "name": lambda row: natural_key(row.name),
         "stage": lambda row: _PHASES.index(row.phase),
@@ -304,7 +427,9 @@ def _key(sort: str) -> Callable[[StatusReport], Any]:
     return keys[sort]
 
 
-def sort_rows(rows: list[StatusReport], sort: str, reverse: bool = False) -> list[StatusReport]:
+def sort_rows(
+    rows: list[StatusReport], sort: str | Metric, reverse: bool = False
+) -> list[StatusReport]:
     """The rows in the order of `--sort` (stable: ties keep the order of the names); the
     rows without the value last, whichever the direction."""
     key = _key(sort)
@@ -318,8 +443,9 @@ def _number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def render(record: StatusReport, colour: bool) -> str:
-    """The status as the lines of one screen (each string from the run shown escaped)."""
+def render(record: StatusReport, colour: bool, metrics: Sequence[Metric] = ()) -> str:
+    """The status as the lines of one screen (each string from the run shown escaped),
+    with a row for each scalar asked for (`-` where the run has not logged it)."""
     rows: list[tuple[str, str]] = [("run", shown(record.run))]
     phase = record.phase.value
     if record.ended:
@@ -337,6 +463,8 @@ def render(record: StatusReport, colour: bool) -> str:
         )
     if record.learning_rate is not None:
         rows.append(("learning rate", f"{record.learning_rate:.3g}"))
+    for asked in metrics:
+        rows.append((shown(asked.text), scalar_text(record, asked) or "- (not logged)"))
     evaluation = record.evaluation
     if evaluation is None:
         rows.append(("evaluation", "none under way"))
@@ -439,7 +567,7 @@ def _snapshot_cell(row: StatusReport) -> str:
     return "-"
 
 
-def _table(rows: list[StatusReport], colour: bool) -> None:
+def _table(rows: list[StatusReport], colour: bool, metrics: Sequence[Metric] = ()) -> None:
     """The rows as a rich table on standard output, as wide as the terminal. Every cell
     is a `Text`: rich reads no markup in a run's name (`[bold]x`, `sw/[/]`)."""
     from rich import box
@@ -458,21 +586,27 @@ def _table(rows: list[StatusReport], colour: bool) -> None:
         soft_wrap=False,
     )
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    for heading, justify in (
+    headings = [
         ("run", "left"),
         ("stage", "left"),
         ("step", "right"),
         ("loss", "right"),
         ("best eval", "right"),
+        *((asked.text, "right") for asked in metrics),
         ("eta", "right"),
         ("last line", "right"),
         ("snapshot", "left"),
         ("invalid", "right"),
-    ):
-        table.add_column(heading, justify=justify, no_wrap=heading == "run")  # type: ignore[arg-type]
+    ]
+    for index, (heading, justify) in enumerate(headings):
+        # a heading from the command line as data too: a `Text`, never markup
+        table.add_column(Text(shown(heading)), justify=justify, no_wrap=index == 0)  # type: ignore[arg-type]
     for row in rows:
         invalid = row.invalid_lines
-        cells = [Text(cell) for cell in (*_cells(row), f"{invalid:,}" if invalid else "")]
+        first = _cells(row)
+        scalars = [scalar_text(row, asked) for asked in metrics]
+        texts = (*first[:5], *scalars, *first[5:], f"{invalid:,}" if invalid else "")
+        cells = [Text(cell) for cell in texts]
         style = "red" if not row.valid else ("yellow" if row.eta_stale else None)
         table.add_row(*cells, style=style)
     console.print(table)
