@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,18 @@ from ..runs.shown import shown
 from ..runs.sidefile import SideFileError
 from ..runs.sizes import size_text
 from ..runs.state import RunError
-from ._common import EXIT_CODES, INVALID, OK, PROG, CliError, add_max_line, formatter, say
+from ._common import (
+    EXIT_CODES,
+    INVALID,
+    OK,
+    PROG,
+    CliError,
+    add_max_line,
+    add_only,
+    formatter,
+    only_runs,
+    say,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -37,7 +49,9 @@ file) or .csv. Lines the reference rejects are left out and counted (exit 1), an
 are lines over --max-line bytes (category `length`, read in flat memory as `check`
 reads them); a last line cut short (a run still writing) is left out with a warning,
 one that no byte could make valid is an invalid line (as `check` says); a .gz cut short
-gives its lines up to the cut, and the cut is said (exit 1).
+gives its lines up to the cut, and the cut is said (exit 1). --only REGEX exports only
+the runs whose names match (re.search; the names as the `run` column holds them), their
+scalar keys alone the wide table's columns; none matching is an error (exit 2).
 A metrics file is opened as `check` opens it: a FIFO is read as a stream, a device or
 a folder is refused (exit 2). Streams in record
 batches (flat memory); the output is replaced only once complete, never by a table of
@@ -51,6 +65,7 @@ examples:
   {PROG} export runs/7 runs/8/metrics.jsonl -o runs.csv
   {PROG} export runs/* --partition-by run -o runs.parquet   # runs.parquet/run=7/...
   {PROG} export runs/* --long -o scalars.parquet   # a row per scalar
+  {PROG} export sweep/ --only 'seed[12]$' -o seeds.parquet
   duckdb -c "SELECT run, min(eval_loss) FROM 'runs.parquet' GROUP BY run"
   duckdb -c "SELECT run, max(value) FROM 'scalars.parquet' WHERE key = 'eval_accuracy' GROUP BY run"
 
@@ -90,6 +105,7 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         default="auto",
         help="progress bar on stderr: auto shows it on a terminal",
     )
+    add_only(parser)
     add_max_line(parser)
     parser.set_defaults(run=run)
 
@@ -111,11 +127,14 @@ def run(args: argparse.Namespace) -> int:
     keys: list[str] = []
     try:
         format_of(output)
-        reader = RunReader(args.runs, max_line=args.max_line)
+        reader = _only(RunReader(args.runs, max_line=args.max_line), args.only)
         read_here = reader.reading(output)  # standard input as it is, before any copy
         if read_here is None and not args.long:
             stdin = _spooled() if "-" in args.runs else None
-            keys, streams = scalar_keys(args.runs, max_line=args.max_line, stdin=stdin)
+            # the keys of the runs kept alone (each named by its path: their names in the
+            # table are the reader's, made over every run given)
+            given = args.runs if args.only is None else [run.name for run in reader.runs]
+            keys, streams = scalar_keys(given, max_line=args.max_line, stdin=stdin)
             for name in streams:
                 say(
                     f"{shown(name)}: a stream, read once: its scalar keys are not columns of"
@@ -124,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
             if stdin is not None:
                 stdin.seek(0)
             reader = RunReader(args.runs, max_line=args.max_line, scalars=keys, stdin=stdin)
+            reader = _only(reader, args.only)
     except (OutputError, RunError, ValueError, SideFileError) as error:
         raise CliError(shown(str(error))) from error
     except OSError as error:
@@ -156,6 +176,32 @@ def run(args: argparse.Namespace) -> int:
     except pa.ArrowException as error:
         raise CliError(f"{shown(str(output))}: {error}") from error
     return _summary(reader.counts, output, reader.max_line, written, scalars)
+
+
+def _only(reader: RunReader, pattern: re.Pattern[str] | None) -> RunReader:
+    """`reader` cut to the runs whose names `pattern` matches (`--only`), their names as
+    they were among every run given; none matching is a usage error (`only_runs`)."""
+    if pattern is None:
+        return reader
+    import pyarrow as pa
+
+    kept = {id(run) for run in only_runs(reader.runs, pattern)}
+    pairs = [pair for pair in zip(reader.runs, reader.counts, strict=True) if id(pair[0]) in kept]
+    reader.runs = [run for run, _ in pairs]
+    reader.counts = [counts for _, counts in pairs]
+    reader.bytes_total = sum(_size(run.metrics) for run in reader.runs)
+    # The `run` column's dictionary: the names of the runs exported, no other.
+    reader._run_dictionary = pa.array([counts.run for counts in reader.counts], pa.string())
+    return reader
+
+
+def _size(path: Path | None) -> int:
+    if path is None:
+        return 0
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBatch]:
