@@ -1,0 +1,294 @@
+"""`plot --metric`, `--group` and `--only`: the panels the globs pick, the values no axis can
+place drawn on its edges, groups as mean ± population standard deviation, keys shown as
+they are.
+
+Every run is written here from lines whose values are chosen, and each expectation is
+reasoned from those lines (the figure is inspected as `plot` made it: `save` is replaced
+by a function that keeps it)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from overbrainer_contract.cli import plot
+
+pytest.importorskip("matplotlib")
+
+Lines = list[dict[str, Any]]
+
+
+def write_run(folder: Path, lines: Lines) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return folder
+
+
+def log(step: int, loss: float | None = None, **scalars: Any) -> dict[str, Any]:
+    line: dict[str, Any] = {"event": "log", "time": 100.0 + step, "step": step}
+    if loss is not None:
+        line["loss"] = loss
+    if scalars:
+        line["scalars"] = scalars
+    return line
+
+
+@pytest.fixture
+def figures(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
+    """The figures `plot` makes, kept instead of written (and closed at the end)."""
+    from matplotlib import pyplot
+
+    kept: list[Any] = []
+    monkeypatch.setattr(plot, "save", lambda figure, _output, _dpi: kept.append(figure))
+    yield kept
+    for figure in kept:
+        pyplot.close(figure)
+
+
+def panels(figure: Any) -> list[str]:
+    """The keys of the figure's panels, top to bottom."""
+    return [axes.get_label() for axes in figure.axes]
+
+
+def by_gid(axes: Any, gid: str) -> list[Any]:
+    return [line for line in axes.get_lines() if line.get_gid() == gid]
+
+
+REWARDS = [
+    {"event": "begin", "time": 100.0},
+    log(
+        1,
+        2.0,
+        **{
+            "rewards/chosen": 0.5,
+            "rewards/rejected": -0.5,
+            "rewards/margins": 1.0,
+            "rewards_total": 3.0,
+            "eval_accuracy": 0.25,
+        },
+    ),
+    log(2, 1.5, **{"rewards/chosen": "NaN", "rewards/rejected": None, "rewards/margins": 2.0}),
+    log(3, 1.0, **{"rewards/chosen": 0.75, "rewards/rejected": "Infinity"}),
+    log(4, 0.5, **{"rewards/chosen": "-Infinity", "rewards/rejected": -0.25}),
+]
+
+
+def test_a_glob_picks_exactly_its_panels(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    run = write_run(tmp_path / "run", REWARDS)
+    done = cli("plot", str(run), "--metric", "rewards/*", "-o", str(tmp_path / "r.png"))
+    assert done.code == 0, done.err
+    (figure,) = figures
+    # `*` takes any run of characters but not `rewards_total`; the keys sorted
+    assert panels(figure) == ["rewards/chosen", "rewards/margins", "rewards/rejected"]
+    assert [axes.get_ylabel() for axes in figure.axes] == panels(figure)
+    assert figure.axes[0].get_title(loc="left") == "rewards/"  # the group's heading
+    assert [axes.get_title(loc="left") for axes in figure.axes[1:]] == ["", ""]
+
+
+def test_panels_follow_the_patterns_under_a_heading_per_prefix(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    run = write_run(tmp_path / "run", REWARDS)
+    output = str(tmp_path / "r.png")
+    done = cli(
+        "plot", str(run), "--metric", "rewards/m*,eval_*", "--metric", "loss,rew*", "-o", output
+    )
+    assert done.code == 0, done.err
+    (figure,) = figures
+    # picked: rewards/margins, eval_accuracy, loss, then rew* less what was taken (sorted:
+    # rewards/chosen, rewards/rejected, rewards_total); the keys without `/` first, then the
+    # prefix `rewards` in the order its keys were picked
+    assert panels(figure) == [
+        "eval_accuracy",
+        "loss",
+        "rewards_total",
+        "rewards/margins",
+        "rewards/chosen",
+        "rewards/rejected",
+    ]
+    headings = [axes.get_title(loc="left") for axes in figure.axes]
+    assert headings == ["", "", "", "rewards/", "", ""]
+
+
+def test_values_no_axis_can_place_are_markers_on_its_edges(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    run = write_run(tmp_path / "run", REWARDS)
+    done = cli("plot", str(run), "--metric", "rewards/chosen,rewards/rejected", "-o", "x.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    chosen, rejected = figure.axes
+    # rewards/chosen: NaN at step 2 (a cross on the bottom edge), -Infinity at step 4 (a ▼
+    # on the bottom edge), in the panel's height (0 the bottom, 1 the top)
+    (nan,) = by_gid(chosen, "edge NaN")
+    assert (nan.get_xdata().tolist(), nan.get_ydata().tolist(), nan.get_marker()) == (
+        [2.0],
+        [0.0],
+        "x",
+    )
+    assert nan.get_transform() == chosen.get_xaxis_transform()
+    (down,) = by_gid(chosen, "edge -Infinity")
+    assert (down.get_xdata().tolist(), down.get_ydata().tolist(), down.get_marker()) == (
+        [4.0],
+        [0.0],
+        "v",
+    )
+    # rewards/rejected: Infinity at step 3 (a ▲ on the top edge); the null at step 2 a gap,
+    # no marker
+    (up,) = by_gid(rejected, "edge Infinity")
+    assert (up.get_xdata().tolist(), up.get_ydata().tolist(), up.get_marker()) == (
+        [3.0],
+        [1.0],
+        "^",
+    )
+    assert by_gid(rejected, "edge NaN") == []
+    # the line itself through the finite values only, broken elsewhere
+    line = next(line for line in rejected.get_lines() if line.get_gid() is None)
+    values = line.get_ydata().tolist()
+    assert (values[0], values[3]) == (-0.5, -0.25)
+    assert [math.isnan(value) for value in values[1:3]] == [True, True]
+    # counted in each panel and in a note
+    counted = [text.get_text() for text in chosen.get_legend().get_texts()]
+    assert counted == ["NaN (1)", "-Infinity (1)"]
+    assert "rewards/chosen: 1 NaN, 1 -Infinity: not finite" in done.err
+    assert "rewards/rejected: 1 Infinity: not finite" in done.err
+
+
+def test_a_log_scale_draws_values_not_above_0_on_the_bottom_edge(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    run = write_run(tmp_path / "run", REWARDS)
+    done = cli("plot", str(run), "--metric", "rewards/rejected", "--log", "-o", "x.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    # -0.5 (step 1) and -0.25 (step 4) cannot be placed on a log scale
+    (low,) = by_gid(figure.axes[0], "edge <= 0")
+    assert (low.get_xdata().tolist(), low.get_ydata().tolist()) == ([1.0, 4.0], [0.0, 0.0])
+    assert "note: 2 values <= 0 drawn on the bottom edge of the log scale" in done.err
+
+
+def test_a_pattern_that_matches_no_key_is_an_error_listing_the_keys(
+    tmp_path: Path, cli: Callable[..., Any]
+) -> None:
+    run = write_run(tmp_path / "run", REWARDS[:2])
+    output = tmp_path / "x.png"
+    done = cli("plot", str(run), "--metric", "loss,reward/*", "-o", str(output))
+    assert done.code == 2
+    assert done.err == (
+        "overbrainer-contract: error: --metric 'reward/*': no metric key of the runs matches"
+        " it (their keys: eval_accuracy, loss, rewards/chosen, rewards/margins,"
+        " rewards/rejected, rewards_total)\n"
+    )
+    assert not output.exists()
+
+
+SEEDS: dict[str, list[float | str]] = {  # each seed's score at steps 1, 2, 3
+    "lr1-seed1": [4.0, 1.0, 3.0],
+    "lr1-seed2": [2.0, 2.0, 5.0],
+    "lr1-seed3": [3.0, 4.0, "NaN"],
+}
+
+
+def test_a_group_is_its_mean_and_population_std_per_step(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    for name, values in SEEDS.items():
+        write_run(tmp_path / "sweep" / name, [log(s + 1, score=v) for s, v in enumerate(values)])
+    write_run(tmp_path / "sweep" / "other", [log(1, score=10.0), log(2, score=20.0)])
+    done = cli(
+        "plot", str(tmp_path / "sweep"), "--metric", "score", "--group", r"lr\d", "-o", "g.png"
+    )
+    assert done.code == 0, done.err
+    assert done.out == "wrote g.png: 4 runs (1 group, 1 alone)\n"
+    (figure,) = figures
+    (panel,) = figure.axes
+    # per step, over the seeds with a finite value there (the NaN of seed3 at step 3 left out)
+    expected = {
+        1: [4.0, 2.0, 3.0],
+        2: [1.0, 2.0, 4.0],
+        3: [3.0, 5.0],
+    }
+    means = {step: sum(v) / len(v) for step, v in expected.items()}
+    stds = {
+        step: math.sqrt(sum((x - means[step]) ** 2 for x in v) / len(v))
+        for step, v in expected.items()
+    }
+    assert stds[2] == pytest.approx(math.sqrt(14 / 9))  # (16 + 1 + 25) / 9 / 3
+    (mean,) = by_gid(panel, "group mean")
+    assert mean.get_xdata().tolist() == [1.0, 2.0, 3.0]
+    assert mean.get_ydata().tolist() == pytest.approx([means[1], means[2], means[3]])
+    (band,) = [each for each in panel.collections if each.get_gid() == "group band"]
+    corners = {(round(x, 9), round(y, 9)) for x, y in band.get_paths()[0].vertices.tolist()}
+    for step in expected:
+        for edge in (means[step] - stds[step], means[step] + stds[step]):
+            assert (float(step), round(edge, 9)) in corners
+    # the group's runs faint behind it, in its colour; the lone run in a style of its own
+    runs = [line for line in panel.get_lines() if line.get_gid() is None]
+    faint = [line for line in runs if line.get_alpha() == plot.FAINT]
+    assert len(faint) == 3
+    assert {line.get_color() for line in faint} == {mean.get_color()}
+    (alone,) = [line for line in runs if line not in faint]
+    assert alone.get_ydata().tolist() == [10.0, 20.0]
+    assert (alone.get_alpha(), alone.get_color() != mean.get_color()) == (1.0, True)
+    (legend,) = figure.legends
+    assert [text.get_text() for text in legend.get_texts()] == ["lr1 (3 runs)", "other"]
+
+
+def test_a_groups_key_is_its_first_capture_group() -> None:
+    import re
+
+    names = ["a-lr1-s1", "b-lr2-s1", "a-lr1-s2", "solo", "b-lr2-s2"]
+    entries = plot.entries_of(names, re.compile(r"lr(\d)"))
+    assert [(entry.key, entry.members) for entry in entries] == [
+        ("1", [0, 2]),
+        ("2", [1, 4]),
+        (None, [3]),
+    ]
+    whole = plot.entries_of(names, re.compile(r"lr\d"))
+    assert [entry.key for entry in whole] == ["lr1", "lr2", None]
+
+
+def test_a_key_with_dollars_is_drawn_as_it_is(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    key = r"loss$x$ a$\frac{x}{$"  # mathtext would set x in italics, and fail on the rest
+    run = write_run(tmp_path / "run", [log(1, **{key: 1.0}), log(2, **{key: 2.0})])
+    done = cli("plot", str(run), "--metric", "loss$*", "-o", "x.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    (panel,) = figure.axes
+    label = panel.yaxis.get_label()
+    assert (label.get_text(), label.get_parse_math()) == (key, False)
+    figure.canvas.draw()  # mathtext would raise on `\frac{x}{`
+
+
+def test_only_draws_the_runs_whose_names_match(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    for name in ("exp1/seed1", "exp1/seed2", "exp2/seed1"):
+        write_run(tmp_path / "sweep" / name, [log(1, 1.0), log(2, 0.5)])
+    done = cli("plot", str(tmp_path / "sweep"), "--only", "seed1$", "-o", "x.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    (legend,) = figure.legends
+    # the names as among every run given: their paths below `sweep`
+    assert [text.get_text() for text in legend.get_texts()] == ["exp1/seed1", "exp2/seed1"]
+    none = cli("plot", str(tmp_path / "sweep"), "--only", "seed9", "-o", "x.png")
+    assert none.code == 2
+    assert "error: --only 'seed9': no run's name matches it" in none.err
+
+
+def test_the_default_panels_are_the_losses_and_the_rate(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    run = write_run(tmp_path / "run", REWARDS)
+    done = cli("plot", str(run), "-o", "x.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    assert panels(figure) == ["loss"]  # the only one of the three these lines hold
