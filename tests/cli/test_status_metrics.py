@@ -155,3 +155,18 @@ def test_only_keeps_the_runs_whose_names_match(
     bad = cli("status", "sweep", "--only", "(")
     assert bad.code == 2
     assert "not a regular expression: '('" in bad.err
+
+
+def test_a_key_reaches_the_terminal_as_data(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    key = "[bold]k\x1b[2J"  # rich markup, and an escape that would clear the screen
+    write_run(tmp_path / "sweep" / "a", [{key: 1.0}])
+    write_run(tmp_path / "sweep" / "b", [{key: 2.0}])
+    done = cli("status", str(tmp_path / "sweep"), "--now", NOW, "--metric", key)
+    assert done.code == 0, done.err
+    heading = done.out.splitlines()[0]
+    assert "[bold]k\\x1b[2J" in heading  # markup kept as text, the escape made visible
+    assert "\x1b" not in done.out
+    missing = cli("status", str(tmp_path / "sweep"), "--metric", key + "\x07")
+    assert "note: no scalar '[bold]k\\x1b[2J\\x07' in any of the 2 runs" in missing.err
+    assert "\x1b" not in missing.err
+    assert "\x07" not in missing.err
