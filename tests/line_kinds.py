@@ -1,13 +1,15 @@
 """The variants of a metrics line, their fields and the reference's kind of each, read
 from the generated models (one source, for the tests that build lines): `VARIANTS` (tag
-to model), `FIELDS` (model to `(name, kind)` in declaration order), `STAGES` (the job
-stages' names)."""
+to model), `FIELDS` (model to `(name, kind)` in declaration order: the reference's fields,
+without the maps it does not know, `scalars` and `summary`), `STAGES` (the job stages'
+names)."""
 
 from __future__ import annotations
 
 import typing
 
 import msgspec
+from golden_values import contract_only_fields
 from overbrainer_contract.contract.models import Begin, End, Eval, JobStage, Log, MetricLine, Stage
 
 U64_MAX = 18446744073709551615
@@ -29,8 +31,14 @@ def _kind(hint: object) -> str:
     return f"Option<{name}>" if optional else name
 
 
+_MAPS = contract_only_fields()
+
 FIELDS: dict[type[MetricLine], tuple[tuple[str, str], ...]] = {
-    model: tuple((name, _kind(hint)) for name, hint in typing.get_type_hints(model).items())
+    model: tuple(
+        (name, _kind(hint))
+        for name, hint in typing.get_type_hints(model).items()
+        if name not in _MAPS
+    )
     for model in VARIANTS.values()
 }
 

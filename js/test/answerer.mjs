@@ -22,6 +22,7 @@
 // when anything but a ParseError was thrown; for `f` also `{"over": [size, limit]}`.
 
 import { check, dumpLine, mark, Pace, ParseError, parseLine, Reader, status } from "overbrainer-contract";
+import { split } from "./extras.mjs";
 
 const encoder = new TextEncoder();
 
@@ -61,7 +62,7 @@ function accepted(value) {
   const pace = new Pace();
   if (value.event === "log") pace.add(value);
   const eta = pace.eta();
-  const values = Object.entries(value)
+  const values = Object.entries(split(value)[0])
     .slice(1)
     .map(([name, field]) => (field === null || typeof field === "string" ? field : counts.has(name) ? String(field) : exact(field)));
   return {

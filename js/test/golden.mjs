@@ -21,6 +21,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { dumpLine, mark, Pace, ParseError, parseLine, readLines, Reader } from "overbrainer-contract";
+import { split } from "./extras.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -115,25 +116,6 @@ const show = (value) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ?
 function inputLines(text) {
   if (!text.endsWith("\n")) throw new Error("an input file ends with a newline");
   return text.slice(0, -1).split("\n");
-}
-
-/** The fields of a metrics line that the reference does not know (a log's `scalars`, an end's
- * `summary`: those the schema marks `"x-serde": {"skip": true}`). */
-const LINE_DEFS = JSON.parse(readFileSync(join(CONFORMANCE, "..", "..", "schema", "metrics-line.schema.json"), "utf8")).$defs;
-const CONTRACT_ONLY = new Set(
-  Object.values(LINE_DEFS).flatMap((definition) =>
-    Object.entries(definition.properties ?? {})
-      .filter(([, prop]) => LINE_DEFS[(prop.$ref ?? "").replace("#/$defs/", "")]?.["x-serde"]?.skip)
-      .map(([name]) => name),
-  ),
-);
-
-/** A line split into the reference's value and the fields it does not know. */
-function split(line) {
-  const value = {};
-  const extra = {};
-  for (const [key, field] of Object.entries(line)) (CONTRACT_ONLY.has(key) ? extra : value)[key] = field;
-  return [value, extra];
 }
 
 /** What parseLine answers, as a comparable object: {ok, value} or {ok: false, error}. */

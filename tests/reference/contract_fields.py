@@ -44,14 +44,38 @@ def _kind(spec: dict[str, Any]) -> str:
     raise ValueError(f"a field of no known kind: {spec}")
 
 
+def _unknown_to_the_reference(spec: dict[str, Any]) -> bool:
+    """A field whose type the schema marks `"x-serde": {"skip": true}` (`scalars`, `summary`):
+    the reference does not know it and ignores it, as any other unknown key."""
+    target = _LINE["$defs"].get(spec.get("$ref", "").removeprefix("#/$defs/"), {})
+    return bool(target.get("x-serde", {}).get("skip"))
+
+
+EXTRAS: tuple[str, ...] = tuple(
+    sorted(
+        {
+            name
+            for definition in _LINE["$defs"].values()
+            for name, spec in definition.get("properties", {}).items()
+            if _unknown_to_the_reference(spec)
+        }
+    )
+)
+"""The fields the reference does not know: to the fuzz, keys like any other unknown one."""
+
+
 def _variants() -> dict[str, tuple[tuple[str, str], ...]]:
     variants = {}
     for choice in _LINE["oneOf"]:
         definition = _LINE["$defs"][choice["$ref"].rsplit("/", 1)[1]]
         properties = definition["properties"]
         tag = properties[TAG]["const"]
-        fields = tuple((name, _kind(spec)) for name, spec in properties.items() if name != TAG)
-        required = set(definition["required"]) - {TAG}
+        fields = tuple(
+            (name, _kind(spec))
+            for name, spec in properties.items()
+            if name != TAG and not _unknown_to_the_reference(spec)
+        )
+        required = set(definition["required"]) - {TAG} - set(EXTRAS)
         for name, kind in fields:  # optional exactly when an Option (serde's default)
             assert (name in required) != kind.startswith("Option<"), (tag, name)
         variants[tag] = fields
