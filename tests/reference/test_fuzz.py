@@ -812,7 +812,8 @@ def test_a_files_check_is_what_the_reference_reads(
     # reference reads, never a verdict of its own
     for finding in (f for f in found if f.category is Category.schema):
         assert finding.severity is Severity.warning, where
-        assert finding.line is not None and answers[finding.line - 1]["ok"], where
+        assert finding.line is not None, where
+        assert answers[finding.line - 1]["ok"], where
     rejected = [f for f in on_lines if f.line in complete]
     assert [f.line for f in rejected] == [
         number for number in complete if not answers[number - 1]["ok"]
