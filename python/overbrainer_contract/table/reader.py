@@ -315,7 +315,7 @@ def _spread(rows: int, scalars: Any, wanted: list[str]) -> list[pa.Array[Any]]:
         bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
         valid = bits[: len(at)].astype(bool)
     index = {name: number for number, name in enumerate(keys)}
-    columns = []
+    columns: list[pa.Array[Any]] = []
     for name in wanted:
         number = index.get(name)
         filled = np.zeros(rows, dtype="<f8")

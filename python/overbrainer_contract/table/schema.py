@@ -58,7 +58,9 @@ def wide_schema(keys: list[str]) -> pa.Schema:
     """`SCHEMA` with a float64 column after it for each scalar key (`wide_names`): a row's
     value of that key, null where its line has none (or holds null)."""
     extra = [pa.field(name, pa.float64()) for name in wide_names(keys)]
-    metadata = dict(SCHEMA.metadata or {})
+    metadata: dict[bytes | str, bytes | str] = {}
+    for key, value in (SCHEMA.metadata or {}).items():
+        metadata[key] = value
     if keys:
         import json
 
