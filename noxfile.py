@@ -645,6 +645,7 @@ def js(session: nox.Session) -> None:
                     session.error(f"the tarball brought more than itself: {installed}")
                 shutil.copy(built / "consumer.js", fresh / "consumer.js")
                 shutil.copy(JS / "test" / "golden.mjs", fresh / "golden.mjs")
+                shutil.copy(JS / "test" / "extras.mjs", fresh / "extras.mjs")
                 runs = sorted(str(p) for p in (ROOT / "examples").glob("*/metrics.jsonl"))
                 session.run("node", "consumer.js", *runs, **npm)
                 session.run("node", "golden.mjs", str(ROOT / "tests" / "conformance"), **npm)

@@ -21,8 +21,10 @@
 // as the runner writes it, plus the bare `bare`, `column` and `path`; `{"ok":null,"raised"}`
 // when anything but a ParseError was thrown; for `f` also `{"over": [size, limit]}`.
 
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { check, dumpLine, mark, Pace, ParseError, parseLine, Reader, status } from "overbrainer-contract";
-import { split } from "./extras.mjs";
+import { splitter } from "./extras.mjs";
 
 const encoder = new TextEncoder();
 
@@ -36,6 +38,8 @@ function exact(value) {
 }
 
 const counts = new Set(["step", "max_steps", "total"]);
+/** A line split into the reference's value and the fields it does not know (`scalars`). */
+const split = splitter(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "schema", "metrics-line.schema.json"));
 
 /** serde_json's " at line L column C" for a byte column in `data`. */
 function position(data, column) {

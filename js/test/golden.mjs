@@ -21,7 +21,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { dumpLine, mark, Pace, ParseError, parseLine, readLines, Reader } from "overbrainer-contract";
-import { split } from "./extras.mjs";
+import { splitter } from "./extras.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -117,6 +117,9 @@ function inputLines(text) {
   if (!text.endsWith("\n")) throw new Error("an input file ends with a newline");
   return text.slice(0, -1).split("\n");
 }
+
+/** A line split into the reference's value and the fields it does not know (`scalars`). */
+const split = splitter(join(CONFORMANCE, "..", "..", "schema", "metrics-line.schema.json"));
 
 /** What parseLine answers, as a comparable object: {ok, value} or {ok: false, error}. */
 function answerOf(line) {
