@@ -122,7 +122,8 @@ def test_a_smoothed_log_scale_plot_of_the_sweep(sweep: Sweep, artefacts: Path) -
     left_out = lowest_values(sweep)
     if left_out:  # a cosine schedule ends at 0
         assert notes == [
-            f"overbrainer-contract: note: {left_out:,} values <= 0 drawn on the bottom edge of the log scale"
+            f"overbrainer-contract: note: {left_out:,} values <= 0 drawn on the bottom edge"
+            " of the log scale"
         ]
     assert image.imread(output).var() > 0
 
