@@ -459,7 +459,7 @@ def plugin(session: nox.Session) -> None:
     # Scripted callback events, faults, stage lines in bash and dash, a real Trainer on a
     # tiny Llama (snapshot from a thread) and two ranks under torchrun (gloo, CPU).
     session.install(TORCH)
-    session.install("transformers", "accelerate", "tokenizers")
+    session.install("transformers", "accelerate", "tokenizers", "duckdb", "pyarrow")
     install_project(session, "test")
     session.run("python", "-m", "pytest", "tests/plugin", *session.posargs)
 
