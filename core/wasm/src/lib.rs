@@ -277,8 +277,9 @@ fn tables() -> String {
 
 // -- values in (dump) ---------------------------------------------------------------------
 
-/// A line from its record (variant and values, as `put_line` writes them); `None` when the
-/// bytes are not one.
+/// A line from its record (variant and values, as `put_line` writes them, without the field
+/// the reference does not know: a dump writes the reference's form, which has none); `None`
+/// when the bytes are not one.
 fn take_line(bytes: &[u8]) -> Option<MetricLine> {
     let (&variant, mut rest) = bytes.split_first()?;
     let variant = usize::from(variant);
@@ -523,11 +524,25 @@ mod tests {
         let text = br#"{"event":"log","time":-0.0,"step":18446744073709551615,"loss":0.5}"#;
         let record = record_of(text, Options::default());
         assert_eq!(record[0], READ);
-        let line = take_line(&record[1..]).expect("a line's record");
+        // after the values, the log's `scalars`: absent
+        assert_eq!(record.last(), Some(&0));
+        let line = take_line(&record[1..record.len() - 1]).expect("a line's record");
         assert_eq!(
             dump_line(&line),
             r#"{"event":"log","time":-0.0,"step":18446744073709551615,"epoch":null,"max_steps":null,"loss":0.5,"eval_loss":null,"learning_rate":null,"grad_norm":null}"#
         );
+    }
+
+    #[test]
+    fn a_lines_scalars_follow_its_values_as_json() {
+        let text = br#"{"event":"end","time":1,"step":2,"summary":{"a":"NaN","b":null,"c":1.5}}"#;
+        let record = record_of(text, Options::default());
+        let values = 1 + 1 + 8 + 8; // kind, variant, time, step
+        assert_eq!(record[values], 1);
+        let json = br#"{"a":"NaN","b":null,"c":1.5}"#;
+        let length = u32::try_from(json.len()).unwrap_or(u32::MAX).to_le_bytes();
+        assert_eq!(&record[values + 1..values + 5], &length);
+        assert_eq!(&record[values + 5..], json);
     }
 
     #[test]
