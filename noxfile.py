@@ -439,7 +439,7 @@ def cli(session: nox.Session) -> None:
     trainer = ROOT / ".nox" / "plugin" / "bin" / "python"
     if trainer.exists():
         session.env.setdefault("OVERBRAINER_SWEEP_TRAINER_PYTHON", str(trainer))
-    install_project(session, "test", "precommit", "schema-tools", extras="[cli,table]")
+    install_project(session, "test", "precommit", "schema-tools", extras="[cli,table,serve]")
     session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
 
 
@@ -682,7 +682,7 @@ def viewer(session: nox.Session) -> None:
     if not debian_cargo.exists():
         session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
     runner = _reference_runner(session)
-    install_project(session)
+    install_project(session, extras="[serve]")
     check = Path(session.bin) / "overbrainer-contract"
     npm: dict[str, Any] = {"external": True}
     with session.chdir(JS):

@@ -20,7 +20,18 @@ from overbrainer_contract.contract.models import Stage
 from overbrainer_contract.contract.schemas import schema_paths
 from overbrainer_contract.plugin.source import PLUGIN_FILE, PLUGIN_PATH
 
-COMMANDS = ("check", "status", "watch", "plot", "snapshot", "stage", "plugin", "schema", "export")
+COMMANDS = (
+    "check",
+    "status",
+    "watch",
+    "plot",
+    "serve",
+    "snapshot",
+    "stage",
+    "plugin",
+    "schema",
+    "export",
+)
 
 
 @pytest.mark.parametrize("command", COMMANDS)

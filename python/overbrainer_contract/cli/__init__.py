@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import __version__
-from . import check, export, plot, plugin, schema, snapshot, stage, status, watch
+from . import check, export, plot, plugin, schema, serve, snapshot, stage, status, watch
 from ._common import (
     EXIT_CODES,
     INTERRUPTED,
@@ -27,7 +27,7 @@ from ._common import (
     say,
 )
 
-COMMANDS = (check, status, watch, plot, snapshot, stage, plugin, schema, export)
+COMMANDS = (check, status, watch, plot, serve, snapshot, stage, plugin, schema, export)
 
 DESCRIPTION = """\
 Validate overbrainer's training metrics offline, follow a live run, plot it, ask

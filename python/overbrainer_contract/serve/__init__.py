@@ -1,0 +1,17 @@
+"""Serving runs to the viewer page (`overbrainer-contract serve`): bytes, not opinions.
+
+The server hands the page a listing of the runs found (as every command finds them) and
+each run file's bytes from an offset; the page reads them with the core in WebAssembly, as
+it reads a dropped file, so the server's memory does not grow with the runs' sizes and
+nothing of what a line means is computed here.
+
+Read top-down:
+
+- `listing`: the runs found, rescanned at most once a second; each file an id bound to
+  its device and inode, so nothing but a file found can be read, and a file rotated at its
+  path is another file;
+- `files`: a file's bytes from an offset, opened without following a link, refused when
+  it is no longer the file the id was given for;
+- `app`: the HTTP application (aiohttp): who may ask (the token, the `Host` header), what
+  may be asked (GET and HEAD of the page, the listing, a file by id), the page's policy.
+"""
