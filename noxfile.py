@@ -135,6 +135,28 @@ def _reference_runner(session: nox.Session) -> str:
     return str(REFERENCE_CRATE / "target" / "release" / "overbrainer-reference-runner")
 
 
+VIEWER_PAGE = JS / "viewer" / "dist" / "viewer.html"
+SERVED_PAGE = ROOT / "python" / "overbrainer_contract" / "serve" / "viewer.html"
+
+
+def _build_viewer(session: nox.Session) -> Path:
+    """The run viewer built (js/: the package, its WebAssembly by Debian's Rust 1.63; then
+    js/viewer/: the one-file page), and copied where the wheel takes it for `serve`
+    (`overbrainer_contract/serve/viewer.html`, package data, not in git)."""
+    debian_cargo = Path(DEBIAN_RUST) / "cargo"
+    if not debian_cargo.exists():
+        session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
+    npm: dict[str, Any] = {"external": True}
+    with session.chdir(JS):
+        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
+        session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
+    with session.chdir(JS / "viewer"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
+        session.run("node", "build.mjs", **npm)
+    shutil.copy(VIEWER_PAGE, SERVED_PAGE)
+    return VIEWER_PAGE
+
+
 def _generate(session: nox.Session, out: Path) -> None:
     """Generate, from schema/, the models of generated/ into `out` and the core's Rust beside it."""
     # datamodel-code-generator reads a whole folder; give it the schemas only
@@ -508,6 +530,8 @@ def _wheel_misses(wheel: Path) -> list[str]:
     misses = sorted(wanted - held)
     if "overbrainer_contract_core/_core.abi3.so" not in held:
         misses.append("overbrainer_contract_core/_core.abi3.so")
+    if "overbrainer_contract/serve/viewer.html" not in held:
+        misses.append("overbrainer_contract/serve/viewer.html")
     return misses
 
 
@@ -521,6 +545,7 @@ def wheels(session: nox.Session) -> None:
     # installs it from wheels alone (PyPI's wheels for the dependencies) and runs the README's
     # first commands.
     session.install("--group", "release")
+    _build_viewer(session)  # the page `serve` serves, package data of the wheel
     DIST.mkdir(exist_ok=True)
     for old in DIST.glob("overbrainer_contract-*"):
         old.unlink()
@@ -552,13 +577,18 @@ def wheels(session: nox.Session) -> None:
         venv = Path(tmp) / "venv"
         session.run("python", "-m", "venv", str(venv))
         pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        session.run(*pip, "--only-binary", ":all:", f"{wheel}[cli]", external=True)
+        session.run(*pip, "--only-binary", ":all:", f"{wheel}[cli,serve]", external=True)
         run = str(ROOT / "examples" / "tiny-run")
         command = str(venv / "bin" / "overbrainer-contract")
         session.run(command, "check", run, external=True)
         session.run(command, "status", run, external=True)
         show_core = "import overbrainer_contract_core._core as c; print(c.__file__)"
         session.run(str(venv / "bin" / "python"), "-c", show_core, external=True)
+        # `serve` from the wheel alone: its page is the one built above
+        served = str(ROOT / "tests" / "cli" / "served_page.py")
+        session.run(
+            str(venv / "bin" / "python"), served, command, run, str(VIEWER_PAGE), external=True
+        )
 
 
 @nox.session(python=PYTHON)
@@ -678,20 +708,14 @@ def viewer(session: nox.Session) -> None:
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if not Path(chromium).exists():
         session.error(f"no {chromium}: apt-get install chromium (.ci/run does)")
-    debian_cargo = Path(DEBIAN_RUST) / "cargo"
-    if not debian_cargo.exists():
-        session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
     runner = _reference_runner(session)
     install_project(session, extras="[serve]")
     check = Path(session.bin) / "overbrainer-contract"
     npm: dict[str, Any] = {"external": True}
+    _build_viewer(session)
     with session.chdir(JS):
-        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
-        session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
         session.run("npx", "--no-install", "tsc", "-p", "viewer/tsconfig.json", **npm)
     with session.chdir(JS / "viewer"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
-        session.run("node", "build.mjs", **npm)
         env = {
             "OVERBRAINER_REFERENCE_RUNNER": runner,
             "OVERBRAINER_CONTRACT": str(check),
@@ -710,8 +734,9 @@ def bench(session: nox.Session) -> None:
     # realistic 1M-line metrics.jsonl; then `check` against a bare parse_line loop, `check`'s
     # peak memory over 200k and 1M bad lines (goal: 64 MB), `export` against `check` (and
     # export's peak memory on 5M lines), the npm package's whole-file reader under Node against
-    # the reference runner (js.py), and the plugin's callback against a no-op callback.
-    install_project(session, "bench")
+    # the reference runner (js.py), `serve` on a sweep of 1,000 runs with the page in Chromium
+    # (serve.py), and the plugin's callback against a no-op callback.
+    install_project(session, "bench", extras="[serve]")
     # Each script prints its figures and says which goals are not met (exit 1): the session
     # runs them all, so that one goal missed does not hide the others' figures.
     measured: dict[str, Any] = {"success_codes": [0, 1]}
@@ -730,6 +755,10 @@ def bench(session: nox.Session) -> None:
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
         session.run("node", "build.mjs", external=True)
     session.run("python", "benchmarks/js.py", *session.posargs, env=runner, **measured)
+    # `serve` on 1,000 runs of 10,000 lines, the page in headless Chromium (the viewer built)
+    _build_viewer(session)
+    serve = ("--command", str(Path(session.bin) / "overbrainer-contract"))
+    session.run("python", "benchmarks/serve.py", *serve, **measured)
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
     session.install(TORCH)
     session.install("transformers")

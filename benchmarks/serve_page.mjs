@@ -1,0 +1,89 @@
+// The page's side of benchmarks/serve.py: Debian's Chromium, headless (playwright-core, from
+// js/viewer's packages), opens the address `serve` printed and measures, from the start of
+// the navigation:
+//   painted  the runs table holding a row for every run of the sweep;
+//   read     every row's step cell showing the run's last step (every byte read);
+// then appends a log line to one run and measures the time until its row shows the new step;
+// then the page's memory: the JavaScript heap (the DevTools protocol's JSHeapUsedSize) and the
+// resident memory of every process of this browser (/proc). One JSON object on stdout.
+//
+//   node benchmarks/serve_page.mjs ADDRESS RUNS LAST_STEP APPEND_TO_FILE APPEND_RUN_NAME
+
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const { chromium } = await import(pathToFileURL(join(ROOT, "js", "viewer", "node_modules", "playwright-core", "index.mjs")).href);
+const [address, runsText, lastText, appendFile, appendRun] = process.argv.slice(2);
+const runs = Number(runsText);
+const last = Number(lastText);
+const thousands = (value) => value.toLocaleString("en-US");
+
+/** Resident memory (bytes) of every process whose command line names `marker`. */
+function browserRss(marker) {
+  let total = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) continue;
+      const found = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (found) total += Number(found[1]) * 1024;
+    } catch {
+      // a process gone meanwhile
+    }
+  }
+  return total;
+}
+
+const profile = mkdtempSync(join(tmpdir(), "serve-bench-"));
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+});
+try {
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  const start = performance.now();
+  await page.goto(address);
+  await page.waitForFunction((n) => document.querySelectorAll("#run-table tbody tr").length >= n, runs, { timeout: 600_000, polling: 50 });
+  const painted = performance.now() - start;
+  const lastShown = thousands(last);
+  await page.waitForFunction(
+    ([n, text]) => {
+      const cells = document.querySelectorAll('#run-table tbody td[data-column="step"]');
+      if (cells.length < n) return false;
+      for (const cell of cells) if (!(cell.textContent ?? "").startsWith(text)) return false;
+      return true;
+    },
+    [runs, lastShown],
+    { timeout: 1_800_000, polling: 250 },
+  );
+  const read = performance.now() - start;
+  const next = last + 1;
+  const appended = performance.now();
+  appendFileSync(appendFile, `{"event":"log","step":${next},"time":1733000000.5,"epoch":1.0,"loss":1.25,"learning_rate":1e-05,"grad_norm":0.5}\n`);
+  await page.waitForFunction(
+    ([name, text]) => {
+      for (const row of document.querySelectorAll("#run-table tbody tr")) {
+        if (row instanceof HTMLElement && row.dataset.run === name) {
+          const cell = row.querySelector('td[data-column="step"]');
+          return cell !== null && (cell.textContent ?? "").startsWith(text);
+        }
+      }
+      return false;
+    },
+    [appendRun, thousands(next)],
+    { timeout: 120_000, polling: 20 },
+  );
+  const shown = performance.now() - appended;
+  const cdp = await browser.newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  const heap = metrics.find((metric) => metric.name === "JSHeapUsedSize")?.value ?? null;
+  const rss = browserRss(profile);
+  console.log(JSON.stringify({ painted_ms: painted, read_ms: read, appended_ms: shown, js_heap_bytes: heap, browser_rss_bytes: rss }));
+} finally {
+  await browser.close();
+  rmSync(profile, { recursive: true, force: true });
+}
