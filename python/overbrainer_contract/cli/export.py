@@ -181,27 +181,9 @@ def run(args: argparse.Namespace) -> int:
 def _only(reader: RunReader, pattern: re.Pattern[str] | None) -> RunReader:
     """`reader` cut to the runs whose names `pattern` matches (`--only`), their names as
     they were among every run given; none matching is a usage error (`only_runs`)."""
-    if pattern is None:
-        return reader
-    import pyarrow as pa
-
-    kept = {id(run) for run in only_runs(reader.runs, pattern)}
-    pairs = [pair for pair in zip(reader.runs, reader.counts, strict=True) if id(pair[0]) in kept]
-    reader.runs = [run for run, _ in pairs]
-    reader.counts = [counts for _, counts in pairs]
-    reader.bytes_total = sum(_size(run.metrics) for run in reader.runs)
-    # The `run` column's dictionary: the names of the runs exported, no other.
-    reader._run_dictionary = pa.array([counts.run for counts in reader.counts], pa.string())
+    if pattern is not None:
+        reader.keep(only_runs(reader.runs, pattern))
     return reader
-
-
-def _size(path: Path | None) -> int:
-    if path is None:
-        return 0
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _shown(reader: RunReader, args: argparse.Namespace) -> Iterator[pa.RecordBatch]:

@@ -153,6 +153,16 @@ class RunReader:
         # writer cuts it to the runs of each row group (`writers`).
         self._run_dictionary = pa.array(names, pa.string())
 
+    def keep(self, runs: Iterable[Run]) -> None:
+        """Read only `runs` (some of `self.runs`, kept in their order), their names as they
+        were among every run given: the `run` column's dictionary then names only them."""
+        kept = {id(run) for run in runs}
+        pairs = [pair for pair in zip(self.runs, self.counts, strict=True) if id(pair[0]) in kept]
+        self.runs = [run for run, _ in pairs]
+        self.counts = [counts for _, counts in pairs]
+        self.bytes_total = sum(_size(run) for run in self.runs)
+        self._run_dictionary = pa.array([counts.run for counts in self.counts], pa.string())
+
     def reading(self, path: str | os.PathLike[str]) -> str | None:
         """The run (as the user named it) whose metrics file is the file at `path`, the
         same file (device and inode, symlinks followed: a run folder's `metrics.jsonl`
