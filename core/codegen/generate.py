@@ -385,16 +385,7 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
         "    pub fn extra_mut(&mut self) -> Option<&mut Option<Scalars>> {",
         "        match self {",
     ]
-    for variant in found:
-        if variant.extra is None:
-            continue
-        if variant.newtype:
-            out.append(
-                f"            Self::{variant.name}(line) => Some(&mut line.{variant.extra.name}),"
-            )
-        else:
-            e = variant.extra.name
-            out.append(f"            Self::{variant.name} {{ {e}, .. }} => Some({e}),")
+    out += _extra_arms(found, "Some(&mut line.{e})", "Some({e})")
     out += ["            _ => None,", "        }", "    }", ""]
     out += [
         "    /// The field the reference does not know, when the line holds it.",
@@ -402,18 +393,25 @@ def _tables(name: str, tag_field: str, found: list[Variant]) -> list[str]:
         "    pub const fn extra(&self) -> Option<&Scalars> {",
         "        match self {",
     ]
+    out += _extra_arms(found, "line.{e}.as_ref()", "{e}.as_ref()")
+    out += ["            _ => None,", "        }", "    }", "}"]
+    return out
+
+
+def _extra_arms(found: list[Variant], newtype: str, fields: str) -> list[str]:
+    """The match arms of the variants that have a field the reference does not know: each
+    gives `newtype` (a newtype variant's line, `line`) or `fields` (a struct variant's field
+    bound by its name), `{e}` the field's name."""
+    arms = []
     for variant in found:
         if variant.extra is None:
             continue
+        e = variant.extra.name
         if variant.newtype:
-            out.append(
-                f"            Self::{variant.name}(line) => line.{variant.extra.name}.as_ref(),"
-            )
+            arms.append(f"            Self::{variant.name}(line) => {newtype.format(e=e)},")
         else:
-            e = variant.extra.name
-            out.append(f"            Self::{variant.name} {{ {e}, .. }} => {e}.as_ref(),")
-    out += ["            _ => None,", "        }", "    }", "}"]
-    return out
+            arms.append(f"            Self::{variant.name} {{ {e}, .. }} => {fields.format(e=e)},")
+    return arms
 
 
 def generate(folder: Path) -> str:
