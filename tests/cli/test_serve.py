@@ -353,3 +353,26 @@ def test_without_a_page_it_says_how_to_build_one(sweep: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert f"{missing}: no such file or directory" in done.stderr.lower()
+
+
+def test_a_missing_path_is_refused_and_a_folder_without_runs_yet_is_served(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(PAGE)
+    missing = tmp_path / "nothing"
+    command = [sys.executable, "-m", "overbrainer_contract", "serve", "--page", str(page)]
+    done = subprocess.run(
+        [*command, str(missing)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2
+    assert f"{missing}: no such file or folder" in done.stderr
+    empty = tmp_path / "sweep"
+    empty.mkdir()
+    server = _start(empty, page)
+    try:
+        assert server.runs() == []
+        (empty / "run1").mkdir()
+        (empty / "run1" / "metrics.jsonl").write_text(LINE % 1)
+        time.sleep(1.1)
+        assert [entry["name"] for entry in server.runs()] == ["run1"]
+    finally:
+        _stop(server)

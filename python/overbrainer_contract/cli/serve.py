@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
+import os
 import secrets
 import signal
 import sys
@@ -123,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
 
     if "-" in args.runs:
         raise CliError("serve reads runs from files: standard input (-) cannot be served")
+    for name in args.runs:  # a folder without runs yet is served: its runs may start later
+        if not os.path.lexists(name):
+            raise CliError(shown(f"{name}: no such file or folder"))
     page = page_bytes(args.page)
     listing = Listing(args.runs)
     listing.scan()
@@ -157,7 +161,8 @@ async def _serve(app: Any, listing: Any, host: str, port: int, token: str) -> in
         bound = runner.addresses[0][1] if runner.addresses else port
         runs = listing.runs
         counted = f"{runs} {'run' if runs == 1 else 'runs'}"
-        print(f"serving {counted} at {address(host, bound, token)} (Ctrl-C to stop)", flush=True)
+        where = shown(address(host, bound, token))
+        print(f"serving {counted} at {where} (Ctrl-C to stop)", flush=True)
         await stop.wait()
         sys.stderr.write("stopped\n")
         return OK
