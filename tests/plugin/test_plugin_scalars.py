@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import enum
 import json
-import logging
 import math
 import sys
 import tempfile
@@ -32,7 +31,6 @@ pytest.importorskip("transformers")
 
 from plugin_helpers import (  # noqa: E402
     METRICS_LINE,
-    build_trainer,
     check_metrics,
     check_with_cli,
     check_with_reference,
@@ -40,7 +38,8 @@ from plugin_helpers import (  # noqa: E402
     plugin_warnings,
     reference_runner,
 )
-from transformers import TrainerCallback, TrainerControl, TrainerState  # noqa: E402
+from trained_runs import SUMMARY, Captured, Trained  # noqa: E402
+from transformers import TrainerControl, TrainerState  # noqa: E402
 
 KNOWN = ["epoch", "loss", "eval_loss", "learning_rate", "grad_norm"]
 LOG_KEYS = ["event", "time", "step", "epoch", "max_steps", *KNOWN[1:]]
@@ -507,85 +506,6 @@ def test_any_log_gives_lines_of_the_contract_and_counts_what_it_leaves_out(
 # --- real Trainer runs --------------------------------------------------------------------
 
 
-def accuracy(prediction: Any) -> dict[str, float]:
-    """compute_metrics of a causal LM: next-token accuracy where there is a label."""
-    logits, labels = prediction.predictions, prediction.label_ids
-    guesses, targets = logits[:, :-1].argmax(-1), labels[:, 1:]
-    mask = targets != -100
-    return {"accuracy": float((guesses[mask] == targets[mask]).mean())}
-
-
-class TrlRewards(TrainerCallback):  # type: ignore[misc]
-    """Adds to each training log what TRL's DPO trainer logs: rewards, one of them without a
-    value (None), one not finite (NaN), one a tensor."""
-
-    def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:  # noqa: ARG002
-        if logs is not None and "loss" in logs:
-            logs["rewards/chosen"] = 0.5 + state.global_step / 8
-            logs["rewards/rejected"] = None
-            logs["rewards/margins"] = float("nan")
-            logs["rewards/accuracies"] = torch.tensor(0.75)
-            logs["logps/chosen"] = -12.5
-
-
-def plugin_callbacks(om: ModuleType) -> list[Any]:
-    return list(om.OverbrainerMetricsPlugin().add_callbacks_pre_trainer(cfg=None, model=None))
-
-
-Trained = tuple[Any, Path, list[str]]
-
-
-def train(
-    om: ModuleType,
-    assets: tuple[Path, Path, Path],
-    folder: Path,
-    before: list[Any],
-    compute_metrics: Any = None,
-    **overrides: Any,
-) -> Trained:
-    """A 4-step run of the tiny model, evaluating every 2 steps, with the callbacks `before`
-    ahead of the plugin's (callbacks run in the order added): the trainer, its metrics file
-    and the plugin's warnings."""
-    metrics = folder / "metrics.jsonl"
-    with pytest.MonkeyPatch.context() as patch, Captured() as records:
-        patch.setenv("OVERBRAINER_METRICS", str(metrics))
-        patch.setenv("OVERBRAINER_SNAPSHOT", str(folder / "snapshot.request"))
-        patch.chdir(folder)
-        trainer = build_trainer(
-            *assets,
-            folder / "out",
-            [*before, *plugin_callbacks(om)],
-            max_steps=4,
-            eval_steps=2,
-            **overrides,
-        )
-        trainer.compute_metrics = compute_metrics
-        trainer.train()
-    return trainer, metrics, plugin_warnings(records)
-
-
-@pytest.fixture(scope="module")
-def evaluated(
-    om: ModuleType, assets: tuple[Path, Path, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Trained:
-    """A run whose evaluations compute an accuracy."""
-    return train(om, assets, tmp_path_factory.mktemp("evaluated"), [], compute_metrics=accuracy)
-
-
-@pytest.fixture(scope="module")
-def rewarded(
-    om: ModuleType, assets: tuple[Path, Path, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Trained:
-    """A run whose training logs a callback fills with TRL's keys, counting input tokens (so
-    that every training log holds `train_runtime` too)."""
-    folder = tmp_path_factory.mktemp("rewarded")
-    return train(om, assets, folder, [TrlRewards()], include_num_input_tokens_seen=True)
-
-
-SUMMARY = {"train_runtime", "train_samples_per_second", "train_steps_per_second"}
-SUMMARY |= {"total_flos", "train_loss"}
-
-
 def test_an_evaluation_with_compute_metrics_writes_its_accuracy(evaluated: Trained) -> None:
     _, metrics, warnings = evaluated
     lines = check_metrics(metrics)
@@ -654,21 +574,3 @@ def test_the_real_runs_pass_the_reference(name: str, request: pytest.FixtureRequ
     _, metrics, _ = request.getfixturevalue(name)
     answers = check_with_reference(runner, metrics)
     assert answers[-1]["mark"] == {"kind": "end", "step": 4}
-
-
-class Captured(logging.Handler):
-    """The plugin's log records, while inside."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    def __enter__(self) -> list[logging.LogRecord]:
-        logging.getLogger("overbrainer_metrics").addHandler(self)
-        return self.records
-
-    def __exit__(self, *exc: object) -> None:
-        logging.getLogger("overbrainer_metrics").removeHandler(self)

@@ -1,12 +1,13 @@
 """The scalars of two real Trainer runs, through `export` and DuckDB.
 
-The runs are test_plugin_scalars.py's (4 steps of the tiny model, evaluating every 2): one
-whose evaluations compute an accuracy (`compute_metrics`), one whose training logs a
-callback fills with TRL's keys (a None, a NaN). Each is exported by the command line as a
-wide table (`export RUN -o wide.parquet`: a float column per scalar key) and as a long one
-(`export RUN --long -o long.parquet`: a row per scalar), and queried with DuckDB; what each
-query must give is read off the metrics file with `json` alone, its numbers read as the
-reference reads them (`reference_float`): the tables hold the reference's values, to the bit.
+The runs are conftest.py's, which test_plugin_scalars.py reads too (4 steps of the tiny
+model, evaluating every 2): one whose evaluations compute an accuracy (`compute_metrics`),
+one whose training logs a callback fills with TRL's keys (a None, a NaN). Each is exported
+by the command line as a wide table (`export RUN -o wide.parquet`: a float column per scalar
+key) and as a long one (`export RUN --long -o long.parquet`: a row per scalar), and queried
+with DuckDB; what each query must give is read off the metrics file with `json` alone, its
+numbers read as the reference reads them (`reference_float`): the tables hold the
+reference's values, to the bit.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -27,27 +27,10 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from test_plugin_scalars import SUMMARY, Trained, TrlRewards, accuracy, train  # noqa: E402
+from trained_runs import SUMMARY  # noqa: E402
 
 RUNS = ["evaluated", "rewarded"]
 LONG_COLUMNS = ["run", "line", "event", "step", "time", "key", "value"]
-
-
-@pytest.fixture(scope="module")
-def evaluated(
-    om: ModuleType, assets: tuple[Path, Path, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Trained:
-    """test_plugin_scalars.py's run whose evaluations compute an accuracy."""
-    return train(om, assets, tmp_path_factory.mktemp("evaluated"), [], compute_metrics=accuracy)
-
-
-@pytest.fixture(scope="module")
-def rewarded(
-    om: ModuleType, assets: tuple[Path, Path, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Trained:
-    """test_plugin_scalars.py's run whose training logs hold TRL's keys and count tokens."""
-    folder = tmp_path_factory.mktemp("rewarded")
-    return train(om, assets, folder, [TrlRewards()], include_num_input_tokens_seen=True)
 
 
 class Exported:
