@@ -16,8 +16,9 @@ import { DEFAULT_PATTERNS, patternsOf, pickKeys, sections } from "./glob.js";
 import { bandOf, entriesOf, groupRegExp } from "./groups.js";
 import { namesOf, naturalCompare, unitOf } from "./names.js";
 import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
+import { servedBy } from "./served.js";
 import { Series } from "./series.js";
-import { snapshotText } from "./snapshot.js";
+import { PROOF_LIMIT, REQUEST_LIMIT, snapshotText } from "./snapshot.js";
 import { statusRows } from "./status.js";
 import { RunTable } from "./table.js";
 
@@ -36,13 +37,22 @@ import { RunTable } from "./table.js";
  * @typedef {{ listed: ReportFinding[], more: number, summary: ReportFile | null }} Findings */
 /** A run's card: the card, its status table, its training's summary, its section of bad lines.
  * @typedef {{ view: HTMLElement, status: HTMLElement, summary: HTMLElement, errors: HTMLElement, listed: number }} RunView */
-/** A run opened: its name (among the runs opened) and what it is made from, its file, the
- * core's Status of it and its latest record, its plotted series, its findings, the excerpts
- * of its bad lines (by line number), its style, its card.
+/** A run served, followed: its latest listing entry, the file read (its id, or null before
+ * the first) and how far, its side files' signature, the reading under way (its bytes go on
+ * to it as the file grows), and whether the file was found removed.
+ * @typedef {{ entry: import("./served.js").ServedRun, id: string | null, offset: number, side: string,
+ *   reading: Reading | null, removed: boolean, busy: boolean, handled: import("./served.js").ServedRun | null, ended: boolean }} Following */
+/** A run's bytes going on to the core as they come: to its Status (the run's), its Reader (the
+ * plot and the excerpts) and its check (the findings).
+ * @typedef {{ feed: (chunk: Uint8Array) => void, close: () => void }} Reading */
+/** A run opened: its name (among the runs opened) and what it is made from, its file (null
+ * for a run served, until it is read whole), the core's Status of it and its latest record,
+ * its plotted series, its findings, the excerpts of its bad lines (by line number), its
+ * style, its card; a run served, how it is followed.
  * @typedef {{
- *   name: string, unit: import("./names.js").Unit, path: string, files: { metrics: File }, side: Side | null, status: RunStatus,
+ *   name: string, unit: import("./names.js").Unit, path: string, files: { metrics: File | null }, side: Side | null, status: RunStatus,
  *   record: StatusReport | null, series: Series, findings: Findings, excerpts: Map<number, string | null>,
- *   lines: number, colour: string, done: boolean, snapshot: string | null, view: RunView,
+ *   lines: number, colour: string, done: boolean, snapshot: string | null, view: RunView, following?: Following,
  * }} Run */
 
 /** Bytes read from a file at a time: one feed of the core between two turns of the page. */
@@ -143,6 +153,9 @@ const runs = [];
 /** @type {Run[]} */
 const queue = [];
 let loading = false;
+/** Runs served being read now: while any is, the plot and the table are redrawn at most every
+ * quarter of a second, as while files are read. */
+let reading = 0;
 /** @type {{ promise: Promise<void>, resume: () => void } | null} while paused */
 let paused = null;
 let drawPending = false;
@@ -155,6 +168,8 @@ function setState(value) {
 setState("idle");
 
 let drawnAt = -Infinity;
+/** @type {ReturnType<typeof setTimeout> | null} a redraw put off while files are read */
+let drawLater = null;
 let drawCost = 0;
 
 /** A redraw on the next frame. While a file is read, the plot is redrawn at most every
@@ -162,7 +177,15 @@ let drawCost = 0;
  * every point, and reading goes on meanwhile. */
 function scheduleDraw() {
   if (drawPending) return;
-  if (loading && performance.now() - drawnAt < Math.max(250, drawCost * 4)) return;
+  const wait = loading || reading > 0 ? Math.max(250, drawCost * 4) - (performance.now() - drawnAt) : 0;
+  if (wait > 0) {
+    // the redraw put off, not dropped: the last change is drawn once the wait is over
+    drawLater ??= setTimeout(() => {
+      drawLater = null;
+      scheduleDraw();
+    }, wait);
+    return;
+  }
   drawPending = true;
   requestAnimationFrame(() => {
     drawPending = false;
@@ -426,12 +449,21 @@ $("log").addEventListener("change", scheduleDraw);
 const runTable = new RunTable($of("run-table", HTMLTableElement));
 let tablePending = false;
 let tableAt = -Infinity;
+/** @type {ReturnType<typeof setTimeout> | null} a table put off while files are read */
+let tableLater = null;
 
 /** The table of runs redrawn on the next frame, when shown; while files are read, at most
  * every quarter of a second. */
 function scheduleTable() {
   if (tablePending || $("table-box").hidden) return;
-  if (loading && performance.now() - tableAt < 250) return;
+  const wait = loading || reading > 0 ? 250 - (performance.now() - tableAt) : 0;
+  if (wait > 0) {
+    tableLater ??= setTimeout(() => {
+      tableLater = null;
+      scheduleTable();
+    }, wait);
+    return;
+  }
   tablePending = true;
   requestAnimationFrame(() => {
     tablePending = false;
@@ -695,36 +727,51 @@ function handOn() {
   };
 }
 
+/** The check's records of the chunks `toCheck` is given, as they come: the first LISTED
+ * errors kept in `found`, the rest counted, in flat memory whatever the file holds; `batch`
+ * is told after each batch.
+ * @param {ReturnType<typeof handOn>} toCheck
+ * @param {string} path
+ * @param {Findings} found
+ * @param {() => void} [batch]
+ * @returns {Promise<Findings>} */
+async function collectFindings(toCheck, path, found, batch = () => {}) {
+  for await (const records of core.checkRecords(toCheck, { name: path })) {
+    for (const record of records) {
+      if (record.type === "file") found.summary = record;
+      else if (record.severity !== "error") continue;
+      else if (found.listed.length < LISTED) found.listed.push(record);
+      else found.more += 1;
+    }
+    batch();
+  }
+  return found;
+}
+
+/** The Reader's answers into the run's series, and the excerpts of its bad lines listed.
+ * @param {Run} run
+ * @param {Excerpts} excerpts
+ * @param {Answer[]} answers */
+function takeAnswers(run, excerpts, answers) {
+  run.series.take(answers);
+  for (const answer of answers) {
+    if (answer.kind !== "line" && run.excerpts.size <= LISTED) run.excerpts.set(answer.line, excerpts.text(answer.line));
+  }
+}
+
 /** A run's file read once: its bytes to the core's Status and check as they are read, its
  * lines to a Reader for the plot and the excerpts of the lines listed.
  * @param {Run} run */
 async function readRun(run) {
   const file = run.files.metrics;
+  if (file === null) throw new Error(`${run.path}: no file to read`);
   const excerpts = new Excerpts(SHOWN);
   const reader = new core.Reader();
   const toCheck = handOn();
-  // The check's records as they come: the first LISTED errors kept, the rest counted, in
-  // flat memory whatever the file holds.
   /** @type {Findings} */
   const found = { listed: [], more: 0, summary: null };
-  const checked = (async () => {
-    for await (const batch of core.checkRecords(toCheck, { name: run.path })) {
-      for (const record of batch) {
-        if (record.type === "file") found.summary = record;
-        else if (record.severity !== "error") continue;
-        else if (found.listed.length < LISTED) found.listed.push(record);
-        else found.more += 1;
-      }
-    }
-    return found;
-  })();
+  const checked = collectFindings(toCheck, run.path, found);
   checked.catch(() => {}); // answered once the file is read
-  const take = (/** @type {Answer[]} */ answers) => {
-    run.series.take(answers);
-    for (const answer of answers) {
-      if (answer.kind !== "line" && run.excerpts.size <= LISTED) run.excerpts.set(answer.line, excerpts.text(answer.line));
-    }
-  };
   const took = (/** @type {Uint8Array} */ chunk) => {
     toCheck.push(chunk);
     progress.done += chunk.length;
@@ -740,7 +787,7 @@ async function readRun(run) {
       const chunk = next.value;
       run.status.feed(chunk);
       excerpts.add(chunk, run.excerpts.size <= LISTED);
-      take(reader.feed(chunk));
+      takeAnswers(run, excerpts, reader.feed(chunk));
       progress.chunks += 1;
       await renderStatus(run);
       showProgress(run);
@@ -749,7 +796,7 @@ async function readRun(run) {
     }
     if (cut.short) run.status.gzipCut();
     run.status.end();
-    take(reader.finish());
+    takeAnswers(run, excerpts, reader.finish());
     toCheck.close();
     run.findings = await checked.catch((error) => {
       throw new Error(`${run.path}: ${messageOf(error)}`);
@@ -1006,12 +1053,266 @@ $("clear").addEventListener("click", () => {
   $("problem").hidden = true;
 });
 
+
+// --- runs served (`overbrainer-contract serve`): listed, read and followed ---
+
+/** How often the listing is asked for (the server scans at most as often), and how long a reader of runs waits when none has new
+ * bytes: a line appended shows within these and one reading. */
+const LISTING_EVERY = 500;
+const IDLE_WAIT = 200;
+/** Runs served read at the same time (requests in flight). */
+const READERS = 4;
+
+/** What a followed run's card says of its file: the latest change, in `watch`'s words.
+ * @param {Run} run
+ * @param {string} text */
+function sayChange(run, text) {
+  let said = run.view.view.querySelector("p.change");
+  if (said === null) {
+    said = element("p", null, { class: "change", role: "status" });
+    run.view.view.insertBefore(said, run.view.status);
+  }
+  said.textContent = text;
+}
+
+/** The run's bytes from here on, to a fresh reading of it (a new Status, Reader, check and
+ * series: the run read from its start).
+ * @param {Run} run
+ * @returns {Reading} */
+function startReading(run) {
+  const excerpts = new Excerpts(SHOWN);
+  const reader = new core.Reader();
+  const toCheck = handOn();
+  /** @type {Findings} */
+  const found = { listed: [], more: 0, summary: null };
+  run.findings = found;
+  let pending = false;
+  const checked = collectFindings(toCheck, run.path, found, () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (run.record !== null) renderFindings(run, run.record);
+    });
+  });
+  checked.catch((error) => sayChange(run, `${run.path}: ${messageOf(error)}`));
+  return {
+    feed(chunk) {
+      toCheck.push(chunk);
+      run.status.feed(chunk);
+      excerpts.add(chunk, run.excerpts.size <= LISTED);
+      takeAnswers(run, excerpts, reader.feed(chunk));
+    },
+    close() {
+      toCheck.close();
+      reader.close();
+    },
+  };
+}
+
+/** The run read again from its start: what was read of it dropped.
+ * @param {Run} run
+ * @param {Following} following */
+function restart(run, following) {
+  following.reading?.close();
+  following.reading = null;
+  following.offset = 0;
+  run.status.close();
+  run.status = new core.Status({ name: run.path });
+  run.series = new Series();
+  run.excerpts = new Map();
+  run.findings = { listed: [], more: 0, summary: null };
+  run.record = null;
+}
+
+/** A run of the listing, new to the page: its card and its row, read by the readers.
+ * @param {import("./served.js").ServedRun} entry
+ * @returns {Run} */
+function servedRun(entry) {
+  const { colour } = style(runs.length);
+  /** @type {Run} */
+  const run = {
+    name: entry.name,
+    unit: { unit: entry.name, placed: true },
+    path: entry.path,
+    files: { metrics: null },
+    side: { proof: null, request: null },
+    status: new core.Status({ name: entry.path }),
+    record: null,
+    series: new Series(),
+    findings: { listed: [], more: 0, summary: null },
+    excerpts: new Map(),
+    lines: 0,
+    colour,
+    done: false,
+    snapshot: null,
+    view: runView(entry.name, colour),
+    following: { entry, id: null, offset: 0, side: "", reading: null, removed: false, busy: false, handled: null, ended: false },
+  };
+  runs.push(run);
+  renderStatus(run);
+  return run;
+}
+
+/** The side files of an entry, as a signature: read again when it changes.
+ * @param {import("./served.js").ServedRun} entry */
+function sideSignature(entry) {
+  return JSON.stringify([entry.snapshot, entry.request]);
+}
+
+/** One turn of a followed run: what its listing entry says of its file said and done (a file
+ * removed, back, replaced or cut shorter), its side files read again when they changed, and
+ * the bytes appended since the last turn read.
+ * @param {Run} run
+ * @param {Following} following
+ * @param {import("./served.js").Server} server */
+async function followTurn(run, following, server) {
+  const entry = following.entry;
+  following.handled = entry;
+  const file = entry.metrics;
+  if (entry.problem !== null) sayChange(run, entry.problem);
+  if (sideSignature(entry) !== following.side) {
+    following.side = sideSignature(entry);
+    const [proof, request] = await Promise.all([
+      entry.snapshot === null ? null : server.sideFile(entry.snapshot, PROOF_LIMIT),
+      entry.request === null ? null : server.sideFile(entry.request, REQUEST_LIMIT),
+    ]);
+    run.side = { proof, request };
+    run.snapshot = null; // told again from these
+  }
+  if (file === null) {
+    if (following.id !== null && !following.removed) {
+      sayChange(run, `${entry.path} was removed: waiting for it to come back (the run as last read shown)`);
+      following.removed = true;
+    }
+    await renderStatus(run);
+    return;
+  }
+  if (following.id !== null && file.id !== following.id) {
+    sayChange(
+      run,
+      following.removed
+        ? `${entry.path} is there again: reading the new file from its start`
+        : `${entry.path} was replaced by another file: reading the new file from its start`,
+    );
+    restart(run, following);
+    following.ended = false;
+  } else if (following.id === file.id && file.size < following.offset) {
+    sayChange(run, `${entry.path} was truncated: reading it again from its start`);
+    restart(run, following);
+  }
+  following.removed = false;
+  following.id = file.id;
+  if (following.ended) return; // a .gz, read whole once
+  if (file.name.endsWith(".gz")) {
+    // compressed: a finished run, read whole once through the page's gunzip, not followed
+    /** @type {Uint8Array<ArrayBuffer>[]} */
+    const parts = [];
+    for (let offset = 0; ; ) {
+      const read = await server.read(file.id, offset);
+      if (read.kind !== "bytes") break;
+      parts.push(read.data);
+      offset += read.data.length;
+      if (offset >= read.size) break;
+    }
+    run.files.metrics = new File(parts, file.name);
+    following.ended = true;
+    try {
+      await readRun(run);
+    } catch (error) {
+      sayChange(run, messageOf(error));
+    }
+    renderFindings(run, await renderStatus(run));
+    scheduleDraw();
+    return;
+  }
+  if (file.size <= following.offset) {
+    await renderStatus(run); // the snapshot, or the clock
+    return;
+  }
+  following.reading ??= startReading(run);
+  for (;;) {
+    const read = await server.read(file.id, following.offset);
+    if (read.kind !== "bytes") break; // gone, or cut shorter: the next listing says what
+    following.reading.feed(read.data);
+    following.offset += read.data.length;
+    if (following.offset >= read.size) break;
+    await yieldToPage();
+  }
+  renderFindings(run, await renderStatus(run));
+  scheduleDraw();
+}
+
+/** The runs of `server`: its listing asked for every LISTING_EVERY ms, each new run a card and
+ * a row, and READERS readers reading the runs whose listing changed, in the listing's order.
+ * @param {import("./served.js").Server} server */
+function follow(server) {
+  $("open").hidden = true;
+  $of("view-table", HTMLInputElement).checked = true;
+  showView("table");
+  /** @type {Map<string, Run>} */
+  const known = new Map();
+  const list = async () => {
+    try {
+      const listing = await server.listing();
+      if (listing !== null) {
+        for (const entry of listing.runs) {
+          const run = known.get(entry.run);
+          if (run === undefined) known.set(entry.run, servedRun(entry));
+          else if (run.following) run.following.entry = entry;
+        }
+        const count = known.size;
+        $("served").hidden = false;
+        $("served").textContent = `following ${thousands(count)} ${count === 1 ? "run" : "runs"} of the server`;
+        scheduleTable();
+        scheduleDraw();
+      }
+      $("problem").hidden = true;
+    } catch (error) {
+      $("problem").hidden = false;
+      $("problem").textContent = messageOf(error);
+    }
+    setTimeout(list, LISTING_EVERY);
+  };
+  const next = () => {
+    for (const run of known.values()) {
+      const following = run.following;
+      if (following && !following.busy && following.handled !== following.entry) return run;
+    }
+    return null;
+  };
+  const readOn = async () => {
+    for (;;) {
+      const run = next();
+      if (run === null || !run.following) {
+        await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT));
+        continue;
+      }
+      const following = run.following;
+      following.busy = true;
+      reading += 1;
+      try {
+        await followTurn(run, following, server);
+      } catch (error) {
+        sayChange(run, messageOf(error));
+      } finally {
+        following.busy = false;
+        reading -= 1;
+      }
+    }
+  };
+  list();
+  for (let each = 0; each < READERS; each += 1) readOn();
+}
+
 window.addEventListener("resize", scheduleDraw);
 // the last line's age and the ETA's count down move with the clock: the core tells the
 // status again at each now
 setInterval(() => {
-  for (const run of runs) if (run.done) renderStatus(run);
+  for (const run of runs) if (run.done || (run.following && !run.following.busy)) renderStatus(run);
 }, 10_000);
 $of("metrics", HTMLInputElement).value = DEFAULT_PATTERNS;
 $("core-version").textContent = `contract ${contractVersion}; the reader core: overbrainer's reference, compiled to WebAssembly`;
+const server = servedBy();
+if (server !== null) follow(server);
 document.body.dataset.ready = "true";

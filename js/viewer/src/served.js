@@ -1,0 +1,97 @@
+// The page served by `overbrainer-contract serve`: what it asks the server, and nothing of what
+// the runs mean. The server hands out bytes only: a listing of the runs (each file an id, its
+// size and when it was written) and a file's bytes from an offset, by `Range: bytes=N-` (at
+// most 4 MiB an answer). Every request carries the token of the page's address. What the
+// bytes say is read by the core, as for a file opened from disk (main.js).
+
+/** A file of the listing: its id (bound by the server to that very file), name, size now and
+ * when it was written (ms since the epoch).
+ * @typedef {{ id: string, name: string, size: number, modified: number }} ServedFile */
+/** A run of the listing: its name among the runs, how the command line names it, its metrics
+ * file as the records name it, its files (null: none there now), and why its metrics file is
+ * not served (a symlink, a FIFO...), if so.
+ * @typedef {{ name: string, run: string, path: string, metrics: ServedFile | null,
+ *   snapshot: ServedFile | null, request: ServedFile | null, problem: string | null }} ServedRun */
+/** @typedef {{ contract: string, runs: ServedRun[], refused: { path: string, why: string }[] }} Listing */
+
+/** What a read of a file gave: its bytes from the offset and its size now; `end` when the
+ * offset is at or past its end (`size` then tells whether it was cut shorter); `gone` when
+ * the file is no longer at its path (the next listing names what is there).
+ * @typedef {{ kind: "bytes", data: Uint8Array<ArrayBuffer>, size: number } | { kind: "end", size: number } | { kind: "gone" }} Read */
+
+/** The server of this page, if it was served (the page's `<meta name="overbrainer-served">`,
+ * the API's address relative to the page), with the token of the page's address.
+ * @returns {Server | null} */
+export function servedBy() {
+  const meta = document.querySelector('meta[name="overbrainer-served"]');
+  if (!(meta instanceof HTMLMetaElement)) return null;
+  const token = new URLSearchParams(location.search).get("token") ?? "";
+  return new Server(new URL(meta.content, location.href), token);
+}
+
+export class Server {
+  /** @type {string | null} the listing's ETag: an unchanged listing is answered 304 */
+  #etag = null;
+
+  /** @param {URL} base @param {string} token */
+  constructor(base, token) {
+    this.base = base;
+    this.token = token;
+  }
+
+  /** @param {string} path @param {Record<string, string>} [headers] */
+  #ask(path, headers = {}) {
+    return fetch(new URL(path, this.base), {
+      headers: { Authorization: `Bearer ${this.token}`, ...headers },
+      cache: "no-store",
+      credentials: "omit",
+    });
+  }
+
+  /** The listing when it changed since the last one asked for; null when it did not.
+   * @returns {Promise<Listing | null>} */
+  async listing() {
+    const answer = await this.#ask("runs", this.#etag === null ? {} : { "If-None-Match": this.#etag });
+    if (answer.status === 304) return null;
+    if (!answer.ok) throw new Error(`the server's listing: ${answer.status} ${(await answer.text()).trim()}`);
+    this.#etag = answer.headers.get("ETag");
+    return /** @type {Listing} */ (await answer.json());
+  }
+
+  /** A file's bytes from `offset` (at most what one answer holds).
+   * @param {string} id
+   * @param {number} offset
+   * @returns {Promise<Read>} */
+  async read(id, offset) {
+    const answer = await this.#ask(`files/${encodeURIComponent(id)}`, { Range: `bytes=${offset}-` });
+    const range = answer.headers.get("Content-Range") ?? "";
+    const size = Number(range.slice(range.lastIndexOf("/") + 1));
+    if (answer.status === 404) return { kind: "gone" };
+    if (answer.status === 416) return { kind: "end", size };
+    if (answer.status !== 206) throw new Error(`a file of the server: ${answer.status} ${(await answer.text()).trim()}`);
+    return { kind: "bytes", data: new Uint8Array(await answer.arrayBuffer()), size };
+  }
+
+  /** A side file (`snapshot.json`, `snapshot.request`) as a File: its bytes, its name, when it
+   * was written; over `limit`, its size alone (the page says it is over its bound).
+   * @param {ServedFile} file
+   * @param {number} limit
+   * @returns {Promise<File | null>} null when it is gone meanwhile */
+  async sideFile(file, limit) {
+    if (file.size > limit) {
+      const over = { name: file.name, size: file.size, lastModified: file.modified, arrayBuffer: async () => new ArrayBuffer(0) };
+      return /** @type {File} */ (/** @type {unknown} */ (over));
+    }
+    /** @type {Uint8Array<ArrayBuffer>[]} */
+    const parts = [];
+    for (let offset = 0; ; ) {
+      const read = await this.read(file.id, offset);
+      if (read.kind === "gone") return null;
+      if (read.kind === "end") break;
+      parts.push(read.data);
+      offset += read.data.length;
+      if (offset >= read.size) break;
+    }
+    return new File(parts, file.name, { lastModified: file.modified });
+  }
+}

@@ -1,0 +1,197 @@
+// The viewer served by `overbrainer-contract serve`, in a real browser: the server started on a
+// sweep the test writes, Debian's headless Chromium (playwright-core) opening the address it
+// prints, and the test changing the sweep while the page is open. Expected values come from
+// `overbrainer-contract status -o json` of the same files (the page's clock fixed at its now)
+// and from the files the test writes, never from the page.
+//
+//   node --test test/serve.test.mjs     (after the page's build: js/viewer/dist/viewer.html)
+//
+// OVERBRAINER_CONTRACT names the console script (default: `overbrainer-contract` on the PATH,
+// with the `serve` extra); CHROMIUM the browser (default /usr/bin/chromium).
+
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PAGE = resolve(HERE, "..", "dist", "viewer.html");
+const CLI = process.env.OVERBRAINER_CONTRACT || "overbrainer-contract";
+const BROWSER = process.env.CHROMIUM || "/usr/bin/chromium";
+/** The page's clock, fixed (seconds since the epoch): its status is told at this now. */
+const NOW = 1_733_000_600;
+/** A line appended, a run started: each must show within this (the issue's goal). */
+const SHOWN_WITHIN_MS = 2000;
+
+const line = (fields) => `${JSON.stringify(fields)}\n`;
+const begin = (maxSteps) => line({ event: "begin", time: NOW - 500, max_steps: maxSteps, num_train_epochs: 1 });
+const log = (step) => line({ event: "log", step, time: NOW - 500 + step, epoch: step / 100, loss: 2 - step / 100, learning_rate: 1e-4 });
+/** A live run's lines: its begin, then a log at each step up to `steps`. */
+const live = (steps, maxSteps = 100) => begin(maxSteps) + Array.from({ length: steps }, (_, at) => log(at + 1)).join("");
+const thousands = (value) => Number(value).toLocaleString("en-US");
+
+/** `overbrainer-contract status -o json --now NOW` of a run folder: its record. */
+function statusOf(folder) {
+  const done = spawnSync(CLI, ["status", "-o", "json", "--now", String(NOW), folder], { encoding: "utf8" });
+  if (done.error) throw new Error(`${CLI}: ${done.error.message} (OVERBRAINER_CONTRACT names the console script)`);
+  assert.ok(done.status === 0 || done.status === 1, `status ${folder}: exit ${done.status}: ${done.stderr}`);
+  return JSON.parse(done.stdout);
+}
+
+/** The server on `folder`: its process and the address it printed. */
+async function serve(folder) {
+  const server = spawn(CLI, ["serve", "--port", "0", "--page", PAGE, folder], { stdio: ["ignore", "pipe", "pipe"] });
+  let printed = "";
+  const address = await new Promise((found, failed) => {
+    server.stdout.on("data", (data) => {
+      printed += String(data);
+      const match = /at (http:\/\/\S+) \(Ctrl-C to stop\)/.exec(printed);
+      if (match) found(match[1]);
+    });
+    server.on("exit", (code) => failed(new Error(`serve ended (${code}) before its address: ${printed}`)));
+  });
+  return { server, address };
+}
+
+/** The table's row of the run `name`: each cell's text by column. */
+function rowOf(page, name) {
+  return page.evaluate((wanted) => {
+    for (const row of document.querySelectorAll("#run-table tbody tr")) {
+      if (!(row instanceof HTMLElement) || row.dataset.run !== wanted) continue;
+      const cells = {};
+      for (const cell of row.querySelectorAll("td[data-column]")) if (cell instanceof HTMLElement) cells[cell.dataset.column ?? ""] = cell.textContent;
+      return cells;
+    }
+    return null;
+  }, name);
+}
+
+/** Milliseconds until the row of `name` shows `step` in its step cell. */
+async function untilStep(page, name, step) {
+  const start = performance.now();
+  await page.waitForFunction(
+    ([wanted, text]) => {
+      for (const row of document.querySelectorAll("#run-table tbody tr")) {
+        if (row instanceof HTMLElement && row.dataset.run === wanted) {
+          const cell = row.querySelector('td[data-column="step"]');
+          return cell !== null && (cell.textContent ?? "").split("/")[0] === text;
+        }
+      }
+      return false;
+    },
+    [name, thousands(step)],
+    { timeout: 30_000, polling: 20 },
+  );
+  return performance.now() - start;
+}
+
+describe("the viewer served by overbrainer-contract serve", () => {
+  let work;
+  let sweep;
+  let browser;
+  let page;
+  let served;
+  const problems = [];
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), "serve-test-"));
+    sweep = join(work, "sweep");
+    for (const [name, steps] of [["lr1/seed1", 10], ["lr1/seed2", 20], ["lr2/seed1", 30]]) {
+      mkdirSync(join(sweep, name), { recursive: true });
+      writeFileSync(join(sweep, name, "metrics.jsonl"), live(steps));
+    }
+    served = await serve(sweep);
+    browser = await chromium.launch({ executablePath: BROWSER, headless: true });
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.clock.setFixedTime(NOW * 1000);
+    page.on("pageerror", (error) => problems.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    await page.goto(served.address);
+    await page.waitForSelector("body[data-ready=true]");
+    await untilStep(page, "lr2/seed1", 30);
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (served) {
+      const ended = new Promise((done) => served.server.on("exit", (code) => done(code)));
+      served.server.kill("SIGINT");
+      assert.equal(await ended, 0, "serve ends cleanly on Ctrl-C");
+    }
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("opens on the table of the sweep, each row in the words of status -o json", async () => {
+    assert.equal(await page.locator("#view-table").isChecked(), true);
+    assert.equal(await page.locator("#open").isHidden(), true);
+    assert.equal(await page.locator("#served").textContent(), "following 3 runs of the server");
+    const names = await page.locator("#run-table tbody tr").evaluateAll((rows) => rows.map((row) => row.dataset.run));
+    assert.deepEqual(names, ["lr1/seed1", "lr1/seed2", "lr2/seed1"]);
+    for (const name of names) {
+      const record = statusOf(join(sweep, name));
+      const row = await rowOf(page, name);
+      assert.equal(row.step, `${thousands(record.step)}/${thousands(record.max_steps)}`, name);
+      assert.equal(row.phase, record.phase, name);
+      assert.equal(row.loss, Number(record.loss.value.toPrecision(4)).toString(), name);
+      assert.equal(row.valid, record.valid ? "yes" : "no", name);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("shows a line appended to a run within 2 s", async () => {
+    appendFileSync(join(sweep, "lr1", "seed2", "metrics.jsonl"), log(21));
+    const took = await untilStep(page, "lr1/seed2", 21);
+    console.log(`a line appended shown in ${took.toFixed(0)} ms`);
+    assert.ok(took < SHOWN_WITHIN_MS, `${took} ms`);
+    const record = statusOf(join(sweep, "lr1", "seed2"));
+    assert.equal(record.step, 21);
+    assert.equal((await rowOf(page, "lr1/seed2")).step, `${thousands(record.step)}/${thousands(record.max_steps)}`);
+  });
+
+  it("shows a run started while the page is open within 2 s", async () => {
+    const started = join(sweep, "lr2", "seed2");
+    mkdirSync(started, { recursive: true });
+    writeFileSync(join(started, "metrics.jsonl"), live(5));
+    const took = await untilStep(page, "lr2/seed2", 5);
+    console.log(`a new run shown in ${took.toFixed(0)} ms`);
+    assert.ok(took < SHOWN_WITHIN_MS, `${took} ms`);
+    assert.equal(await page.locator("#served").textContent(), "following 4 runs of the server");
+  });
+
+  it("says a file rotated and reads the new one from its start", async () => {
+    const folder = join(sweep, "lr1", "seed1");
+    const path = join(folder, "metrics.jsonl");
+    renameSync(path, join(folder, "metrics.jsonl.1"));
+    writeFileSync(path, live(3));
+    await untilStep(page, "lr1/seed1", 3);
+    const said = page.locator('article.run[data-run="lr1/seed1"] p.change');
+    assert.equal(await said.textContent(), `${path} was replaced by another file: reading the new file from its start`);
+    assert.equal((await rowOf(page, "lr1/seed1")).step, `${thousands(3)}/${thousands(100)}`);
+  });
+
+  it("says a file truncated and reads it again from its start", async () => {
+    const path = join(sweep, "lr2", "seed1", "metrics.jsonl");
+    writeFileSync(path, live(2)); // the same file, cut shorter and written again
+    await untilStep(page, "lr2/seed1", 2);
+    const said = page.locator('article.run[data-run="lr2/seed1"] p.change');
+    assert.equal(await said.textContent(), `${path} was truncated: reading it again from its start`);
+    assert.equal(statusOf(join(sweep, "lr2", "seed1")).step, 2);
+  });
+
+  it("shows a run's name that holds markup as text", async () => {
+    const name = "<img src=x onerror=document.title='run'>";
+    mkdirSync(join(sweep, name), { recursive: true });
+    writeFileSync(join(sweep, name, "metrics.jsonl"), live(4));
+    await untilStep(page, name, 4);
+    assert.equal(await page.locator("#run-table img").count(), 0);
+    assert.equal(await page.locator("#runs img").count(), 0);
+    assert.notEqual(await page.title(), "run");
+    assert.deepEqual(problems, []);
+  });
+});
