@@ -168,7 +168,7 @@ def test_one_answer_holds_at_most_a_block(server: Server, sweep: Path) -> None:
     big = sweep / "a" / "metrics.jsonl"
     line = (LINE % 7).encode()
     big.write_bytes(line * (BLOCK // len(line) + 100))
-    time.sleep(1.1)  # the next listing is a new scan
+    time.sleep(0.6)  # the next listing is a new scan
     file_id = _file_id(server, "a")
     size = big.stat().st_size
     status, headers, body = server.ask(f"/api/files/{file_id}", headers={"Range": "bytes=0-"})
@@ -283,7 +283,7 @@ def test_a_file_rotated_is_another_file(server: Server, sweep: Path) -> None:
     path = sweep / "a" / "metrics.jsonl"
     path.rename(sweep / "a" / "metrics.jsonl.1")
     path.write_text(LINE % 1)
-    time.sleep(1.1)
+    time.sleep(0.6)
     new = _file_id(server, "a")
     assert new != old
     assert server.ask(f"/api/files/{old}", headers={"Range": "bytes=0-"})[0] == 404
@@ -291,7 +291,7 @@ def test_a_file_rotated_is_another_file(server: Server, sweep: Path) -> None:
     assert status == 206
     assert body == (LINE % 1).encode()
     path.unlink()
-    time.sleep(1.1)
+    time.sleep(0.6)
     (entry,) = [each for each in server.runs() if each["name"] == "a"]
     assert entry["metrics"] is None
     assert entry["problem"] is None
@@ -303,7 +303,7 @@ def test_new_runs_appear_and_the_listing_is_cached(server: Server, sweep: Path) 
     assert server.ask("/api/runs", headers={"If-None-Match": etag})[0] == 304
     (sweep / "c").mkdir()
     (sweep / "c" / "metrics.jsonl").write_text(LINE % 1)
-    time.sleep(1.1)
+    time.sleep(0.6)
     status, headers, body = server.ask("/api/runs", headers={"If-None-Match": etag})
     assert status == 200
     assert headers["etag"] != etag
@@ -372,7 +372,7 @@ def test_a_missing_path_is_refused_and_a_folder_without_runs_yet_is_served(tmp_p
         assert server.runs() == []
         (empty / "run1").mkdir()
         (empty / "run1" / "metrics.jsonl").write_text(LINE % 1)
-        time.sleep(1.1)
+        time.sleep(0.6)
         assert [entry["name"] for entry in server.runs()] == ["run1"]
     finally:
         _stop(server)

@@ -1259,7 +1259,8 @@ function follow(server) {
         for (const entry of listing.runs) {
           const run = known.get(entry.run);
           if (run === undefined) known.set(entry.run, servedRun(entry));
-          else if (run.following) run.following.entry = entry;
+          // a run whose entry did not change is not turned again (1,000 runs, one of them growing)
+          else if (run.following && JSON.stringify(run.following.entry) !== JSON.stringify(entry)) run.following.entry = entry;
         }
         const count = known.size;
         $("served").hidden = false;

@@ -11,12 +11,14 @@
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import * as core from "../../dist/index.js";
+import { FIELDS } from "../src/table.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PAGE = resolve(HERE, "..", "dist", "viewer.html");
@@ -134,12 +136,19 @@ describe("the viewer served by overbrainer-contract serve", () => {
     const names = await page.locator("#run-table tbody tr").evaluateAll((rows) => rows.map((row) => row.dataset.run));
     assert.deepEqual(names, ["lr1/seed1", "lr1/seed2", "lr2/seed1"]);
     for (const name of names) {
-      const record = statusOf(join(sweep, name));
+      const path = join(sweep, name, "metrics.jsonl");
+      // the package's record of the same bytes: every cell of the row is the table's of it
+      const record = await core.status(readFileSync(path), { name: path, now: NOW, run: name });
       const row = await rowOf(page, name);
-      assert.equal(row.step, `${thousands(record.step)}/${thousands(record.max_steps)}`, name);
-      assert.equal(row.phase, record.phase, name);
-      assert.equal(row.loss, Number(record.loss.value.toPrecision(4)).toString(), name);
-      assert.equal(row.valid, record.valid ? "yes" : "no", name);
+      for (const column of FIELDS) assert.equal(row[column.id], column.cell(record)[0], `${name}: ${column.id}`);
+      // and that record is the command line's, in every field the clock does not move
+      const told = statusOf(join(sweep, name));
+      const plain = (/** @type {unknown} */ value) => (typeof value === "bigint" ? Number(value) : value);
+      for (const field of ["step", "max_steps", "lines", "invalid_lines", "phase", "valid", "ended", "last_time"]) {
+        assert.equal(plain(record[field]), told[field], `${name}: ${field}`);
+      }
+      assert.equal(record.loss.value, told.loss.value, `${name}: loss`);
+      assert.equal(row.step, `${thousands(told.step)}/${thousands(told.max_steps)}`, name);
     }
     assert.deepEqual(problems, []);
   });
@@ -182,6 +191,18 @@ describe("the viewer served by overbrainer-contract serve", () => {
     const said = page.locator('article.run[data-run="lr2/seed1"] p.change');
     assert.equal(await said.textContent(), `${path} was truncated: reading it again from its start`);
     assert.equal(statusOf(join(sweep, "lr2", "seed1")).step, 2);
+  });
+
+  it("says a file removed, keeps the run as last read, and reads it when it is there again", async () => {
+    const path = join(sweep, "lr1", "seed2", "metrics.jsonl");
+    const said = page.locator('article.run[data-run="lr1/seed2"] p.change');
+    rmSync(path);
+    await said.filter({ hasText: "was removed" }).waitFor({ timeout: 5000 });
+    assert.equal(await said.textContent(), `${path} was removed: waiting for it to come back (the run as last read shown)`);
+    assert.equal((await rowOf(page, "lr1/seed2")).step, `${thousands(21)}/${thousands(100)}`);
+    writeFileSync(path, live(7));
+    await untilStep(page, "lr1/seed2", 7);
+    assert.equal(await said.textContent(), `${path} is there again: reading the new file from its start`);
   });
 
   it("shows a run's name that holds markup as text", async () => {

@@ -7,7 +7,7 @@ nothing of what a line means is computed here.
 
 Read top-down:
 
-- `listing`: the runs found, rescanned at most once a second; each file an id bound to
+- `listing`: the runs found, rescanned at most twice a second; each file an id bound to
   its device and inode, so nothing but a file found can be read, and a file rotated at its
   path is another file;
 - `files`: a file's bytes from an offset, opened without following a link, refused when

@@ -15,7 +15,7 @@ A symlink in a file's place, a FIFO, a socket or a folder is not given an id: th
 why (`problem`), in the words every command uses.
 
 The listing is JSON (`body`), with an `etag` that changes only when the listing does, so a
-page polling it each second is answered `304 Not Modified` while nothing moved. A run
+page polling it twice a second is answered `304 Not Modified` while nothing moved. A run
 once listed stays listed: when its metrics file is gone (removed, or rotated away and not
 yet written again), its `metrics` is null, and the page says so.
 """
@@ -39,8 +39,9 @@ from ..runs.discover import discover
 from ..runs.sidefile import SYMLINK, what_it_is
 from ..runs.state import Run
 
-RESCAN_SECONDS = 1.0
-"""The least time between two scans of the folders, whoever asks and however often."""
+RESCAN_SECONDS = 0.5
+"""The least time between two scans of the folders, whoever asks and however often: a
+file grown or a run started is listed within it (a scan of 1,000 runs takes about 0.1 s)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,9 @@ class FileEntry(msgspec.Struct):
     id: str
     name: str
     size: int
+    """Its size now (a side file's whole size, though at most its bound and a byte is served)."""
+    modified: float
+    """When it was last written, milliseconds since the epoch (a File's `lastModified`)."""
 
 
 class RunEntry(msgspec.Struct):
@@ -168,5 +172,4 @@ class Listing:
             file_id = f"f{next(self._count)}"
             self._ids[key] = file_id
             self._files[file_id] = Served(path, info.st_dev, info.st_ino, limit)
-        size = info.st_size if limit is None else min(info.st_size, limit)
-        return FileEntry(file_id, path.name, size), None
+        return FileEntry(file_id, path.name, info.st_size, info.st_mtime_ns / 1e6), None
