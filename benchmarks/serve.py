@@ -8,7 +8,8 @@ opened in Debian's headless Chromium (`benchmarks/serve_page.mjs`). Measured, in
 - every run read: each row's step at 9,999, every byte of every run read by the page;
 - a line appended to one run, then shown in its row (goal: within 2 s);
 - the server's peak resident memory (`VmHWM`, goal: under 100 MB), and the page's memory
-  (its JavaScript heap and the browser's resident memory, said, no goal).
+  (its JavaScript heap, its process's and the whole browser's proportional set size: said,
+  no goal).
 
 Exit 1 when a goal is missed.
 
@@ -119,8 +120,9 @@ def main() -> int:
     print(f"  a line appended, shown in its row: {figures['appended_ms'] / 1000:.2f} s")
     print(f"  server peak memory (VmHWM): {figures['server_peak_mb']:.1f} MB")
     print(
-        f"  page memory: JavaScript heap {heap / 1e6:,.0f} MB, browser resident"
-        f" {figures['browser_rss_bytes'] / 1e6:,.0f} MB"
+        f"  page memory: JavaScript heap {heap / 1e6:,.0f} MB; the page's process"
+        f" {figures['renderer_pss_bytes'] / 1e6:,.0f} MB and the whole browser"
+        f" {figures['browser_pss_bytes'] / 1e6:,.0f} MB (PSS)"
     )
     missed = [key for key, goal in GOALS.items() if not figures[key] <= goal]
     for key in missed:

@@ -4,8 +4,9 @@
 //   painted  the runs table holding a row for every run of the sweep;
 //   read     every row's step cell showing the run's last step (every byte read);
 // then appends a log line to one run and measures the time until its row shows the new step;
-// then the page's memory: the JavaScript heap (the DevTools protocol's JSHeapUsedSize) and the
-// resident memory of every process of this browser (/proc). One JSON object on stdout.
+// then the page's memory: the JavaScript heap (the DevTools protocol's JSHeapUsedSize), and the
+// proportional set size of the page's process and of every process of this browser (/proc).
+// One JSON object on stdout.
 //
 //   node benchmarks/serve_page.mjs ADDRESS RUNS LAST_STEP APPEND_TO_FILE APPEND_RUN_NAME
 
@@ -21,14 +22,20 @@ const runs = Number(runsText);
 const last = Number(lastText);
 const thousands = (value) => value.toLocaleString("en-US");
 
-/** Resident memory (bytes) of every process whose command line names `marker`. */
-function browserRss(marker) {
-  let total = 0;
+/** The proportional set size (bytes: shared pages split among the processes sharing them)
+ * of every process whose command line names `marker`, in all and of its renderers alone
+ * (the page's process).
+ * @returns {{ all: number, renderer: number }} */
+function browserPss(marker) {
+  const total = { all: 0, renderer: 0 };
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) continue;
-      const found = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      if (found) total += Number(found[1]) * 1024;
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!command.includes(marker)) continue;
+      const found = /Pss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      if (!found) continue;
+      total.all += Number(found[1]) * 1024;
+      if (command.includes("--type=renderer")) total.renderer += Number(found[1]) * 1024;
     } catch {
       // a process gone meanwhile
     }
@@ -81,8 +88,8 @@ try {
   await cdp.send("Performance.enable");
   const { metrics } = await cdp.send("Performance.getMetrics");
   const heap = metrics.find((metric) => metric.name === "JSHeapUsedSize")?.value ?? null;
-  const rss = browserRss(profile);
-  console.log(JSON.stringify({ painted_ms: painted, read_ms: read, appended_ms: shown, js_heap_bytes: heap, browser_rss_bytes: rss }));
+  const pss = browserPss(profile);
+  console.log(JSON.stringify({ painted_ms: painted, read_ms: read, appended_ms: shown, js_heap_bytes: heap, renderer_pss_bytes: pss.renderer, browser_pss_bytes: pss.all }));
 } finally {
   await browser.close();
   rmSync(profile, { recursive: true, force: true });
