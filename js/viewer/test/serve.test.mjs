@@ -197,7 +197,11 @@ describe("the viewer served by overbrainer-contract serve", () => {
     const path = join(sweep, "lr1", "seed2", "metrics.jsonl");
     const said = page.locator('article.run[data-run="lr1/seed2"] p.change');
     rmSync(path);
-    await said.filter({ hasText: "was removed" }).waitFor({ timeout: 5000 });
+    await page.waitForFunction(
+      () => document.querySelector('article.run[data-run="lr1/seed2"] p.change')?.textContent?.includes("was removed") ?? false,
+      null,
+      { timeout: 5000, polling: 20 },
+    );
     assert.equal(await said.textContent(), `${path} was removed: waiting for it to come back (the run as last read shown)`);
     assert.equal((await rowOf(page, "lr1/seed2")).step, `${thousands(21)}/${thousands(100)}`);
     writeFileSync(path, live(7));
