@@ -1053,11 +1053,11 @@ $("clear").addEventListener("click", () => {
   $("problem").hidden = true;
 });
 
-
 // --- runs served (`overbrainer-contract serve`): listed, read and followed ---
 
-/** How often the listing is asked for (the server scans at most as often), and how long a reader of runs waits when none has new
- * bytes: a line appended shows within these and one reading. */
+/** How often the listing is asked for, in ms (the server scans at most as often), and how
+ * long a reader of runs waits when none has new bytes: a line appended shows within these
+ * two and one reading. */
 const LISTING_EVERY = 500;
 const IDLE_WAIT = 200;
 /** Runs served read at the same time (requests in flight). */
