@@ -1196,7 +1196,9 @@ async function followTurn(run, following, server) {
     await renderStatus(run);
     return;
   }
-  if (following.id !== null && file.id !== following.id) {
+  // a file back after its removal is a new file, even where it has the old one's inode (and
+  // so its id): the freed inode is often the next one given
+  if (following.id !== null && (file.id !== following.id || following.removed)) {
     sayChange(
       run,
       following.removed
