@@ -153,8 +153,8 @@ const runs = [];
 /** @type {Run[]} */
 const queue = [];
 let loading = false;
-/** Runs served being read now: while any is, the plot and the table are redrawn at most every
- * quarter of a second, as while files are read. */
+/** Runs served being read for the first time now: while any is, the plot and the table are
+ * redrawn at most every quarter of a second, as while files are read. */
 let reading = 0;
 /** @type {{ promise: Promise<void>, resume: () => void } | null} while paused */
 let paused = null;
@@ -1250,7 +1250,8 @@ async function followTurn(run, following, server) {
     await yieldToPage();
   }
   renderFindings(run, await renderStatus(run));
-  scheduleDraw();
+  // the plot a frame after the table: the row is painted before a redraw of every point
+  requestAnimationFrame(() => scheduleDraw());
 }
 
 /** The runs of `server`: its listing asked for every LISTING_EVERY ms, each new run a card and
@@ -1266,17 +1267,24 @@ function follow(server) {
     try {
       const listing = await server.listing();
       if (listing !== null) {
+        let added = false;
         for (const entry of listing.runs) {
           const run = known.get(entry.run);
-          if (run === undefined) known.set(entry.run, servedRun(entry));
+          if (run === undefined) {
+            known.set(entry.run, servedRun(entry));
+            added = true;
+          }
           // a run whose entry did not change is not turned again (1,000 runs, one of them growing)
           else if (run.following && JSON.stringify(run.following.entry) !== JSON.stringify(entry)) run.following.entry = entry;
         }
         const count = known.size;
         $("served").hidden = false;
         $("served").textContent = `following ${thousands(count)} ${count === 1 ? "run" : "runs"} of the server`;
-        scheduleTable();
-        scheduleDraw();
+        // a new run's row and line now; a changed run's once its reader has read it
+        if (added) {
+          scheduleTable();
+          scheduleDraw();
+        }
       }
       $("problem").hidden = true;
     } catch (error) {
@@ -1301,14 +1309,17 @@ function follow(server) {
       }
       const following = run.following;
       following.busy = true;
-      reading += 1;
+      // only a run's first reading counts as reading (the redraws are bounded meanwhile): a
+      // line appended to a run read is shown at once
+      const first = following.id === null;
+      if (first) reading += 1;
       try {
         await followTurn(run, following, server);
       } catch (error) {
         sayChange(run, messageOf(error));
       } finally {
         following.busy = false;
-        reading -= 1;
+        if (first) reading -= 1;
       }
     }
   };
