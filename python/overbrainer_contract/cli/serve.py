@@ -9,12 +9,7 @@ only: a listing of the runs and each file's bytes from an offset.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import errno
 import os
-import secrets
-import signal
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +110,11 @@ def address(host: str, port: int, token: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # asyncio, secrets and aiohttp load with this command only: every other command starts
+    # without them (tests/cli/test_startup.py)
+    import asyncio
+    import secrets
+
     try:
         from aiohttp import web  # noqa: F401
     except ImportError as error:
@@ -140,6 +140,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(app: Any, listing: Any, host: str, port: int, token: str) -> int:
+    import asyncio
+    import errno
+    import signal
+    import sys
+
     from aiohttp import web
 
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
