@@ -858,6 +858,34 @@ function rename() {
   });
 }
 
+/** A run to read, nothing read of it yet, with its card on the page.
+ * @param {string} name
+ * @param {import("./names.js").Unit} unit
+ * @param {string} path its metrics file as the records name it
+ * @param {File | null} metrics the file (null for a run served, until it is read whole)
+ * @param {Side | null} side
+ * @param {string} colour
+ * @returns {Run} */
+function newRun(name, unit, path, metrics, side, colour) {
+  return {
+    name,
+    unit,
+    path,
+    files: { metrics },
+    side,
+    status: new core.Status({ name: path }),
+    record: null,
+    series: new Series(),
+    findings: { listed: [], more: 0, summary: null },
+    excerpts: new Map(),
+    lines: 0,
+    colour,
+    done: false,
+    snapshot: null,
+    view: runView(name, colour),
+  };
+}
+
 /** Runs to read, each a card on the page, read in turn.
  * @param {Found[]} found */
 function open(found) {
@@ -867,23 +895,7 @@ function open(found) {
     const { colour } = style(runs.length);
     const name = names[index];
     /** @type {Run} */
-    const run = {
-      name,
-      unit: each.unit,
-      path: each.path,
-      files: { metrics: each.metrics },
-      side: each.side,
-      status: new core.Status({ name: each.path }),
-      record: null,
-      series: new Series(),
-      findings: { listed: [], more: 0, summary: null },
-      excerpts: new Map(),
-      lines: 0,
-      colour,
-      done: false,
-      snapshot: null,
-      view: runView(name, colour),
-    };
+    const run = newRun(name, each.unit, each.path, each.metrics, each.side, colour);
     runs.push(run);
     queue.push(run);
     progress.total += each.metrics.size;
@@ -1138,25 +1150,8 @@ function restart(run, following) {
  * @returns {Run} */
 function servedRun(entry) {
   const { colour } = style(runs.length);
-  /** @type {Run} */
-  const run = {
-    name: entry.name,
-    unit: { unit: entry.name, placed: true },
-    path: entry.path,
-    files: { metrics: null },
-    side: { proof: null, request: null },
-    status: new core.Status({ name: entry.path }),
-    record: null,
-    series: new Series(),
-    findings: { listed: [], more: 0, summary: null },
-    excerpts: new Map(),
-    lines: 0,
-    colour,
-    done: false,
-    snapshot: null,
-    view: runView(entry.name, colour),
-    following: { entry, id: null, offset: 0, side: "", reading: null, removed: false, busy: false, handled: null, ended: false },
-  };
+  const run = newRun(entry.name, { unit: entry.name, placed: true }, entry.path, null, { proof: null, request: null }, colour);
+  run.following = { entry, id: null, offset: 0, side: "", reading: null, removed: false, busy: false, handled: null, ended: false };
   runs.push(run);
   renderStatus(run);
   return run;
