@@ -376,3 +376,19 @@ def test_a_missing_path_is_refused_and_a_folder_without_runs_yet_is_served(tmp_p
         assert [entry["name"] for entry in server.runs()] == ["run1"]
     finally:
         _stop(server)
+
+
+def test_a_side_file_is_served_to_one_byte_past_its_bound(server: Server, sweep: Path) -> None:
+    from overbrainer_contract.contract.constants import PROOF_LIMIT
+
+    proof = sweep / "a" / "snapshot.json"
+    proof.write_bytes(b" " * (PROOF_LIMIT + 100))
+    time.sleep(0.6)
+    (entry,) = [each for each in server.runs() if each["name"] == "a"]
+    listed = entry["snapshot"]
+    assert isinstance(listed, dict)
+    assert listed["size"] == PROOF_LIMIT + 100  # its whole size, listed
+    status, headers, body = server.ask(f"/api/files/{listed['id']}", headers={"Range": "bytes=0-"})
+    assert status == 206
+    assert len(body) == PROOF_LIMIT + 1
+    assert headers["content-range"] == f"bytes 0-{PROOF_LIMIT}/{PROOF_LIMIT + 1}"
