@@ -172,12 +172,16 @@ let drawnAt = -Infinity;
 let drawLater = null;
 let drawCost = 0;
 
-/** A redraw on the next frame. While a file is read, the plot is redrawn at most every
- * quarter of a second, and never more than a fifth of the time: a redraw costs a pass over
- * every point, and reading goes on meanwhile. */
+/** Whether the page follows the runs of a server (`overbrainer-contract serve`). */
+let live = false;
+
+/** A redraw on the next frame. While a file is read, and on a page following runs served
+ * (a sweep's runs each growing), the plot is redrawn at most every quarter of a second, and
+ * never more than a fifth of the time: a redraw costs a pass over every point of every run,
+ * and reading, the table and the page's input go on meanwhile. */
 function scheduleDraw() {
   if (drawPending) return;
-  const wait = loading || reading > 0 ? Math.max(250, drawCost * 4) - (performance.now() - drawnAt) : 0;
+  const wait = loading || reading > 0 || live ? Math.max(250, drawCost * 4) - (performance.now() - drawnAt) : 0;
   if (wait > 0) {
     // the redraw put off, not dropped: the last change is drawn once the wait is over
     drawLater ??= setTimeout(() => {
@@ -1075,11 +1079,11 @@ $("clear").addEventListener("click", () => {
 
 // --- runs served (`overbrainer-contract serve`): listed, read and followed ---
 
-/** How often the listing is asked for, in ms (the server scans at most as often), and how
- * long a reader of runs waits when none has new bytes: a line appended shows within these
- * two and one reading. */
+/** How often the listing is asked for, in ms (the server scans at most as often): a line
+ * appended shows within this, the server's scan and one reading. The readers wait for a
+ * listing that changed, and look again at least every IDLE_WAIT ms. */
 const LISTING_EVERY = 500;
-const IDLE_WAIT = 200;
+const IDLE_WAIT = 1000;
 /** Runs served read at the same time (requests in flight). */
 const READERS = 4;
 
@@ -1253,11 +1257,19 @@ async function followTurn(run, following, server) {
  * a row, and READERS readers reading the runs whose listing changed, in the listing's order.
  * @param {import("./served.js").Server} server */
 function follow(server) {
+  live = true;
   $("open").hidden = true;
   $of("view-table", HTMLInputElement).checked = true;
   showView("table");
   /** @type {Map<string, Run>} */
   const known = new Map();
+  /** The readers waiting for a listing that changed. @type {(() => void)[]} */
+  let waiting = [];
+  const wake = () => {
+    const woken = waiting;
+    waiting = [];
+    for (const resume of woken) resume();
+  };
   const list = async () => {
     try {
       const listing = await server.listing();
@@ -1280,6 +1292,7 @@ function follow(server) {
           scheduleTable();
           scheduleDraw();
         }
+        wake();
       }
       $("problem").hidden = true;
     } catch (error) {
@@ -1299,7 +1312,10 @@ function follow(server) {
     for (;;) {
       const run = next();
       if (run === null || !run.following) {
-        await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT));
+        await new Promise((resolve) => {
+          waiting.push(() => resolve(undefined));
+          setTimeout(resolve, IDLE_WAIT);
+        });
         continue;
       }
       const following = run.following;

@@ -127,6 +127,11 @@ export function word(value) {
   return value > 0 ? "Infinity" : "-Infinity";
 }
 
+/** A panel's mapping of a point to its pixel: the column `ax * step + bx`, the row
+ * `by - ay * value` (of `log10(value)` on a log scale). Straight arithmetic, so that the pass
+ * over every point of every line costs no call a point.
+ * @typedef {{ ax: number, bx: number, ay: number, by: number, log: boolean }} Scale */
+
 /** A series drawn through its points, or through each pixel column's first, lowest,
  * highest and last point when there are more points than columns: one tight pass. A gap,
  * a value not finite or not on the scale breaks the line.
@@ -135,61 +140,68 @@ export function word(value) {
  * @param {Float64Array} values
  * @param {Uint8Array | null} kinds
  * @param {number} length
- * @param {(step: number) => number} x
- * @param {(value: number) => number} y the pixel row, NaN for a value off the scale
+ * @param {Scale} scale
  * @param {number} columns */
-function trace(context, steps, values, kinds, length, x, y, columns) {
+function trace(context, steps, values, kinds, length, scale, columns) {
+  const { ax, bx, ay, by, log } = scale;
   context.beginPath();
   let open = false;
-  if (length <= columns * 2) {
-    for (let i = 0; i < length; i += 1) {
-      const py = kinds !== null && kinds[i] === GAP ? NaN : y(values[i]);
-      if (!Number.isFinite(py)) {
-        open = false;
-        continue;
+  const few = length <= columns * 2;
+  let column = NaN;
+  let lowest = 0;
+  let highest = 0;
+  let latest = 0;
+  for (let i = 0; i < length; i += 1) {
+    const value = values[i];
+    // the row, NaN off the scale: a gap, a value not finite (v - v is 0 for a finite one
+    // alone), on a log scale one not above 0
+    let py = NaN;
+    if (kinds === null || kinds[i] !== GAP) {
+      if (log) {
+        if (value > 0 && value - value === 0) py = by - ay * Math.log10(value);
+      } else if (value - value === 0) py = by - ay * value;
+    }
+    if (py !== py) {
+      if (open && !few) {
+        context.lineTo(column, lowest);
+        context.lineTo(column, highest);
+        context.lineTo(column, latest);
       }
-      const px = x(steps[i]);
+      open = false;
+      column = NaN;
+      continue;
+    }
+    if (few) {
+      const px = ax * steps[i] + bx;
       if (open) context.lineTo(px, py);
       else {
         context.moveTo(px, py);
         open = true;
       }
+      continue;
     }
-  } else {
-    let column = NaN;
-    let lowest = 0;
-    let highest = 0;
-    let latest = 0;
-    const flush = () => {
-      context.lineTo(column, lowest);
-      context.lineTo(column, highest);
-      context.lineTo(column, latest);
-    };
-    for (let i = 0; i < length; i += 1) {
-      const py = kinds !== null && kinds[i] === GAP ? NaN : y(values[i]);
-      if (!Number.isFinite(py)) {
-        if (open) flush();
-        open = false;
-        column = NaN;
-        continue;
+    const px = Math.round(ax * steps[i] + bx);
+    if (px !== column) {
+      if (open) {
+        context.lineTo(column, lowest);
+        context.lineTo(column, highest);
+        context.lineTo(column, latest);
+        context.lineTo(px, py);
+      } else {
+        context.moveTo(px, py);
+        open = true;
       }
-      const px = Math.round(x(steps[i]));
-      if (px !== column) {
-        if (open) {
-          flush();
-          context.lineTo(px, py);
-        } else {
-          context.moveTo(px, py);
-          open = true;
-        }
-        column = px;
-        lowest = py;
-        highest = py;
-      } else if (py > lowest) lowest = py;
-      else if (py < highest) highest = py;
-      latest = py;
-    }
-    if (open) flush();
+      column = px;
+      lowest = py;
+      highest = py;
+    } else if (py > lowest) lowest = py;
+    else if (py < highest) highest = py;
+    latest = py;
+  }
+  if (open && !few) {
+    context.lineTo(column, lowest);
+    context.lineTo(column, highest);
+    context.lineTo(column, latest);
   }
   context.stroke();
 }
@@ -272,6 +284,14 @@ export function drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
   const [first, last] = [xRange[0] - room, xRange[1] + room];
   const x = (/** @type {number} */ step) => box.left + ((step - first) / (last - first)) * box.width;
   const bottom = box.top + box.height;
+  /** @type {Scale} the same mapping as `x` and `y`, for the lines' pass */
+  const mapping = {
+    ax: box.width / (last - first),
+    bx: box.left - (first * box.width) / (last - first),
+    ay: box.height / (topValue - bottomValue),
+    by: bottom + (bottomValue * box.height) / (topValue - bottomValue),
+    log,
+  };
   /** The pixel row of a value; NaN for one off the scale (not finite; not above 0 on a log).
    * @param {number} value */
   const y = (value) => {
@@ -349,7 +369,7 @@ export function drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
     context.strokeStyle = colour;
     context.fillStyle = colour;
     context.setLineDash(dashPattern(dash));
-    trace(context, points.steps, points.values, points.kinds, points.length, x, y, columns);
+    trace(context, points.steps, points.values, points.kinds, points.length, mapping, columns);
     context.setLineDash([]);
     if (points.length <= 24 && !faint) {
       // few points (an eval loss): each one shown
@@ -367,7 +387,7 @@ export function drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
     context.strokeStyle = colour;
     context.setLineDash(dashPattern(dash));
     context.lineWidth = 2;
-    trace(context, band.steps, band.mean, null, band.steps.length, x, y, columns);
+    trace(context, band.steps, band.mean, null, band.steps.length, mapping, columns);
   }
   context.setLineDash([]);
   context.restore();

@@ -183,6 +183,13 @@ export class RunTable {
     this.descending = false;
     /** @type {Row[]} */
     this.rows = [];
+    /** @type {string | null} the columns and the sort the heading was made for */
+    this.heading = null;
+    /** @type {HTMLTableSectionElement | null} */
+    this.body = null;
+    /** Each run's row as shown: its cells and their texts and titles, by column.
+     * @type {Map<string, { row: HTMLTableRowElement, cells: HTMLTableCellElement[], texts: string[], titles: (string | null)[] }>} */
+    this.shown = new Map();
     table.addEventListener("click", (event) => {
       const target = event.target instanceof Element ? event.target.closest("th[data-column]") : null;
       if (!(target instanceof HTMLElement) || target.dataset.column === undefined) return;
@@ -206,7 +213,11 @@ export class RunTable {
     this.render(this.rows);
   }
 
-  /** The table of these rows (runs in their order), sorted as asked.
+  /** The table of these rows (runs in their order), sorted as asked. The table is updated
+   * in place: a heading made again only when the columns or the sort change, a row's cell
+   * touched only when its text or title changed, the rows moved only where the order did. A
+   * sweep of 1,000 runs with one growing costs that one row's cells, not 1,000 rows' elements
+   * made again and laid out from nothing.
    * @param {Row[]} rows */
   render(rows) {
     this.rows = rows;
@@ -215,36 +226,72 @@ export class RunTable {
     const columns = [...FIELDS, ...[...keys].sort(codePointCompare).map(scalarColumn)];
     const column = columns.find((each) => each.id === this.sortedBy) ?? null;
     const ordered = column === null ? rows : sortRows(rows, column, this.descending);
-    const head = document.createElement("tr");
-    for (const each of columns) {
-      const cell = document.createElement("th");
-      cell.textContent = each.heading;
-      cell.dataset.column = each.id;
-      cell.scope = "col";
-      cell.tabIndex = 0;
-      if (each.id === this.sortedBy) cell.setAttribute("aria-sort", this.descending ? "descending" : "ascending");
-      if (each.id.startsWith("scalars:")) cell.classList.add("scalar");
-      head.append(cell);
-    }
-    const body = document.createDocumentFragment();
-    for (const { name, record } of ordered) {
-      const row = document.createElement("tr");
-      row.dataset.run = name;
+    const heading = JSON.stringify([columns.map((each) => each.id), this.sortedBy, this.descending]);
+    if (heading !== this.heading) {
+      // other columns: every row made again (its cells are the columns')
+      this.heading = heading;
+      this.shown.clear();
+      const head = document.createElement("tr");
       for (const each of columns) {
-        const [text, title] = each.cell(record);
-        const cell = document.createElement("td");
-        cell.textContent = text;
+        const cell = document.createElement("th");
+        cell.textContent = each.heading;
         cell.dataset.column = each.id;
-        if (title !== null) cell.title = title;
-        if (!each.text) cell.classList.add("number");
-        row.append(cell);
+        cell.scope = "col";
+        cell.tabIndex = 0;
+        if (each.id === this.sortedBy) cell.setAttribute("aria-sort", this.descending ? "descending" : "ascending");
+        if (each.id.startsWith("scalars:")) cell.classList.add("scalar");
+        head.append(cell);
       }
-      body.append(row);
+      const thead = document.createElement("thead");
+      thead.append(head);
+      this.body = document.createElement("tbody");
+      this.table.replaceChildren(thead, this.body);
     }
-    const thead = document.createElement("thead");
-    thead.append(head);
-    const tbody = document.createElement("tbody");
-    tbody.append(body);
-    this.table.replaceChildren(thead, tbody);
+    const body = /** @type {HTMLTableSectionElement} */ (this.body);
+    /** @type {Set<string>} */
+    const named = new Set();
+    let at = /** @type {ChildNode | null} */ (body.firstChild);
+    for (const { name, record } of ordered) {
+      // a row by its run's name (a second run of the same name, its own row)
+      let key = name;
+      for (let again = 2; named.has(key); again += 1) key = `${name}\u0000${again}`;
+      named.add(key);
+      let shown = this.shown.get(key);
+      if (shown === undefined) {
+        const row = document.createElement("tr");
+        row.dataset.run = name;
+        /** @type {HTMLTableCellElement[]} */
+        const cells = [];
+        for (const each of columns) {
+          const cell = document.createElement("td");
+          cell.dataset.column = each.id;
+          if (!each.text) cell.classList.add("number");
+          row.append(cell);
+          cells.push(cell);
+        }
+        shown = { row, cells, texts: columns.map(() => ""), titles: columns.map(() => null) };
+        this.shown.set(key, shown);
+      }
+      for (let index = 0; index < columns.length; index += 1) {
+        const [text, title] = columns[index].cell(record);
+        if (shown.texts[index] !== text) {
+          shown.cells[index].textContent = text;
+          shown.texts[index] = text;
+        }
+        if (shown.titles[index] !== title) {
+          if (title === null) shown.cells[index].removeAttribute("title");
+          else shown.cells[index].title = title;
+          shown.titles[index] = title;
+        }
+      }
+      // in the order asked: moved only when it is not already where it belongs
+      if (at === shown.row) at = at.nextSibling;
+      else body.insertBefore(shown.row, at);
+    }
+    for (const [key, { row }] of this.shown) {
+      if (named.has(key)) continue;
+      row.remove();
+      this.shown.delete(key);
+    }
   }
 }
