@@ -161,7 +161,7 @@ function trace(context, steps, values, kinds, length, scale, columns) {
         if (value > 0 && value - value === 0) py = by - ay * Math.log10(value);
       } else if (value - value === 0) py = by - ay * value;
     }
-    if (py !== py) {
+    if (Number.isNaN(py)) {
       if (open && !few) {
         context.lineTo(column, lowest);
         context.lineTo(column, highest);
