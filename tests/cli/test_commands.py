@@ -54,6 +54,31 @@ def test_main_help_lists_the_commands(cli: Callable[..., Any]) -> None:
     assert set(build_parser()._subparsers._group_actions[0].choices) == set(COMMANDS)  # type: ignore[union-attr, arg-type]
 
 
+def test_a_word_that_is_no_command_is_refused_with_every_command_named(
+    cli: Callable[..., Any],
+) -> None:
+    result = cli("chek", "status")  # `status` later is an argument, not the command
+    assert result.code == 2
+    assert "invalid choice: 'chek'" in result.err
+    for command in COMMANDS:
+        assert repr(command) in result.err
+
+
+@pytest.mark.parametrize("command", ["check", "status"])
+def test_a_command_loads_its_own_module_and_no_other_commands(command: str, tmp_path: Path) -> None:
+    run = make_run(tmp_path / "run", VALID)
+    probe = (
+        "import sys\n"
+        "from overbrainer_contract.cli import COMMANDS, main\n"
+        f"code = main([{command!r}, {str(run)!r}])\n"
+        "print(code, sorted(c for c in COMMANDS if f'overbrainer_contract.cli.{c}' in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=python_env(), check=True
+    )
+    assert done.stdout.splitlines()[-1] == f"0 {[command]}"
+
+
 def test_snapshot_writes_the_request_atomically(tmp_path: Path, cli: Callable[..., Any]) -> None:
     run = make_run(tmp_path / "run", EVALUATING)  # a run still training
     result = cli("snapshot", str(run))

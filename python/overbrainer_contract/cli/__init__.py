@@ -1,19 +1,22 @@
 """The command line, `overbrainer-contract` (also `python -m overbrainer_contract`).
 
-One module per command; each gives `add(subparsers, parents)` and its `run(args)`.
+One module per command, named as the command; each gives `add(subparsers, parents)` and its
+`run(args)`. A command's module is imported only when that command runs (or for the help
+that lists them all): each holds what its command needs, and a process starting `check`
+need not load what `plot` or `watch` use.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import __version__
-from . import check, export, plot, plugin, schema, serve, snapshot, stage, status, watch
 from ._common import (
     EXIT_CODES,
     INTERRUPTED,
@@ -27,7 +30,19 @@ from ._common import (
     say,
 )
 
-COMMANDS = (check, status, watch, plot, serve, snapshot, stage, plugin, schema, export)
+COMMANDS = (
+    "check",
+    "status",
+    "watch",
+    "plot",
+    "serve",
+    "snapshot",
+    "stage",
+    "plugin",
+    "schema",
+    "export",
+)
+"""The commands, in the order the help lists them; `cli/<command>.py` is each one's module."""
 
 DESCRIPTION = """\
 Validate overbrainer's training metrics offline, follow a live run, plot it, ask
@@ -56,7 +71,9 @@ def common_options(parser: argparse.ArgumentParser, default: object) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given a `command`, only that command's module is imported and
+    its arguments added, the others are names alone (a parser that can run that one)."""
     parser = Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     common_options(parser, None)
@@ -64,16 +81,30 @@ def build_parser() -> argparse.ArgumentParser:
     shared = argparse.ArgumentParser(add_help=False, formatter_class=formatter)
     common_options(shared, argparse.SUPPRESS)  # after the command too, without resetting
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    for command in COMMANDS:
-        command.add(commands, [shared])
+    for name in COMMANDS:
+        if command is None or name == command:
+            importlib.import_module(f"{__name__}.{name}").add(commands, [shared])
+        else:
+            commands.add_parser(name, add_help=False)
     return parser
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs: its first word naming one, before any `--` (no option of the
+    command line's own takes a command's name as its value), or None."""
+    for word in argv:
+        if word == "--":
+            return None
+        if word in COMMANDS:
+            return word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit status (usage errors included, never SystemExit)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = parser.parse_args(argv)
+        args = build_parser(named_command(argv)).parse_args(argv)
     except SystemExit as leave:  # --help, --version, usage errors
         return leave.code if isinstance(leave.code, int) else USAGE
     try:
