@@ -175,12 +175,25 @@ let drawCost = 0;
 /** Whether the page follows the runs of a server (`overbrainer-contract serve`). */
 let live = false;
 
+/** A redraw under way (its panels drawn a slice at a time), and whether another was asked
+ * for meanwhile: that one starts when this one is done. */
+let redrawing = false;
+let drawAgain = false;
+
+/** The main thread's time a redraw may take before it hands the page back (to reading, the
+ * table, the page's input) and goes on in a later task. */
+const SLICE_MS = 30;
+
 /** A redraw on the next frame. While a file is read, and on a page following runs served
  * (a sweep's runs each growing), the plot is redrawn at most every quarter of a second, and
- * never more than a fifth of the time: a redraw costs a pass over every point of every run,
- * and reading, the table and the page's input go on meanwhile. */
+ * never more than a fifth of the time: a redraw costs a pass over every point of every run
+ * and their rasterising, and reading, the table and the page's input go on meanwhile. */
 function scheduleDraw() {
   if (drawPending) return;
+  if (redrawing) {
+    drawAgain = true;
+    return;
+  }
   const wait = loading || reading > 0 || live ? Math.max(250, drawCost * 4) - (performance.now() - drawnAt) : 0;
   if (wait > 0) {
     // the redraw put off, not dropped: the last change is drawn once the wait is over
@@ -193,11 +206,42 @@ function scheduleDraw() {
   drawPending = true;
   requestAnimationFrame(() => {
     drawPending = false;
-    const start = performance.now();
-    redraw();
-    drawnAt = performance.now();
-    drawCost = drawnAt - start;
+    redrawing = true;
+    void drawPanels(redraw).finally(() => {
+      redrawing = false;
+      if (drawAgain) {
+        drawAgain = false;
+        scheduleDraw();
+        return;
+      }
+      // the panels show the page as it is now (for tests: `data-drawn` counts such redraws)
+      $("panels").dataset.drawn = String(Number($("panels").dataset.drawn || 0) + 1);
+    });
   });
+}
+
+/** A task queued behind the page's other work: the page's turn, between slices of a redraw. */
+function handBack() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The panels of a redraw drawn, slice by slice, the page handed back whenever a slice has
+ * taken SLICE_MS. The redraw's cost is the main thread's time it took, rasterising included.
+ * @param {() => Generator<void, void, void>} redraw the page laid out, then its panels' drawing */
+async function drawPanels(redraw) {
+  let cost = 0;
+  let since = performance.now();
+  const panels = redraw();
+  for (;;) {
+    if (panels.next().done) break;
+    if (performance.now() - since >= SLICE_MS) {
+      cost += performance.now() - since;
+      await handBack();
+      since = performance.now();
+    }
+  }
+  drawnAt = performance.now();
+  drawCost = cost + (drawnAt - since);
 }
 
 /** `element` hidden or shown; left alone when it already is (a change, even to the same
@@ -356,7 +400,8 @@ function redraw() {
 
   /** @type {HTMLElement[]} */
   const groups = [];
-  drawnPanels.clear();
+  // a panel keeps its record (its tooltip) until it is drawn again; one no longer shown goes
+  for (const key of [...drawnPanels.keys()]) if (!picked.includes(key)) drawnPanels.delete(key);
   const drawing = [];
   const laidOut = sections(picked);
   // the panels' elements made again only when the keys shown or their headings change
@@ -397,7 +442,22 @@ function redraw() {
     if (size === undefined) panelSizes.set(canvas, (size = { width: canvas.clientWidth, height: canvas.clientHeight }));
     return size;
   });
-  drawing.forEach(({ key, canvas }, at) => {
+  return drawingPanels(drawing, sizes, legend, log, xRange);
+}
+
+/** The panels of a redraw, one after the other, each drawn a slice at a time (it yields
+ * between slices), and its record kept for its tooltip. A panel no longer shown when its
+ * turn comes (the runs cleared, its metric unpicked meanwhile) is left.
+ * @param {{ key: string, canvas: HTMLCanvasElement }[]} drawing
+ * @param {{ width: number, height: number }[]} sizes
+ * @param {{ entry: { key: string | null, members: number[] }, colour: string, dash: import("./plot.js").Dash, text: string, grouped: boolean }[]} legend
+ * @param {boolean} log
+ * @param {[number, number]} xRange
+ * @returns {Generator<void, void, void>} */
+function* drawingPanels(drawing, sizes, legend, log, xRange) {
+  const shown = (/** @type {string} */ key, /** @type {HTMLCanvasElement} */ canvas) => panelViews.get(key)?.canvas === canvas;
+  for (const [at, { key, canvas }] of drawing.entries()) {
+    if (!shown(key, canvas)) continue;
     /** @type {import("./plot.js").Line[]} */
     const lines = [];
     /** @type {import("./plot.js").Banded[]} */
@@ -410,9 +470,9 @@ function redraw() {
       });
       if (grouped && members.some((points) => points !== null)) bands.push({ label: text, colour, dash, band: bandOf(members) });
     }
-    drawnPanels.set(key, drawPanel(canvas, { key, lines, bands, log, xRange }, sizes[at]));
-  });
-  $("panels").dataset.drawn = String(Number($("panels").dataset.drawn || 0) + 1);
+    const drawn = yield* drawPanel(canvas, { key, lines, bands, log, xRange }, sizes[at]);
+    if (shown(key, canvas)) drawnPanels.set(key, drawn);
+  }
 }
 
 /** The tooltip of the panel under the pointer: the nearest step's value of each line there.

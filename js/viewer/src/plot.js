@@ -47,6 +47,12 @@ export function style(index) {
 
 const FONT = "12px system-ui, sans-serif";
 
+/** The path vertices a panel's lines add before its drawing is rasterised and the panel
+ * yields: about 15 runs of 10,000 points each, some 20 ms of a software rasteriser. */
+const SLICE_VERTICES = 50_000;
+
+/** @typedef {CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D} Context */
+
 /** @typedef {import("./series.js").Points} Points */
 /** @typedef {import("./groups.js").Band} Band */
 /** @typedef {{ left: number, top: number, width: number, height: number }} Box */
@@ -135,7 +141,7 @@ export function word(value) {
 /** A series drawn through its points, or through each pixel column's first, lowest,
  * highest and last point when there are more points than columns: one tight pass. A gap,
  * a value not finite or not on the scale breaks the line.
- * @param {CanvasRenderingContext2D} context
+ * @param {Context} context
  * @param {Float64Array} steps
  * @param {Float64Array} values
  * @param {Uint8Array | null} kinds
@@ -207,7 +213,7 @@ function trace(context, steps, values, kinds, length, scale, columns) {
 }
 
 /** A marker's shape at (x, y), in the context's colour: a cross, a ▲ or a ▼.
- * @param {CanvasRenderingContext2D} context
+ * @param {Context} context
  * @param {Marker["shape"]} shape
  * @param {number} x
  * @param {number} y */
@@ -235,22 +241,38 @@ function mark(context, shape, x, y) {
   context.fill();
 }
 
+/** Each panel canvas's scratch surface, where a drawing is made before the canvas shows it. */
+/** @type {WeakMap<HTMLCanvasElement, OffscreenCanvas>} */
+const scratches = new WeakMap();
+
 /** One panel on `canvas`, of `size` (its CSS box, measured by the caller: measuring every
  * panel before drawing any costs the page one layout, not one a panel): its grid, ticks and
  * labels, then each group's band and mean, each run's line (faint behind its group), and the
  * markers of the values not on the axis.
+ *
+ * A generator: the drawing is made on a scratch surface and rasterised a slice of lines at
+ * a time (SLICE_VERTICES), and it yields after each slice, so that its caller can hand the
+ * page back to its other work between slices (1,000 runs' lines take seconds of a software
+ * rasteriser). The canvas shows the drawing whole, once it is done: never half a panel.
+ * It returns what it drew.
  * @param {HTMLCanvasElement} canvas
  * @param {{ key: string, lines: Line[], bands: Banded[], log: boolean, xRange: Range }} what
  * @param {{ width: number, height: number }} size
- * @returns {Drawn} */
-export function drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
+ * @returns {Generator<void, Drawn, void>} */
+export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
   const scale = globalThis.devicePixelRatio || 1;
   const cssWidth = size.width || 480;
   const cssHeight = size.height || 260;
-  canvas.width = Math.round(cssWidth * scale);
-  canvas.height = Math.round(cssHeight * scale);
-  const context = canvas.getContext("2d");
+  const width = Math.round(cssWidth * scale);
+  const height = Math.round(cssHeight * scale);
+  let scratch = scratches.get(canvas);
+  if (scratch === undefined || scratch.width !== width || scratch.height !== height) {
+    scratch = new OffscreenCanvas(width, height);
+    scratches.set(canvas, scratch);
+  }
+  const context = scratch.getContext("2d");
   if (context === null) throw new Error("no 2D context for a panel's canvas");
+  context.reset();
   context.setTransform(scale, 0, 0, scale, 0, 0);
   context.fillStyle = "#fff";
   context.fillRect(0, 0, cssWidth, cssHeight);
@@ -363,8 +385,17 @@ export function drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
     context.globalAlpha = 1;
   }
   context.lineWidth = LINE_WIDTH;
+  let vertices = 0;
   for (const { points, colour, dash, faint } of lines) {
     if (!points.length) continue;
+    if (vertices >= SLICE_VERTICES) {
+      // what is drawn so far rasterised now (a read of one pixel has the surface draw what
+      // it recorded), then the page's turn
+      context.getImageData(0, 0, 1, 1);
+      vertices = 0;
+      yield;
+    }
+    vertices += points.length <= columns * 2 ? points.length : Math.min(points.length, columns * 4);
     context.globalAlpha = faint ? 0.25 : 1;
     context.strokeStyle = colour;
     context.fillStyle = colour;
@@ -423,6 +454,14 @@ export function drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
     }
   }
   context.restore();
+  context.getImageData(0, 0, 1, 1);
+  yield;
+  // the canvas resized only when its size changed (a resize clears it), then shown whole
+  if (canvas.width !== width) canvas.width = width;
+  if (canvas.height !== height) canvas.height = height;
+  const shown = canvas.getContext("2d");
+  if (shown === null) throw new Error("no 2D context for a panel's canvas");
+  shown.drawImage(scratch, 0, 0);
   return { key, log, box, xRange: [first, last], yRange, lines, bands, markers };
 }
 
