@@ -15,6 +15,7 @@ export type { JobStage, MetricLine, U64 } from "../types/metrics-line.js";
 export type {
   CheckOptions,
   CheckRecord,
+  FileChange,
   ReportFile,
   ReportFinding,
   RunSource,
@@ -689,9 +690,9 @@ function bind(ex: Exports): Api {
     const [start, end] = output();
     return decoder.decode(bytes.subarray(start, end));
   };
-  const { check, checkRecords, status, Status, linesText } = bindRun(ex, { put, text: outputText, chunks });
+  const { check, checkRecords, status, Status, linesText, changeText } = bindRun(ex, { put, text: outputText, chunks });
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, check, checkRecords, status, Status, linesText };
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, check, checkRecords, status, Status, linesText, changeText };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

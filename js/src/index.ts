@@ -23,6 +23,7 @@ export type {
   Duration,
   EndLine,
   EvalLine,
+  FileChange,
   JobStage,
   Known,
   Line,
@@ -141,6 +142,7 @@ export const checkRecords: Api["checkRecords"] = api.checkRecords;
 export const status: Api["status"] = api.status;
 export const Status: Api["Status"] = api.Status;
 export const linesText: Api["linesText"] = api.linesText;
+export const changeText: Api["changeText"] = api.changeText;
 export const Pace: Api["Pace"] = api.Pace;
 export type Pace = PaceType;
 export const Reader: Api["Reader"] = api.Reader;

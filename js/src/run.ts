@@ -71,7 +71,13 @@ export interface RunApi {
   /** The words every face says a file's bad lines in: `7 invalid lines and the last line cut
    * short` (`invalid_lines`, `partial_last_line` of a status); `""` for none. */
   linesText(invalid: number, cut: boolean): string;
+  /** The words every face says a followed file's change in, found at `path` (as the page
+   * shows it): `runs/7/metrics.jsonl was truncated: reading it again from its start`. */
+  changeText(change: FileChange, path: string): string;
 }
+
+/** What a look at a followed file found there other than new bytes. */
+export type FileChange = "truncated" | "rewritten" | "replaced" | "removed" | "back";
 
 /** The module's run-level exports (core/wasm/src/reports.rs). */
 export interface RunExports {
@@ -87,6 +93,7 @@ export interface RunExports {
   ob_status_report(id: number, runLen: number, nameLen: number, now: number): number;
   ob_status_free(id: number): void;
   ob_lines_text(invalid: number, cut: number): void;
+  ob_change_text(nameLen: number, pathLen: number): number;
   ob_gzip_not_named_text(stdin: number): void;
 }
 
@@ -291,5 +298,16 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     return io.text();
   }
 
-  return { check, checkRecords, status, Status, linesText };
+  function changeText(change: FileChange, path: string): string {
+    const nameBytes = encoder.encode(String(change));
+    const pathBytes = encoder.encode(String(path));
+    const both = new Uint8Array(nameBytes.length + pathBytes.length);
+    both.set(nameBytes);
+    both.set(pathBytes, nameBytes.length);
+    io.put(both);
+    if (ex.ob_change_text(nameBytes.length, pathBytes.length) === 0) throw new TypeError(`no such change of a file: ${JSON.stringify(String(change))}`);
+    return io.text();
+  }
+
+  return { check, checkRecords, status, Status, linesText, changeText };
 }

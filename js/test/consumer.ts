@@ -8,8 +8,8 @@
 
 import { createReadStream } from "node:fs";
 import { strict as assert } from "node:assert";
-import { check, dumpLine, linesText, mark, Pace, ParseError, parseLine, readLines, Reader, status, Status } from "overbrainer-contract";
-import type { Answer, CheckRecord, Line, LogLine, Mark, StatusReport } from "overbrainer-contract";
+import { changeText, check, dumpLine, linesText, mark, Pace, ParseError, parseLine, readLines, Reader, status, Status } from "overbrainer-contract";
+import type { Answer, CheckRecord, FileChange, Line, LogLine, Mark, StatusReport } from "overbrainer-contract";
 import { load } from "overbrainer-contract/core";
 import type { MetricLine } from "overbrainer-contract/types/metrics-line.js";
 
@@ -117,6 +117,8 @@ assert.equal(told.phase, "training");
 assert.deepEqual(told.loss, { step: 1, value: 2.5 });
 assert.equal(told.partial_last_line, true);
 assert.equal(linesText(told.invalid_lines, told.partial_last_line), "the last line cut short");
+assert.equal(changeText("back", "runs/7/metrics.jsonl"), "runs/7/metrics.jsonl is there again: reading the new file from its start");
+assert.throws(() => changeText("moved" as FileChange, "m.jsonl"), TypeError);
 const growing = new Status({ name: "run" });
 growing.feed(run);
 growing.end();

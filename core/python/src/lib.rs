@@ -668,6 +668,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
         wrap_pyfunction!(scanner::size_text, module)?,
         wrap_pyfunction!(scanner::overlong_text, module)?,
         wrap_pyfunction!(scanner::lines_text, module)?,
+        wrap_pyfunction!(scanner::change_text, module)?,
         wrap_pyfunction!(scanner::gzip_not_named_text, module)?,
         wrap_pyfunction!(scanner::gzip_cut_text, module)?,
     ] {

@@ -9,7 +9,7 @@ use overbrainer_core::notable::{Notable, Notables};
 use overbrainer_core::order::Order;
 use overbrainer_core::reports::{Category, FileKind, ReportFile, ReportFinding, Severity};
 use overbrainer_core::scan::{parts, pieces_of_lines, Consumer, Options, Part, Scan, Work};
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::once_cell::GILOnceCell;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -589,6 +589,18 @@ pub fn overlong_text(size: u64, complete: bool, limit: u64) -> String {
 #[pyfunction]
 pub fn lines_text(invalid: u64, cut: bool) -> String {
     overbrainer_core::check::lines_text(invalid, cut)
+}
+
+/// A followed file's change (`truncated`, `rewritten`, `replaced`, `removed`, `back`) found
+/// at `path` (as the command shows it), in the core's words.
+#[pyfunction]
+pub fn change_text(change: &str, path: &str) -> PyResult<String> {
+    match overbrainer_core::watch::FileChange::from_name(change) {
+        Some(found) => Ok(found.text(path)),
+        None => Err(PyValueError::new_err(format!(
+            "no such change of a file: {change:?}"
+        ))),
+    }
 }
 
 /// gzip data where lines should be, in the core's words.

@@ -330,6 +330,78 @@ impl Watch {
     }
 }
 
+/// What a look at a followed file found there other than new bytes: each face follows a
+/// file by its own means (Python's `Follower`, the viewer's listing of a server) and says
+/// what it found in these words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileChange {
+    /// The same file, shorter than what was read: read again from its start.
+    Truncated,
+    /// The same file, its bytes already read changed: read again from its start.
+    Rewritten,
+    /// Another file at the path: the new one read from its start.
+    Replaced,
+    /// Nothing at the path: the run as last read stays shown.
+    Removed,
+    /// A file at the path again after it was removed: read from its start.
+    Back,
+}
+
+impl FileChange {
+    /// Every change, in the order above.
+    pub const ALL: [FileChange; 5] = [
+        FileChange::Truncated,
+        FileChange::Rewritten,
+        FileChange::Replaced,
+        FileChange::Removed,
+        FileChange::Back,
+    ];
+
+    /// Its name: `truncated`, `rewritten`, `replaced`, `removed`, `back`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            FileChange::Truncated => "truncated",
+            FileChange::Rewritten => "rewritten",
+            FileChange::Replaced => "replaced",
+            FileChange::Removed => "removed",
+            FileChange::Back => "back",
+        }
+    }
+
+    /// The change of that name.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<FileChange> {
+        FileChange::ALL
+            .into_iter()
+            .find(|change| change.name() == name)
+    }
+
+    /// What every face says when it finds this change of the file it shows as `path`.
+    #[must_use]
+    pub fn text(self, path: &str) -> String {
+        match self {
+            FileChange::Truncated => {
+                format!("{path} was truncated: reading it again from its start")
+            }
+            FileChange::Rewritten => {
+                format!("{path} was rewritten in place: reading it again from its start")
+            }
+            FileChange::Replaced => {
+                format!("{path} was replaced by another file: reading the new file from its start")
+            }
+            FileChange::Removed => {
+                format!(
+                    "{path} was removed: waiting for it to come back (the run as last read shown)"
+                )
+            }
+            FileChange::Back => {
+                format!("{path} is there again: reading the new file from its start")
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,5 +576,20 @@ mod tests {
         let (_, watch) = watched(text, 64);
         assert_eq!(watch.estimate(9.0).step_seconds, None);
         assert_eq!(watch.elapsed(100.0), Some(4.0));
+    }
+
+    #[test]
+    fn a_file_change_is_said_in_one_sentence_naming_the_path() {
+        for change in FileChange::ALL {
+            assert_eq!(FileChange::from_name(change.name()), Some(change));
+            let text = change.text("runs/7/metrics.jsonl");
+            assert!(text.starts_with("runs/7/metrics.jsonl "), "{text}");
+            assert!(!text.contains('\n'));
+        }
+        assert_eq!(FileChange::from_name("moved"), None);
+        assert_eq!(
+            FileChange::Back.text("m.jsonl"),
+            "m.jsonl is there again: reading the new file from its start"
+        );
     }
 }

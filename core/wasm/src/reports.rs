@@ -335,6 +335,33 @@ pub extern "C" fn ob_lines_text(invalid: f64, cut: u32) {
     });
 }
 
+/// A followed file's change in the core's words (`overbrainer_core::watch::FileChange`), in
+/// the output: the input holds the change's name (`name_len` bytes: `truncated`, `rewritten`,
+/// `replaced`, `removed`, `back`), then the path as the page shows it (`path_len` bytes).
+/// 1, or 0 (the output empty) for a name that is no change.
+#[no_mangle]
+pub extern "C" fn ob_change_text(name_len: usize, path_len: usize) -> u32 {
+    let (name, path) = with_state(|state| {
+        let input = &state.input;
+        let name = input.get(..name_len).unwrap_or(&[]);
+        let path = name_len
+            .checked_add(path_len)
+            .and_then(|end| input.get(name_len..end))
+            .unwrap_or(&[]);
+        (
+            String::from_utf8_lossy(name).into_owned(),
+            String::from_utf8_lossy(path).into_owned(),
+        )
+    });
+    let change = overbrainer_core::watch::FileChange::from_name(&name);
+    let text = change.map(|change| change.text(&path)).unwrap_or_default();
+    with_state(|state| {
+        state.output.clear();
+        state.output.extend_from_slice(text.as_bytes());
+    });
+    u32::from(change.is_some())
+}
+
 /// gzip data where lines should be, in the core's words (`stdin`: standard input), in the
 /// output: what a face says when it refuses such bytes.
 #[no_mangle]

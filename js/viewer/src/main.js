@@ -1249,7 +1249,7 @@ async function followTurn(run, following, server) {
   }
   if (file === null) {
     if (following.id !== null && !following.removed) {
-      sayChange(run, `${entry.path} was removed: waiting for it to come back (the run as last read shown)`);
+      sayChange(run, core.changeText("removed", entry.path));
       following.removed = true;
     }
     await renderStatus(run);
@@ -1258,16 +1258,11 @@ async function followTurn(run, following, server) {
   // a file back after its removal is a new file, even where it has the old one's inode (and
   // so its id): the freed inode is often the next one given
   if (following.id !== null && (file.id !== following.id || following.removed)) {
-    sayChange(
-      run,
-      following.removed
-        ? `${entry.path} is there again: reading the new file from its start`
-        : `${entry.path} was replaced by another file: reading the new file from its start`,
-    );
+    sayChange(run, core.changeText(following.removed ? "back" : "replaced", entry.path));
     restart(run, following);
     following.ended = false;
   } else if (following.id === file.id && file.size < following.offset) {
-    sayChange(run, `${entry.path} was truncated: reading it again from its start`);
+    sayChange(run, core.changeText("truncated", entry.path));
     restart(run, following);
   }
   following.removed = false;

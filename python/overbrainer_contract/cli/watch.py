@@ -25,7 +25,7 @@ from ..reader import (
     WatchScan,
 )
 from ..runs import clock
-from ..runs.follower import Change, Follower
+from ..runs.follower import Follower
 from ..runs.shown import shown
 from ..runs.sidefile import SideFileError, open_metrics
 from ..runs.signatures import GZIP_MAGIC, is_gzip_name
@@ -361,7 +361,7 @@ def follow(
             except SideFileError as error:
                 raise CliError(shown(str(error))) from error
             if follower.change is not None:
-                view.event(change_text(path, follower.change))
+                view.event(follower.change.text(shown(str(path))))
             if follower.restarted:  # a run starting over, from a new scan
                 follower.restarted = False
                 seen = 0
@@ -408,16 +408,3 @@ def _scan(follower: Follower[list[WatchEvent]]) -> WatchScan:
     scan = follower.scan
     assert isinstance(scan, WatchScan)
     return scan
-
-
-def change_text(path: Path, change: Change) -> str:
-    """The event of a look that found another file than the one read (`Follower.change`)."""
-    name = shown(str(path))
-    if change is Change.REMOVED:
-        return f"{name} was removed: waiting for it to come back (the run as last read shown)"
-    if change is Change.REPLACED:
-        return f"{name} was replaced by another file: reading the new file from its start"
-    if change is Change.BACK:
-        return f"{name} is there again: reading the new file from its start"
-    how = "truncated" if change is Change.TRUNCATED else "rewritten in place"
-    return f"{name} was {how}: reading it again from its start"

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Generic, Protocol, TypeVar, overload
 
+from overbrainer_contract_core import _core
+
 from ..reader import StateScan
 from .chunks import CHUNK
 from .sidefile import open_metrics
@@ -63,6 +65,11 @@ class Change(enum.Enum):
     """Nothing at the path: the old file read to the size it had then, and left."""
     BACK = "back"
     """A file at the path again after it was removed: read from its start."""
+
+    def text(self, path: str) -> str:
+        """What every face says on finding this change of the file it shows as `path`
+        (the core's words: `watch`, the viewer)."""
+        return _core.change_text(self.value, path)
 
 
 class Follower(Generic[T]):
