@@ -65,3 +65,27 @@ def test_a_raised_error_reads_as_the_reference_answers() -> None:
         52,  # serde_json's own column: the line's last character, of 52
     )
     assert str(error) == "EOF while parsing an object at column 52"
+
+
+def test_a_raised_error_pickles_and_copies_with_its_path() -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_line('{"event":"log","time":"soon","step":2}')
+    error = caught.value
+    assert error.path == "$.time"  # located when read, in the line parse_line kept
+    for again in (pickle.loads(pickle.dumps(error)), copy.copy(error), copy.deepcopy(error)):
+        assert repr(again) == repr(error)
+        assert again.path == "$.time"
+
+
+def test_the_path_is_that_of_the_line_as_it_was_read() -> None:
+    # A bytearray changed after parse_line raised: the path is located in the line it read.
+    line = bytearray(b'{"event":"log","time":1.5,"step":-3}')
+    with pytest.raises(ParseError) as caught:
+        parse_line(line)
+    line[:] = b'{"event":"log","time":"x","step":3}'
+    assert caught.value.path == "$.step"
+    view = bytearray(b'{"event":"stage","name":"fly","time":1}')
+    with pytest.raises(ParseError) as caught:
+        parse_line(memoryview(view))
+    view[:] = b"[" + b" " * (len(view) - 1)
+    assert caught.value.path == "$.name"

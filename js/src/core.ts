@@ -55,6 +55,12 @@ export type Line = BeginLine | LogLine | StageLine | EvalLine | EndLine;
 /** `serde_json::Error::classify()`'s category: `io` never comes from a line in memory. */
 export type Category = "syntax" | "eof" | "data" | "io";
 
+/** The path of the error of a line, as the core writes it (`null`: none). */
+type Locate = (line: string) => string | null;
+
+/** A `ParseError` whose path is located in `line` when it is first read. */
+let unlocated: (category: Category, message: string, column: number | null, line: string, locate: Locate) => ParseError;
+
 /**
  * A line the reference rejects, as Python's `overbrainer_contract.ParseError` describes it.
  *
@@ -68,27 +74,50 @@ export type Category = "syntax" | "eof" | "data" | "io";
  *   Python says of a `str`.)
  * - `path`: the JSON path of the value at fault as the core writes it, Python's string
  *   (`$.step`, `$[2]`, `$["a b"]`, `$` for the line as a whole), `null` after the value
- *   (trailing characters).
+ *   (trailing characters). An error the package's reader makes keeps its line instead and
+ *   has the core locate the path in it when `path` is first read (walking a line again
+ *   costs more than the rest of its error).
  *
  * `toString()` is Python's `str()` of it: the message, then ` at column N` when there is one.
  */
 export class ParseError extends Error {
   readonly category: Category;
   override readonly message: string;
-  readonly path: string | null;
   readonly column: number | null;
+  #path: string | null;
+  /** The line the path is still to be located in, and how (the core's `path_of`). */
+  #line: string | null = null;
+  #locate: Locate | null = null;
 
   constructor(category: Category, message: string, path: string | null = null, column: number | null = null) {
     super(message);
     this.name = "ParseError";
     this.category = category;
     this.message = message;
-    this.path = path;
+    this.#path = path;
     this.column = column;
+  }
+
+  get path(): string | null {
+    if (this.#line !== null && this.#locate !== null) {
+      this.#path = this.#locate(this.#line);
+      this.#line = null;
+      this.#locate = null;
+    }
+    return this.#path;
   }
 
   override toString(): string {
     return this.column === null ? this.message : `${this.message} at column ${this.column}`;
+  }
+
+  static {
+    unlocated = (category, message, column, line, locate) => {
+      const made = new ParseError(category, message, null, column);
+      made.#line = line;
+      made.#locate = locate;
+      return made;
+    };
   }
 }
 
@@ -198,6 +227,7 @@ interface Exports extends RunExports {
   ob_output_len(): number;
   ob_tables(): void;
   ob_parse(len: number): void;
+  ob_path(len: number): number;
   ob_dump(len: number): number;
   ob_eta(
     firstStep: bigint,
@@ -264,6 +294,8 @@ const OPT_U64 = 3;
 const STAGE = 4;
 const KIND_CODES: Record<KindName, number> = { f64: F64, u64: U64, "Option<f64>": OPT_F64, "Option<u64>": OPT_U64, stage: STAGE };
 
+/** Added to a rejected line's category in its record: its path not located, the line in its place. */
+const UNLOCATED = 0x80;
 const TWO_32 = 4294967296;
 const HI_SAFE = 0x200000; // a u64 whose high word is below 2^21 is at most 2^53 - 1
 const U64_LIMIT = 1n << 64n;
@@ -409,17 +441,32 @@ function bind(ex: Exports): Api {
     return made;
   };
 
+  /** The path of the error of `line` (the core's `path_of`). */
+  const locate = (line: string): string | null => {
+    if (ex.ob_path(put(line)) === 0) return null;
+    const [start, end] = output();
+    return decoder.decode(bytes.subarray(start, end));
+  };
+
   const error = (): ParseError => {
-    const category = CATEGORIES[bytes[at++]!]!;
+    const code = bytes[at++]!;
+    const category = CATEGORIES[code & 0x7f]!;
     const column = view.getUint32(at, true);
     at += 4;
     const message = text();
-    const pathLength = view.getUint32(at, true);
+    const length = view.getUint32(at, true);
     at += 4;
+    if ((code & UNLOCATED) !== 0) {
+      // the path not located: the line (UTF-8) in its place, kept as text (a buffer that is
+      // reused cannot hold it, and a string costs less to make than a copy of the bytes)
+      const line = decoder.decode(bytes.subarray(at, at + length));
+      at += length;
+      return unlocated(category, message, column === 0 ? null : column - 1, line, locate);
+    }
     let path: string | null = null;
-    if (pathLength > 0) {
-      path = decoder.decode(bytes.subarray(at, at + pathLength - 1));
-      at += pathLength - 1;
+    if (length > 0) {
+      path = decoder.decode(bytes.subarray(at, at + length - 1));
+      at += length - 1;
     }
     return new ParseError(category, message, path, column === 0 ? null : column - 1);
   };

@@ -11,6 +11,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { load } from "./core.js";
 import type { Answer, Api, Pace as PaceType, Reader as ReaderType, ReaderOptions, Source } from "./core.js";
+import type { Reply, Request } from "./worker.js";
 
 export { ParseError, load } from "./core.js";
 export type {
@@ -59,6 +60,8 @@ export interface ReadOptions extends ReaderOptions {
 }
 
 const THREADED = 16 << 20;
+/** The pieces of its part a worker holds ahead of its reading. */
+const AHEAD = 3;
 
 /** Where `data` is cut for `count` threads: about equal parts, each but the last ending in a
  * newline (the core's `scan::parts`). */
@@ -81,19 +84,44 @@ async function* threaded(data: Uint8Array, options: ReadOptions, threads: number
   const { maxLine = null, chunkSize = 1 << 20 } = options;
   const queues = parts(data, threads).map(([start, end]) => {
     const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { module } });
-    const queue = { worker, records: [] as Uint8Array[], done: false, failed: null as unknown, wake: (): void => {} };
-    worker.on("message", ({ records, done }: { records: Uint8Array; done: boolean }) => {
+    const queue = {
+      worker,
+      records: [] as Uint8Array[],
+      /** Records' buffers read, to go back with the next piece. */
+      spares: [] as ArrayBuffer[],
+      done: false,
+      failed: null as unknown,
+      wake: (): void => {},
+    };
+    const pieces: ArrayBuffer[] = []; // pieces' buffers given back
+    let next = start; // the part's bytes not yet sent
+    const send = (): void => {
+      if (next >= end) {
+        if (next === end) worker.postMessage({ kind: "end" } satisfies Request);
+        next = end + 1;
+        return;
+      }
+      const stop = Math.min(next + chunkSize, end);
+      const piece = new Uint8Array(pieces.pop() ?? new ArrayBuffer(chunkSize), 0, stop - next);
+      piece.set(data.subarray(next, stop)); // a copy, transferred
+      next = stop;
+      const spare = queue.spares.pop() ?? null;
+      const moved = [piece.buffer as ArrayBuffer, ...(spare === null ? [] : [spare])];
+      worker.postMessage({ kind: "piece", piece, spare } satisfies Request, moved);
+    };
+    worker.on("message", ({ records, done, piece }: Reply) => {
       queue.records.push(records);
       queue.done ||= done;
+      if (piece !== null) pieces.push(piece);
+      if (!done) send(); // a piece answered: the next one goes
       queue.wake();
     });
     worker.on("error", (error) => {
       queue.failed = error;
       queue.wake();
     });
-    const part = new Uint8Array(end - start); // a copy (a Buffer's `slice` is a view), transferred
-    part.set(data.subarray(start, end));
-    worker.postMessage({ part, maxLine, slice: chunkSize }, [part.buffer]);
+    worker.postMessage({ kind: "begin", maxLine } satisfies Request);
+    for (let ahead = 0; ahead < AHEAD; ahead += 1) send();
     return queue;
   });
   let first = 1;
@@ -103,6 +131,7 @@ async function* threaded(data: Uint8Array, options: ReadOptions, threads: number
         const records = queue.records.shift();
         if (records !== undefined) {
           const found = api.readRecords(records, first);
+          queue.spares.push(records.buffer as ArrayBuffer); // read: nothing answered holds it
           first += found.length;
           if (found.length > 0) yield found;
         } else if (queue.failed !== null) {

@@ -7,8 +7,9 @@
 
 use overbrainer_core::scalars::{Scalar, Scalars};
 use overbrainer_core::{
-    dump_line as dump, generated::FIELDS, generated::NAMES, lines, read_line, read_str, Category,
-    JobStage, Kind, Mark, MetricLine, Pace as CorePace, ParseError, Value,
+    dump_line as dump, generated::FIELDS, generated::NAMES, lines, path_of as core_path_of,
+    read_line, read_line_unlocated, read_str, read_str_unlocated, Category, JobStage, Kind, Mark,
+    MetricLine, Pace as CorePace, ParseError, Value,
 };
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
 use pyo3::once_cell::GILOnceCell;
@@ -163,19 +164,56 @@ pub(crate) fn error_object(
     error: &ParseError,
 ) -> PyResult<PyObject> {
     let path = error.rendered_path();
-    let category = match error.category {
-        Category::Io => "io",
-        Category::Syntax => "syntax",
-        Category::Data => "data",
-        Category::Eof => "eof",
-    };
-    bound
-        .parse_error
-        .call1(py, (category, error.message.as_str(), path, error.column))
+    bound.parse_error.call1(
+        py,
+        (
+            category_name(py, error.category),
+            error.message.as_str(),
+            path,
+            error.column,
+        ),
+    )
+}
+
+/// The category's name, one interned str for each.
+fn category_name(py: Python<'_>, category: Category) -> &PyString {
+    match category {
+        Category::Io => pyo3::intern!(py, "io"),
+        Category::Syntax => pyo3::intern!(py, "syntax"),
+        Category::Data => pyo3::intern!(py, "data"),
+        Category::Eof => pyo3::intern!(py, "eof"),
+    }
+}
+
+/// `ParseError(category, message, None, column, line)`: an error read unlocated
+/// (`read_line_unlocated`), the line it was read from kept in its path's place, which the
+/// package's `ParseError.path` locates it in when it is asked for (`path_of`).
+fn unlocated_object(
+    py: Python<'_>,
+    bound: &Bound,
+    error: &ParseError,
+    line: &PyAny,
+) -> PyResult<PyObject> {
+    let path: Option<&str> = None;
+    bound.parse_error.call1(
+        py,
+        (
+            category_name(py, error.category),
+            error.message.as_str(),
+            path,
+            error.column,
+            line,
+        ),
+    )
 }
 
 fn raised(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyErr {
-    match error_object(py, bound, error) {
+    into_raised(py, error_object(py, bound, error))
+}
+
+/// The exception `made` raises (or the failure to make it).
+fn into_raised(py: Python<'_>, made: PyResult<PyObject>) -> PyErr {
+    match made {
         Ok(instance) => PyErr::from_value(instance.as_ref(py)),
         Err(failure) => failure,
     }
@@ -200,20 +238,23 @@ fn surrogate_error(py: Python<'_>, line: &PyString) -> ParseError {
     }
 }
 
-/// The answer to one line of any accepted type.
+/// The answer to one line of any accepted type: its model, or its `ParseError` raised with
+/// the line kept to locate its path in when asked (a `bytes` or `str` as it is; a bytearray
+/// or memoryview, which may change after, as a copy).
 fn answer(py: Python<'_>, bound: &Bound, line: &PyAny) -> PyResult<PyObject> {
-    let parsed = if let Ok(bytes) = line.downcast::<PyBytes>() {
-        read_line(bytes.as_bytes())
+    let (parsed, kept): (_, &PyAny) = if let Ok(bytes) = line.downcast::<PyBytes>() {
+        (read_line_unlocated(bytes.as_bytes()), line)
     } else if let Ok(text) = line.downcast::<PyString>() {
         match text.to_str() {
-            Ok(text) => read_str(text),
+            Ok(text) => (read_str_unlocated(text), line),
             Err(_) => return Err(raised(py, bound, &surrogate_error(py, text))),
         }
     } else if let Ok(array) = line.downcast::<PyByteArray>() {
-        read_line(&array.to_vec())
+        let copy = PyBytes::new(py, &array.to_vec());
+        (read_line_unlocated(copy.as_bytes()), copy.as_ref())
     } else if line.get_type().name()? == "memoryview" {
-        let bytes: &PyBytes = line.call_method0("tobytes")?.downcast()?;
-        read_line(bytes.as_bytes())
+        let copy: &PyBytes = line.call_method0("tobytes")?.downcast()?;
+        (read_line_unlocated(copy.as_bytes()), copy.as_ref())
     } else {
         return Err(PyTypeError::new_err(format!(
             "parse_line takes str or bytes, not {}",
@@ -222,8 +263,30 @@ fn answer(py: Python<'_>, bound: &Bound, line: &PyAny) -> PyResult<PyObject> {
     };
     match parsed {
         Ok(parsed) => model(py, bound, &parsed),
-        Err(error) => Err(raised(py, bound, &error)),
+        Err(error) => Err(into_raised(py, unlocated_object(py, bound, &error, kept))),
     }
+}
+
+/// The JSON path of the error `parse_line` raises for `line` (str or bytes), as the core
+/// writes it; `None` where there is none (after the value, or a line it accepts). What
+/// `ParseError.path` gives for an error made with its line.
+#[pyfunction]
+#[pyo3(text_signature = "(line, /)")]
+fn path_of(line: &PyAny) -> PyResult<Option<String>> {
+    let bytes = if let Ok(bytes) = line.downcast::<PyBytes>() {
+        bytes.as_bytes()
+    } else if let Ok(text) = line.downcast::<PyString>() {
+        match text.to_str() {
+            Ok(text) => text.as_bytes(),
+            Err(_) => return Ok(None), // a lone surrogate: the error at it has no path
+        }
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "path_of takes str or bytes, not {}",
+            line.get_type().name()?
+        )));
+    };
+    Ok(core_path_of(bytes).map(|path| path.render()))
 }
 
 /// Parse one line of `metrics.jsonl` as the reference's `parse_line` does.
@@ -658,6 +721,7 @@ fn float_repr(value: f64) -> String {
 fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(bind, module)?)?;
     module.add_function(wrap_pyfunction!(parse_line, module)?)?;
+    module.add_function(wrap_pyfunction!(path_of, module)?)?;
     module.add_function(wrap_pyfunction!(parse_lines, module)?)?;
     module.add_function(wrap_pyfunction!(dump_line, module)?)?;
     module.add_function(wrap_pyfunction!(mark, module)?)?;

@@ -62,6 +62,7 @@ fn options(max_line: Option<usize>) -> Options {
     Options {
         max_line,
         terse: false,
+        unlocated: false,
     }
 }
 
@@ -460,6 +461,7 @@ impl TableScan {
                 Options {
                     max_line,
                     terse: true,
+                    unlocated: false,
                 },
                 Columns::new(batch_lines),
             ),

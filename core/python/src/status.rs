@@ -34,6 +34,7 @@ impl StatusScan {
                 Options {
                     max_line,
                     terse: true,
+                    unlocated: false,
                 },
                 Notables::default(),
             ),

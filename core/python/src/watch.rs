@@ -107,6 +107,7 @@ impl WatchScan {
                 Options {
                     max_line,
                     terse: false,
+                    unlocated: false,
                 },
                 Notables::default(),
             ),

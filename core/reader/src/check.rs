@@ -341,6 +341,7 @@ pub fn check_bytes(
     let options = Options {
         max_line,
         terse: false,
+        unlocated: false,
     };
     let mut scan = Scan::new(options, Order::default());
     scan.feed(bytes);

@@ -301,7 +301,7 @@ impl Consumer for Columns {
             left_out: Vec::new(),
         };
         let mut count = 0;
-        each_answer(lines, options, |answer| {
+        each_answer(lines, options, |_, answer| {
             count += 1;
             match Self::keep(answer) {
                 Kept::Row(row, scalars) => table.rows.push(count, &row, scalars.as_deref()),

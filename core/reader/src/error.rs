@@ -184,22 +184,26 @@ impl ParseError {
         }
     }
 
-    /// The reference's `error` on `text`, placed.
+    /// The reference's `error` on `text`, placed: its path located (`locate`).
     #[must_use]
     pub fn from_serde(text: &str, error: &serde_json::Error) -> Self {
+        let mut found = Self::unlocated(text, error);
+        found.path = locate(text, found.category, &found.message, found.column.is_some());
+        found
+    }
+
+    /// The reference's `error` on `text` with its column and words, its path not located
+    /// (`None`): for a face that locates it only when it is asked for (`crate::path_of`),
+    /// since walking the line again costs more than the rest of the error.
+    #[must_use]
+    pub fn unlocated(text: &str, error: &serde_json::Error) -> Self {
         let category = Self::category_of(error);
-        let full = error.to_string();
-        let (message, column) = if error.line() == 0 {
-            (full, None)
+        let message = message_of(error);
+        let column = if error.line() == 0 {
+            None
         } else {
-            let suffix = format!(" at line {} column {}", error.line(), error.column());
-            let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
-            (
-                message,
-                Some(line_start(text, error.line()) + error.column()),
-            )
+            Some(line_start(text, error.line()) + error.column())
         };
-        let path = locate(text, category, &message, column.is_some());
         let nonfinite = match (category, column) {
             (Category::Syntax, Some(column)) => nonfinite_token(text.as_bytes(), column),
             _ => None,
@@ -208,19 +212,51 @@ impl ParseError {
             category,
             message,
             column,
-            path,
+            path: None,
             nonfinite,
         }
     }
 }
 
+/// serde_json's text of `error` without the position it writes last (" at line {line} column
+/// {column}", where it has one): its `Display`, stopped at the position's first piece, so that
+/// the numbers are not written only to be cut off.
+fn message_of(error: &serde_json::Error) -> String {
+    struct UpToPosition(String);
+
+    impl fmt::Write for UpToPosition {
+        fn write_str(&mut self, piece: &str) -> fmt::Result {
+            if piece == POSITION {
+                return Err(fmt::Error); // the position follows: stop
+            }
+            self.0.push_str(piece);
+            Ok(())
+        }
+    }
+
+    const POSITION: &str = " at line ";
+    let mut message = UpToPosition(String::with_capacity(64));
+    let stopped = fmt::write(&mut message, format_args!("{error}")).is_err();
+    let mut message = message.0;
+    if !stopped && error.line() != 0 {
+        // written in pieces other than serde_json 1.0.87's: the position cut off its text
+        if let Some(at) = message.rfind(POSITION) {
+            message.truncate(at);
+        }
+    }
+    message
+}
+
 /// Bytes before the start of line `line` (from 1) of `text`.
 fn line_start(text: &str, line: usize) -> usize {
+    if line <= 1 {
+        return 0; // the usual case: a line of the file holds no newline
+    }
     text.bytes()
         .enumerate()
         .filter(|&(_, byte)| byte == b'\n')
-        .nth(line.saturating_sub(2))
-        .map_or(0, |(at, _)| if line > 1 { at + 1 } else { 0 })
+        .nth(line - 2)
+        .map_or(0, |(at, _)| at + 1)
 }
 
 /// The path of the value at fault in a rejected line.

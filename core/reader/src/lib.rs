@@ -71,9 +71,47 @@ pub fn read_line(line: &[u8]) -> Result<MetricLine, ParseError> {
 ///
 /// As `read_line`.
 pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
+    read_text(text, ParseError::from_serde)
+}
+
+/// `read_line`, a rejected line's path not located (`None`): for a face that gives the
+/// path only when it is asked for, by [`path_of`] (locating it walks the line again, which
+/// costs more than the rest of the error). Everything else is `read_line`'s.
+///
+/// # Errors
+///
+/// As `read_line`, the error's `path` `None`.
+pub fn read_line_unlocated(line: &[u8]) -> Result<MetricLine, ParseError> {
+    match std::str::from_utf8(line) {
+        Ok(text) => read_str_unlocated(text),
+        Err(error) => Err(ParseError::utf8(error.valid_up_to())),
+    }
+}
+
+/// `read_line_unlocated` of a line already known to be UTF-8.
+///
+/// # Errors
+///
+/// As `read_line_unlocated`.
+pub fn read_str_unlocated(text: &str) -> Result<MetricLine, ParseError> {
+    read_text(text, ParseError::unlocated)
+}
+
+/// The path `read_line` gives the error of `line`, located: `None` for a line it accepts
+/// and for an error after the value (what a face that read the line unlocated gives when
+/// the path is asked for).
+#[must_use]
+pub fn path_of(line: &[u8]) -> Option<Path> {
+    read_line(line).err().and_then(|error| error.path)
+}
+
+fn read_text(
+    text: &str,
+    error: fn(&str, &serde_json::Error) -> ParseError,
+) -> Result<MetricLine, ParseError> {
     let (mut line, extra) = match read_quickly(text) {
         Some(read) => read,
-        None => (derived(text)?, true),
+        None => (parse_line(text).map_err(|found| error(text, &found))?, true),
     };
     if extra {
         fill_extra(text, &mut line);
@@ -130,11 +168,6 @@ fn read_quickly(text: &str) -> Option<(MetricLine, bool)> {
             }
         }
     }
-}
-
-/// The derived reading (the reference's), its error placed.
-fn derived(text: &str) -> Result<MetricLine, ParseError> {
-    parse_line(text).map_err(|error| ParseError::from_serde(text, &error))
 }
 
 /// The lines of `body`: the pieces between newlines (`\n` only), the empty piece after a final

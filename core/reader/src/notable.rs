@@ -206,7 +206,7 @@ impl Consumer for Notables {
     fn answer_part(lines: &[u8], options: Options) -> Part<Vec<Notable>> {
         let mut notables = Self::default();
         let mut count = 0;
-        each_answer(lines, options, |answer| {
+        each_answer(lines, options, |_, answer| {
             count += 1;
             notables.line(count, answer, true);
         });

@@ -157,7 +157,7 @@ impl Consumer for Order {
 
     fn answer_part(lines: &[u8], options: Options) -> Part<Vec<Kept>> {
         let mut kept = Vec::with_capacity(lines.len() / 160 + 1);
-        each_answer(lines, options, |answer| kept.push(Self::keep(answer)));
+        each_answer(lines, options, |_, answer| kept.push(Self::keep(answer)));
         let lines = kept.len() as u64;
         Part { kept, lines }
     }

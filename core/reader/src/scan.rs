@@ -11,7 +11,7 @@
 use crate::error::{Category, ParseError};
 use crate::generated::MetricLine;
 use crate::split::{Piece, Skipped, Splitter, Why};
-use crate::{read_line, read_verdict};
+use crate::{read_line, read_line_unlocated, read_verdict};
 
 /// What the reader makes of one line.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +46,11 @@ pub struct Options {
     /// caller that counts them and shows no more of them (the last line is always answered
     /// in full: its rule needs the error).
     pub terse: bool,
+    /// Complete lines the reference rejects are answered with their error's path not
+    /// located (`None`; `read_line_unlocated`): for a face that keeps the line and locates
+    /// the path only when it is asked for (`crate::path_of`). The last line, which comes to
+    /// the consumer alone (`Consumer::line`, without its bytes), is answered located.
+    pub unlocated: bool,
 }
 
 /// The answer to one complete line (`line` ends in its newline) or to the last line: the
@@ -69,21 +74,29 @@ pub fn answer(line: &[u8], options: Options) -> Answer {
             Err(category) => Answer::Refused(category),
         };
     }
-    match read_line(bare) {
+    let read = if options.unlocated {
+        read_line_unlocated(bare)
+    } else {
+        read_line(bare)
+    };
+    match read {
         Ok(read) => Answer::Read(read),
         Err(error) => Answer::Bad(error),
     }
 }
 
-/// Each complete line of `lines` (each ending in its newline) answered, in order.
-pub fn each_answer<F: FnMut(Answer)>(lines: &[u8], options: Options, mut each: F) {
+/// Each complete line of `lines` (each ending in its newline) answered, in order: the
+/// line's bytes, its newline included, and its answer.
+pub fn each_answer<F: FnMut(&[u8], Answer)>(lines: &[u8], options: Options, mut each: F) {
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', lines) {
-        each(answer(&lines[start..=end], options));
+        let line = &lines[start..=end];
+        each(line, answer(line, options));
         start = end + 1;
     }
     if start < lines.len() {
-        each(answer(&lines[start..], options));
+        let line = &lines[start..];
+        each(line, answer(line, options));
     }
 }
 
@@ -242,6 +255,7 @@ fn to_work(piece: Piece<'_>, options: Options) -> Work<'_> {
                 line,
                 Options {
                     terse: false,
+                    unlocated: false,
                     ..options
                 },
             ),

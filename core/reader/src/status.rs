@@ -415,6 +415,7 @@ pub fn status_bytes(
     let options = Options {
         max_line,
         terse: true,
+        unlocated: false,
     };
     let mut scan = Scan::new(options, Notables::default());
     scan.feed(bytes);

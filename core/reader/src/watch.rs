@@ -552,6 +552,7 @@ mod tests {
             Options {
                 max_line: Some(10),
                 terse: false,
+                unlocated: false,
             },
             Notables::default(),
         );

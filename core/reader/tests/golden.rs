@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 
 use overbrainer_core::generated::EXTRAS;
 use overbrainer_core::scalars::Scalar;
-use overbrainer_core::{dump_line, parse_line, read_line, read_verdict, Mark, MetricLine, Pace};
+use overbrainer_core::{
+    dump_line, parse_line, read_line, read_line_unlocated, read_verdict, Mark, MetricLine, Pace,
+    ParseError,
+};
 
 mod common;
 use common::{read_json, Json, Reader};
@@ -164,6 +167,21 @@ fn problems(bytes: &[u8], expected: &Json) -> Vec<String> {
                 error.category.name()
             )),
             Err(_) => {}
+        }
+        // Read unlocated, the same error but for its path, which is left to locate later.
+        match (&got, read_line_unlocated(bytes)) {
+            (Err(located), Err(unlocated)) => {
+                let expected = ParseError {
+                    path: None,
+                    ..located.clone()
+                };
+                if unlocated != expected {
+                    wrong.push(format!(
+                        "read_line_unlocated {unlocated:?}, read_line {located:?}"
+                    ));
+                }
+            }
+            (_, unlocated) => wrong.push(format!("read_line_unlocated: {unlocated:?}")),
         }
         match &derived {
             Ok(Ok(line)) => wrong.push(format!("parse_line accepts it: {}", dump_line(line))),

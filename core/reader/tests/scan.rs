@@ -73,9 +73,11 @@ fn line_by_line<C: Consumer>(data: &[u8], options: Options, mut consumer: C) -> 
         start = end + 1;
     }
     if start < data.len() {
-        // the last line is answered in full, terse or not: its rule needs the error
+        // the last line is answered in full, terse or not (its rule needs the error), and
+        // located (it comes to the consumer alone, without its bytes)
         let full = Options {
             terse: false,
+            unlocated: false,
             ..options
         };
         number += 1;
@@ -116,6 +118,7 @@ fn options(draw: &mut Draw) -> Options {
     Options {
         max_line: (draw.below(4) == 0).then(|| draw.below(120)),
         terse: draw.below(2) == 0,
+        unlocated: draw.below(2) == 0,
     }
 }
 

@@ -24,6 +24,10 @@
 //! - a rejected line: the category (one byte: `0` io, `1` syntax, `2` data, `3` eof), the
 //!   column (`u32`, `0` when the reference gives none), the message (`u32` length, UTF-8),
 //!   the path as the core writes it (`u32`: `0` for none, else its length plus one; UTF-8);
+//!   or, where the category's byte has `0x80` added, the path not located: in its place the
+//!   line itself, before its newline (`u32` length, UTF-8: a line that is not UTF-8 is
+//!   written located), which `ob_path` locates it in when the path is asked for (walking a
+//!   line again costs more than the rest of its error);
 //! - a line over the bound: its size and the bound (`f64` each: exact below 2^53).
 //!
 //! `ob_tables` writes the tables these records are read with (variants, fields, kinds,
@@ -37,7 +41,8 @@ mod reports;
 use overbrainer_core::generated::{EXTRAS, FIELDS, NAMES, TAGS, TAG_FIELD};
 use overbrainer_core::scan::{answer, Answer, Consumer, Options, Part, Scan};
 use overbrainer_core::{
-    dump_line, read_line, Category, JobStage, Kind, MetricLine, Pace, ParseError, Value,
+    dump_line, path_of, read_line_unlocated, Category, JobStage, Kind, MetricLine, Pace,
+    ParseError, Value,
 };
 
 /// The module's state: its two buffers and the readers under way.
@@ -62,6 +67,8 @@ const READ: u8 = 0;
 const BAD: u8 = 1;
 const OVER: u8 = 2;
 const INCOMPLETE: u8 = 0x80;
+/// Added to a rejected line's category: its path not located, the line in its place.
+const UNLOCATED: u8 = 0x80;
 
 fn put_u32(out: &mut Vec<u8>, value: usize) {
     out.extend_from_slice(&u32::try_from(value).unwrap_or(u32::MAX).to_le_bytes());
@@ -115,13 +122,21 @@ fn put_line(out: &mut Vec<u8>, line: &MetricLine) {
     }
 }
 
-fn put_error(out: &mut Vec<u8>, error: &ParseError) {
-    out.push(category_code(error.category));
+/// A rejected line's record; `unlocated`: the line (before its newline) when its error was
+/// read without its path (`read_line_unlocated`), written in the path's place.
+fn put_error(out: &mut Vec<u8>, error: &ParseError, unlocated: Option<&[u8]>) {
+    let flag = if unlocated.is_some() { UNLOCATED } else { 0 };
+    out.push(category_code(error.category) | flag);
     put_u32(
         out,
         error.column.map_or(0, |column| column.saturating_add(1)),
     );
     put_text(out, &error.message);
+    if let Some(line) = unlocated {
+        put_u32(out, line.len());
+        out.extend_from_slice(line);
+        return;
+    }
     match error.rendered_path() {
         None => put_u32(out, 0),
         Some(path) => {
@@ -131,8 +146,9 @@ fn put_error(out: &mut Vec<u8>, error: &ParseError) {
     }
 }
 
-/// One answer's record.
-fn put_answer(out: &mut Vec<u8>, answer: &Answer, complete: bool) {
+/// One answer's record; `unlocated`: the line, when it was answered unlocated
+/// (`Options::unlocated`), its newline included or not.
+fn put_answer(out: &mut Vec<u8>, answer: &Answer, complete: bool, unlocated: Option<&[u8]>) {
     let flag = if complete { 0 } else { INCOMPLETE };
     match answer {
         Answer::Read(line) => {
@@ -141,7 +157,12 @@ fn put_answer(out: &mut Vec<u8>, answer: &Answer, complete: bool) {
         }
         Answer::Bad(error) => {
             out.push(BAD | flag);
-            put_error(out, error);
+            // a line that is not UTF-8 is answered with the path its error has (none): the
+            // glue keeps the line as text
+            let bare = unlocated
+                .map(|line| line.strip_suffix(b"\n").unwrap_or(line))
+                .filter(|line| std::str::from_utf8(line).is_ok());
+            put_error(out, error, bare);
         }
         // The reader reads every line in full (`terse` off): a terse answer would be its
         // category alone, without words.
@@ -175,8 +196,9 @@ impl Consumer for Records {
     fn answer_part(lines: &[u8], options: Options) -> Part<Vec<u8>> {
         let mut kept = Vec::with_capacity(lines.len() / 2);
         let mut count = 0;
-        overbrainer_core::scan::each_answer(lines, options, |answer| {
-            put_answer(&mut kept, &answer, true);
+        overbrainer_core::scan::each_answer(lines, options, |line, answer| {
+            let unlocated = options.unlocated.then_some(line);
+            put_answer(&mut kept, &answer, true, unlocated);
             count += 1;
         });
         Part { kept, lines: count }
@@ -191,7 +213,7 @@ impl Consumer for Records {
     }
 
     fn line(&mut self, _number: u64, answer: Answer, complete: bool) {
-        put_answer(&mut self.out, &answer, complete);
+        put_answer(&mut self.out, &answer, complete, None); // answered located (`Scan`)
     }
 }
 
@@ -361,18 +383,38 @@ pub extern "C" fn ob_tables() {
 }
 
 /// The answer to the line in the first `len` bytes of the input (`read_line`: the line as
-/// given, no newline removed), its record in the output.
+/// given, no newline removed), its record in the output, a rejected line's path unlocated.
 #[no_mangle]
 pub extern "C" fn ob_parse(len: usize) {
     with_state(|state| {
         let line = state.input.get(..len).unwrap_or(&[]);
-        let answer = match read_line(line) {
-            Ok(line) => Answer::Read(line),
-            Err(error) => Answer::Bad(error),
-        };
         state.output.clear();
-        put_answer(&mut state.output, &answer, true);
+        match read_line_unlocated(line) {
+            Ok(read) => put_answer(&mut state.output, &Answer::Read(read), true, None),
+            Err(error) => {
+                state.output.push(BAD);
+                let text = std::str::from_utf8(line).ok().map(str::as_bytes);
+                put_error(&mut state.output, &error, text);
+            }
+        }
     });
+}
+
+/// The path of the error of the line in the first `len` bytes of the input, as the core
+/// writes it (`path_of`), in the output: `0` for none, else `1`.
+#[no_mangle]
+pub extern "C" fn ob_path(len: usize) -> u32 {
+    with_state(|state| {
+        let path = path_of(state.input.get(..len).unwrap_or(&[]));
+        state.output.clear();
+        match path {
+            Some(path) => {
+                state.output.extend_from_slice(path.render().as_bytes());
+                1
+            }
+            None => 0,
+        }
+    })
 }
 
 /// The reference's dump (`serde_json::to_string`) of the line whose record (variant and
@@ -434,6 +476,7 @@ pub extern "C" fn ob_reader_new(has_max: u32, max_line: f64) -> u32 {
     let options = Options {
         max_line: reports::bound(has_max, max_line),
         terse: false,
+        unlocated: true,
     };
     let scan = Scan::new(options, Records::default());
     with_state(|state| {
@@ -511,7 +554,12 @@ pub extern "C" fn ob_reader_free(id: u32) {
 #[must_use]
 pub fn record_of(line: &[u8], options: Options) -> Vec<u8> {
     let mut out = Vec::new();
-    put_answer(&mut out, &answer(line, options), true);
+    put_answer(
+        &mut out,
+        &answer(line, options),
+        true,
+        options.unlocated.then_some(line),
+    );
     out
 }
 

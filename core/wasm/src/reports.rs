@@ -111,6 +111,7 @@ pub extern "C" fn ob_check_new(name_len: usize, raw: u32, has_max: u32, max_line
             Options {
                 max_line: bound(has_max, max_line),
                 terse: false,
+                unlocated: false,
             },
             Order::default(),
         ),
@@ -217,6 +218,7 @@ pub extern "C" fn ob_status_new(raw: u32, has_max: u32, max_line: f64) -> u32 {
             Options {
                 max_line: bound(has_max, max_line),
                 terse: true,
+                unlocated: false,
             },
             Notables::default(),
         ),

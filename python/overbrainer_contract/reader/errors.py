@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
+from overbrainer_contract_core._core import path_of as _path_of
+
 Category = Literal["syntax", "eof", "data"]
 """`serde_json::Error::classify()` without `Io`, which a line in memory never gives."""
 
@@ -24,7 +26,10 @@ class ParseError(ValueError):
     Made as `ParseError(category, message, path=None, column=None)`. There is no
     `__init__` in Python: the four values stay where `BaseException` keeps what it was
     made with, and are read from there; the text (`str`, `args`) is formatted only when
-    asked for. A caller that skips a bad line pays its raise and little more.
+    asked for. `parse_line` makes it with a fifth value, the line itself, in place of the
+    path: the core locates the path in the line when `path` is read (walking the line
+    again costs more than the rest of the error). A caller that skips a bad line pays its
+    raise and little more.
     """
 
     if TYPE_CHECKING:  # the signature, for type checkers; `BaseException.__init__` runs
@@ -52,6 +57,9 @@ class ParseError(ValueError):
     @property
     def path(self) -> str | None:
         made = _MADE_WITH(self)
+        if len(made) > 4:  # made with its line: located now, by the core
+            located: str | None = _path_of(made[4])
+            return located
         return made[2] if len(made) > 2 else None
 
     @property
@@ -81,8 +89,9 @@ class ParseError(ValueError):
         self._given = tuple(value)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled (and copied) as made: the four values, and an assigned `args`."""
-        return (self.__class__, _MADE_WITH(self), self.__dict__ or None)
+        """Pickled (and copied) as the four values, the path located, and an assigned `args`."""
+        made = (self.category, self.message, self.path, self.column)
+        return (self.__class__, made, self.__dict__ or None)
 
     def __repr__(self) -> str:
         return (

@@ -33,8 +33,13 @@ def parse_line(line: str | bytes | bytearray | memoryview) -> _Line:
     missing optional field is `None`, as in the reference. Raises `ParseError` (and nothing
     else, for a str or bytes) for any line the reference rejects, with the reference's
     category, message and position, and the JSON path of the value at fault. White space
-    around the value (a trailing newline included) is accepted. Bytes must be UTF-8.
+    around the value (a trailing newline included) is accepted. Bytes must be UTF-8. The
+    error keeps the line and locates its path when `path` is read (`path_of`).
     """
+
+def path_of(line: str | bytes) -> str | None:
+    """The JSON path of the error `parse_line` raises for `line`, as the core writes it;
+    `None` where there is none (after the value, or a line it accepts)."""
 
 def parse_lines(body: str | bytes | bytearray | memoryview) -> list[Any]:
     """Each line of `body` (split on newlines; a last line without one included) as its model
