@@ -8,8 +8,8 @@
 use overbrainer_core::scalars::{Scalar, Scalars};
 use overbrainer_core::{
     dump_line as dump, generated::FIELDS, generated::NAMES, lines, path_of as core_path_of,
-    read_line, read_line_unlocated, read_str, read_str_unlocated, Category, JobStage, Kind, Mark,
-    MetricLine, Pace as CorePace, ParseError, Value,
+    read_line_unlocated, read_str, read_str_unlocated, Category, JobStage, Kind, Mark, MetricLine,
+    Pace as CorePace, ParseError, Value,
 };
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
 use pyo3::once_cell::GILOnceCell;
@@ -307,22 +307,31 @@ const PIPELINE_FROM: usize = 256 * 1024;
 /// thousand lines, answered in parts on every core (`scanner::in_parts`).
 const WINDOW: usize = 1 << 20;
 
+/// A line's answer in a body: its model, or its error read unlocated with the line it was
+/// read from (its path is located when asked for: `unlocated_object`).
+type BodyAnswer<'a> = Result<MetricLine, (ParseError, &'a [u8])>;
+
 /// Each line of `body` answered by the core, in order, handed to `each` until it says stop
 /// (`Ok(false)`) or fails. A large body is read ahead a window at a time by a thread of
 /// the core's own (no Python in it: only the core's reading, of bytes the caller holds),
 /// each window's lines answered on every core (`scanner::in_parts`, rayon), while this
 /// thread, which holds the GIL, builds the models and takes the windows in order.
-fn each_answer<F>(body: &[u8], each: F) -> PyResult<()>
+fn each_answer<'a, F>(body: &'a [u8], each: F) -> PyResult<()>
 where
-    F: FnMut(Result<MetricLine, ParseError>) -> PyResult<bool>,
+    F: FnMut(BodyAnswer<'a>) -> PyResult<bool>,
 {
     each_answer_from(body, PIPELINE_FROM, each)
 }
 
+/// One line of a body answered.
+fn body_answer(line: &[u8]) -> BodyAnswer<'_> {
+    read_line_unlocated(line).map_err(|error| (error, line))
+}
+
 /// The lines of `body` answered, one window's answers in order.
-fn window_answers(window: &[u8]) -> Vec<Result<MetricLine, ParseError>> {
+fn window_answers(window: &[u8]) -> Vec<BodyAnswer<'_>> {
     scanner::in_parts(window, |part| {
-        lines(part).map(read_line).collect::<Vec<_>>()
+        lines(part).map(body_answer).collect::<Vec<_>>()
     })
     .into_iter()
     .flatten()
@@ -330,13 +339,13 @@ fn window_answers(window: &[u8]) -> Vec<Result<MetricLine, ParseError>> {
 }
 
 /// `each_answer`, read ahead from `threshold` bytes on.
-fn each_answer_from<F>(body: &[u8], threshold: usize, mut each: F) -> PyResult<()>
+fn each_answer_from<'a, F>(body: &'a [u8], threshold: usize, mut each: F) -> PyResult<()>
 where
-    F: FnMut(Result<MetricLine, ParseError>) -> PyResult<bool>,
+    F: FnMut(BodyAnswer<'a>) -> PyResult<bool>,
 {
     if body.len() < threshold {
         for piece in lines(body) {
-            if !each(read_line(piece))? {
+            if !each(body_answer(piece))? {
                 break;
             }
         }
@@ -421,7 +430,7 @@ fn answers(py: Python<'_>, bound: &Bound, body: &[u8]) -> PyResult<PyObject> {
     each_answer(body, |answer| {
         let item = match answer {
             Ok(line) => model(py, bound, &line)?,
-            Err(error) => error_object(py, bound, &error)?,
+            Err((error, line)) => unlocated_object(py, bound, &error, PyBytes::new(py, line))?,
         };
         list.append(item).map(|()| true)
     })?;

@@ -24,7 +24,10 @@ const PARALLEL_FROM: usize = 128 * 1024;
 /// `answer` of each part of `lines` (complete lines, each part cut after a newline), in
 /// order: in parts on rayon's threads when there are enough lines. The one way the binding
 /// answers lines in parallel (the scans here, `parse_lines`' pipeline).
-pub(crate) fn in_parts<T: Send>(lines: &[u8], answer: impl Fn(&[u8]) -> T + Sync) -> Vec<T> {
+pub(crate) fn in_parts<'a, T: Send>(
+    lines: &'a [u8],
+    answer: impl Fn(&'a [u8]) -> T + Sync,
+) -> Vec<T> {
     let threads = rayon::current_num_threads();
     if lines.len() < PARALLEL_FROM || threads < 2 {
         return vec![answer(lines)];
