@@ -134,6 +134,10 @@ async function* threaded(data: Uint8Array, options: ReadOptions, threads: number
           queue.spares.push(records.buffer as ArrayBuffer); // read: nothing answered holds it
           first += found.length;
           if (found.length > 0) yield found;
+          // The workers' messages are events, handled only when this thread goes back to its
+          // event loop: go back now, so that each worker gets its next pieces while this thread
+          // reads what is queued, whichever part it is reading.
+          await new Promise<void>((resolve) => setImmediate(resolve));
         } else if (queue.failed !== null) {
           throw queue.failed;
         } else if (queue.done) {
