@@ -52,19 +52,19 @@ const api: Api = await load(module);
 export interface ReadOptions extends ReaderOptions {
   /** Bytes fed to a reader at a time (default 1 MiB). */
   chunkSize?: number;
-  /** For a `Uint8Array` source: how many threads answer its lines, each a part of complete
-   * lines with its own instance of the module, the answers handed over in order (the same
-   * answers as one reader's: they do not depend on how the input is cut). Default: the
-   * machine's parallelism (at most 8) for 16 MiB and more, else 1. */
+  /** For a `Uint8Array` source: how many threads answer its lines, each with its own instance
+   * of the module, handed pieces of complete lines in turn, the answers handed over in order
+   * (the same answers as one reader's: they do not depend on how the input is cut). Default:
+   * the machine's parallelism (at most 8) for 16 MiB and more, else 1. */
   threads?: number;
 }
 
 const THREADED = 16 << 20;
-/** The pieces of its part a worker holds ahead of its reading. */
+/** The pieces a worker is handed ahead of the reading. */
 const AHEAD = 3;
 
-/** Where `data` is cut for `count` threads: about equal parts, each but the last ending in a
- * newline (the core's `scan::parts`). */
+/** Where `data` is cut in `count` pieces: about equal, each but the last ending in a newline (the
+ * core's `scan::parts`). */
 function parts(data: Uint8Array, count: number): [number, number][] {
   const found: [number, number][] = [];
   const size = Math.floor(data.length / count) + 1;
@@ -79,79 +79,65 @@ function parts(data: Uint8Array, count: number): [number, number][] {
   return found;
 }
 
-/** The answers of `data`'s lines, its parts read by worker threads (see `ReadOptions.threads`). */
+/** The answers of `data`'s lines, read by worker threads: the data cut in pieces of about
+ * `chunkSize` bytes after a newline, handed to the workers in turn, a few ahead of the reading
+ * (the next piece goes when one is read), each piece's records read here in the data's order. */
 async function* threaded(data: Uint8Array, options: ReadOptions, threads: number): AsyncGenerator<Answer[], void, undefined> {
   const { maxLine = null, chunkSize = 1 << 20 } = options;
-  const queues = parts(data, threads).map(([start, end]) => {
+  const pieces = parts(data, Math.max(threads, Math.ceil(data.length / chunkSize)));
+  const workers = Array.from({ length: Math.min(threads, pieces.length) }, () => {
     const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { module } });
-    const queue = {
-      worker,
-      records: [] as Uint8Array[],
-      /** Records' buffers read, to go back with the next piece. */
-      spares: [] as ArrayBuffer[],
-      done: false,
-      failed: null as unknown,
-      wake: (): void => {},
-    };
-    const pieces: ArrayBuffer[] = []; // pieces' buffers given back
-    let next = start; // the part's bytes not yet sent
-    const send = (): void => {
-      if (next >= end) {
-        if (next === end) worker.postMessage({ kind: "end" } satisfies Request);
-        next = end + 1;
-        return;
-      }
-      const stop = Math.min(next + chunkSize, end);
-      const piece = new Uint8Array(pieces.pop() ?? new ArrayBuffer(chunkSize), 0, stop - next);
-      piece.set(data.subarray(next, stop)); // a copy, transferred
-      next = stop;
-      const spare = queue.spares.pop() ?? null;
-      const moved = [piece.buffer as ArrayBuffer, ...(spare === null ? [] : [spare])];
-      worker.postMessage({ kind: "piece", piece, spare } satisfies Request, moved);
-    };
-    worker.on("message", ({ records, done, piece }: Reply) => {
-      queue.records.push(records);
-      queue.done ||= done;
-      if (piece !== null) pieces.push(piece);
-      if (!done) send(); // a piece answered: the next one goes
-      queue.wake();
+    const state = { worker, replies: [] as Reply[], failed: null as unknown, wake: (): void => {} };
+    worker.on("message", (reply: Reply) => {
+      state.replies.push(reply);
+      state.wake();
     });
     worker.on("error", (error) => {
-      queue.failed = error;
-      queue.wake();
+      state.failed = error;
+      state.wake();
     });
-    worker.postMessage({ kind: "begin", maxLine } satisfies Request);
-    for (let ahead = 0; ahead < AHEAD; ahead += 1) send();
-    return queue;
+    return state;
   });
-  let first = 1;
+  const buffers: ArrayBuffer[] = []; // pieces' buffers given back
+  const spares: ArrayBuffer[] = []; // records' buffers read
+  let sent = 0;
+  const send = (): void => {
+    const [start, end] = pieces[sent]!;
+    const size = end - start;
+    const at = buffers.findIndex((buffer) => buffer.byteLength >= size);
+    const buffer = at < 0 ? new ArrayBuffer(size) : buffers.splice(at, 1)[0]!;
+    const piece = new Uint8Array(buffer, 0, size);
+    piece.set(data.subarray(start, end)); // a copy, transferred
+    const spare = spares.pop() ?? null;
+    const request: Request = { piece, maxLine, spare };
+    workers[sent % workers.length]!.worker.postMessage(request, spare === null ? [buffer] : [buffer, spare]);
+    sent += 1;
+  };
   try {
-    for (const queue of queues) {
-      for (;;) {
-        const records = queue.records.shift();
-        if (records !== undefined) {
-          const found = api.readRecords(records, first);
-          queue.spares.push(records.buffer as ArrayBuffer); // read: nothing answered holds it
-          first += found.length;
-          if (found.length > 0) yield found;
-          // The workers' messages are events, handled only when this thread goes back to its
-          // event loop: go back now, so that each worker gets its next pieces while this thread
-          // reads what is queued, whichever part it is reading.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        } else if (queue.failed !== null) {
-          throw queue.failed;
-        } else if (queue.done) {
-          break;
-        } else {
-          await new Promise<void>((resolve) => {
-            queue.wake = resolve;
-          });
-        }
+    while (sent < Math.min(pieces.length, workers.length * AHEAD)) send();
+    let first = 1;
+    for (let index = 0; index < pieces.length; index += 1) {
+      const state = workers[index % workers.length]!;
+      let reply = state.replies.shift();
+      while (reply === undefined) {
+        if (state.failed !== null) throw state.failed;
+        await new Promise<void>((resolve) => {
+          state.wake = resolve;
+        });
+        reply = state.replies.shift();
       }
-      void queue.worker.terminate();
+      if (sent < pieces.length) send(); // one piece read: the next goes
+      const found = api.readRecords(reply.records, first);
+      buffers.push(reply.piece);
+      spares.push(reply.records.buffer as ArrayBuffer); // read: nothing answered holds it
+      first += found.length;
+      if (found.length > 0) yield found;
+      // The workers' messages are events, handled only when this thread goes back to its
+      // event loop: go back now, so that their replies come in while this thread reads.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } finally {
-    for (const queue of queues) void queue.worker.terminate();
+    for (const state of workers) void state.worker.terminate();
   }
 }
 

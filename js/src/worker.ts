@@ -1,7 +1,6 @@
-// A thread of the Node entry's threaded `readLines` (index.ts): one instance of the module, a part
-// of a file (complete lines) read by its own reader (the core's `Scan`). The part comes in pieces,
-// a few ahead of the reading (the main thread sends the next when a piece's answers come back), and
-// the records of each piece's answers are posted back as they are made. Pieces and records are
+// A thread of the Node entry's threaded `readLines` (index.ts): one instance of the module, which
+// answers the pieces of a file it is sent (each of complete lines, but the file's last), one
+// reader (the core's `Scan`) each, and posts back each piece's records. Pieces and records are
 // transferred, never copied across, and their buffers go back and forth to be used again: a new
 // buffer costs its pages, and the garbage collector's attention, more than the copy into it.
 
@@ -18,19 +17,18 @@ interface Exports {
   ob_reader_free(id: number): void;
 }
 
-/** What the main thread sends, in order: how to answer the part's lines, its pieces, its end;
- * with a piece, a buffer of records it is done with (`spare`), to write the next ones into. */
-export type Request =
-  | { kind: "begin"; maxLine: number | null }
-  | { kind: "piece"; piece: Uint8Array; spare: ArrayBuffer | null }
-  | { kind: "end" };
+/** A piece to answer, how (the user's bound on a line), and a buffer of records the main
+ * thread is done with (`spare`), to write these into. */
+export interface Request {
+  piece: Uint8Array;
+  maxLine: number | null;
+  spare: ArrayBuffer | null;
+}
 
-/** What the worker posts: a piece's records (`done`: the part's last), and the piece's buffer
- * given back. */
+/** A piece's records, and its buffer given back. */
 export interface Reply {
   records: Uint8Array;
-  done: boolean;
-  piece: ArrayBuffer | null;
+  piece: ArrayBuffer;
 }
 
 const port = parentPort;
@@ -38,48 +36,39 @@ if (port === null) throw new Error("worker.js runs as a worker thread of overbra
 const { module } = workerData as { module: WebAssembly.Module };
 const ex = (await WebAssembly.instantiate(module, {})).exports as unknown as Exports;
 
-const spares: ArrayBuffer[] = []; // records' buffers given back
-
-/** The records the last call wrote, copied out of the module's memory (into a spare buffer
- * where one is large enough). */
-function records(): Uint8Array {
+/** What the last call wrote in the module's memory. */
+function output(): Uint8Array {
   const start = ex.ob_output() >>> 0;
-  const length = ex.ob_output_len() >>> 0;
-  const written = new Uint8Array(ex.memory.buffer, start, length);
-  const spare = spares.pop();
-  if (spare === undefined || spare.byteLength < length) return written.slice();
-  const into = new Uint8Array(spare, 0, length);
+  return new Uint8Array(ex.memory.buffer, start, ex.ob_output_len() >>> 0);
+}
+
+/** `written` copied out of the module's memory, into `spare` where it is large enough. */
+function copied(written: Uint8Array, spare: ArrayBuffer | null): Uint8Array {
+  if (spare === null || spare.byteLength < written.length) return written.slice();
+  const into = new Uint8Array(spare, 0, written.length);
   into.set(written);
   return into;
 }
 
-function post(done: boolean, piece: ArrayBuffer | null): void {
-  const found = records();
-  const moved = [found.buffer as ArrayBuffer, ...(piece === null ? [] : [piece])];
-  port!.postMessage({ records: found, done, piece } satisfies Reply, moved);
-}
-
-let id: number | null = null; // the part's reader
-port.on("message", (request: Request) => {
-  if (request.kind === "begin") {
-    id = ex.ob_reader_new(request.maxLine === null ? 0 : 1, request.maxLine ?? 0);
-    return;
-  }
-  if (id === null) throw new Error("a piece of a part that did not begin");
-  if (request.kind === "piece") {
-    const chunk = request.piece;
-    if (request.spare !== null) spares.push(request.spare);
-    const into = ex.ob_input(chunk.length) >>> 0;
-    new Uint8Array(ex.memory.buffer, into, chunk.length).set(chunk);
-    ex.ob_reader_feed(id, chunk.length);
-    post(false, chunk.buffer as ArrayBuffer);
-    return;
-  }
+port.on("message", ({ piece, maxLine, spare }: Request) => {
+  const id = ex.ob_reader_new(maxLine === null ? 0 : 1, maxLine ?? 0);
+  let records: Uint8Array;
   try {
-    ex.ob_reader_finish(id);
-    post(true, null);
+    const into = ex.ob_input(piece.length) >>> 0;
+    new Uint8Array(ex.memory.buffer, into, piece.length).set(piece);
+    ex.ob_reader_feed(id, piece.length);
+    records = copied(output(), spare);
+    ex.ob_reader_finish(id); // a last line without its newline: only the file's last piece has one
+    const last = output();
+    if (last.length > 0) {
+      const both = new Uint8Array(records.length + last.length);
+      both.set(records);
+      both.set(last, records.length);
+      records = both;
+    }
   } finally {
     ex.ob_reader_free(id);
-    id = null;
   }
+  const reply: Reply = { records, piece: piece.buffer as ArrayBuffer };
+  port.postMessage(reply, [records.buffer as ArrayBuffer, piece.buffer as ArrayBuffer]);
 });
