@@ -441,17 +441,18 @@ function bind(ex: Exports): Api {
     return made;
   };
 
-  /** The path of the error of `line` (the core's `path_of`). */
-  const locate = (line: string): string | null => {
-    if (ex.ob_path(put(line)) === 0) return null;
+  const outputText = (): string => {
     const [start, end] = output();
     return decoder.decode(bytes.subarray(start, end));
   };
+  /** The path of the error of `line` (the core's `path_of`). */
+  const locate = (line: string): string | null => (ex.ob_path(put(line)) === 0 ? null : outputText());
 
   const error = (): ParseError => {
     const code = bytes[at++]!;
-    const category = CATEGORIES[code & 0x7f]!;
-    const column = view.getUint32(at, true);
+    const category = CATEGORIES[code & ~UNLOCATED]!;
+    const stored = view.getUint32(at, true);
+    const column = stored === 0 ? null : stored - 1;
     at += 4;
     const message = text();
     const length = view.getUint32(at, true);
@@ -461,14 +462,14 @@ function bind(ex: Exports): Api {
       // reused cannot hold it, and a string costs less to make than a copy of the bytes)
       const line = decoder.decode(bytes.subarray(at, at + length));
       at += length;
-      return unlocated(category, message, column === 0 ? null : column - 1, line, locate);
+      return unlocated(category, message, column, line, locate);
     }
     let path: string | null = null;
     if (length > 0) {
       path = decoder.decode(bytes.subarray(at, at + length - 1));
       at += length - 1;
     }
-    return new ParseError(category, message, path, column === 0 ? null : column - 1);
+    return new ParseError(category, message, path, column);
   };
 
   /** The records from the output's start to `end`, answers numbered from `first`. */
@@ -733,10 +734,6 @@ function bind(ex: Exports): Api {
     return found;
   }
 
-  const outputText = (): string => {
-    const [start, end] = output();
-    return decoder.decode(bytes.subarray(start, end));
-  };
   const { check, checkRecords, status, Status, linesText, changeText } = bindRun(ex, { put, text: outputText, chunks });
 
   return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, check, checkRecords, status, Status, linesText, changeText };

@@ -157,32 +157,13 @@ pub(crate) fn scalars_dict(py: Python<'_>, scalars: &Scalars) -> PyResult<PyObje
     Ok(dict.into())
 }
 
-/// `ParseError(category, message, path, column)`, as the package defines it.
+/// `ParseError(category, message, path, column, None)`, as the package defines it.
 pub(crate) fn error_object(
     py: Python<'_>,
     bound: &Bound,
     error: &ParseError,
 ) -> PyResult<PyObject> {
-    let path = error.rendered_path();
-    bound.parse_error.call1(
-        py,
-        (
-            category_name(py, error.category),
-            error.message.as_str(),
-            path,
-            error.column,
-        ),
-    )
-}
-
-/// The category's name, one interned str for each.
-fn category_name(py: Python<'_>, category: Category) -> &PyString {
-    match category {
-        Category::Io => pyo3::intern!(py, "io"),
-        Category::Syntax => pyo3::intern!(py, "syntax"),
-        Category::Data => pyo3::intern!(py, "data"),
-        Category::Eof => pyo3::intern!(py, "eof"),
-    }
+    made(py, bound, error, error.rendered_path(), None)
 }
 
 /// `ParseError(category, message, None, column, line)`: an error read unlocated
@@ -194,17 +175,32 @@ fn unlocated_object(
     error: &ParseError,
     line: &PyAny,
 ) -> PyResult<PyObject> {
-    let path: Option<&str> = None;
-    bound.parse_error.call1(
-        py,
-        (
-            category_name(py, error.category),
-            error.message.as_str(),
-            path,
-            error.column,
-            line,
-        ),
-    )
+    made(py, bound, error, None, Some(line))
+}
+
+/// `ParseError(category, message, path, column, line)`: `line` `None` for a located error.
+fn made(
+    py: Python<'_>,
+    bound: &Bound,
+    error: &ParseError,
+    path: Option<String>,
+    line: Option<&PyAny>,
+) -> PyResult<PyObject> {
+    let category = category_name(py, error.category);
+    let message = error.message.as_str();
+    bound
+        .parse_error
+        .call1(py, (category, message, path, error.column, line))
+}
+
+/// The category's name (`Category::name`), one interned str for each.
+fn category_name(py: Python<'_>, category: Category) -> &PyString {
+    match category {
+        Category::Io => pyo3::intern!(py, Category::Io.name()),
+        Category::Syntax => pyo3::intern!(py, Category::Syntax.name()),
+        Category::Data => pyo3::intern!(py, Category::Data.name()),
+        Category::Eof => pyo3::intern!(py, Category::Eof.name()),
+    }
 }
 
 fn raised(py: Python<'_>, bound: &Bound, error: &ParseError) -> PyErr {

@@ -56,11 +56,18 @@ pub fn parse_line(line: &str) -> Result<MetricLine, serde_json::Error> {
 /// Returns the reference's error, placed (`ParseError`), when the line is not a metrics
 /// record.
 pub fn read_line(line: &[u8]) -> Result<MetricLine, ParseError> {
-    // One check of the whole line (ASCII at a word a step) costs less than serde_json's
-    // reader of bytes checking each key and string apart; a line that is not UTF-8 is the
-    // reference's syntax error wherever it goes.
+    read_bytes(line, read_str)
+}
+
+/// `read` of `line` once it is known to be UTF-8. One check of the whole line (ASCII at a
+/// word a step) costs less than serde_json's reader of bytes checking each key and string
+/// apart; a line that is not UTF-8 is the reference's syntax error wherever it goes.
+fn read_bytes(
+    line: &[u8],
+    read: fn(&str) -> Result<MetricLine, ParseError>,
+) -> Result<MetricLine, ParseError> {
     match std::str::from_utf8(line) {
-        Ok(text) => read_str(text),
+        Ok(text) => read(text),
         Err(error) => Err(ParseError::utf8(error.valid_up_to())),
     }
 }
@@ -82,10 +89,7 @@ pub fn read_str(text: &str) -> Result<MetricLine, ParseError> {
 ///
 /// As `read_line`, the error's `path` `None`.
 pub fn read_line_unlocated(line: &[u8]) -> Result<MetricLine, ParseError> {
-    match std::str::from_utf8(line) {
-        Ok(text) => read_str_unlocated(text),
-        Err(error) => Err(ParseError::utf8(error.valid_up_to())),
-    }
+    read_bytes(line, read_str_unlocated)
 }
 
 /// `read_line_unlocated` of a line already known to be UTF-8.

@@ -86,12 +86,11 @@ pub fn answer(line: &[u8], options: Options) -> Answer {
 }
 
 /// Each complete line of `lines` (each ending in its newline) answered, in order: the
-/// line's bytes, its newline included, and its answer.
+/// line's bytes before its newline (what its answer read), and its answer.
 pub fn each_answer<F: FnMut(&[u8], Answer)>(lines: &[u8], options: Options, mut each: F) {
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', lines) {
-        let line = &lines[start..=end];
-        each(line, answer(line, options));
+        each(&lines[start..end], answer(&lines[start..=end], options));
         start = end + 1;
     }
     if start < lines.len() {

@@ -146,8 +146,8 @@ fn put_error(out: &mut Vec<u8>, error: &ParseError, unlocated: Option<&[u8]>) {
     }
 }
 
-/// One answer's record; `unlocated`: the line, when it was answered unlocated
-/// (`Options::unlocated`), its newline included or not.
+/// One answer's record; `unlocated`: the line its answer read (before its newline), when it
+/// was answered unlocated (`Options::unlocated`, `read_line_unlocated`).
 fn put_answer(out: &mut Vec<u8>, answer: &Answer, complete: bool, unlocated: Option<&[u8]>) {
     let flag = if complete { 0 } else { INCOMPLETE };
     match answer {
@@ -159,10 +159,8 @@ fn put_answer(out: &mut Vec<u8>, answer: &Answer, complete: bool, unlocated: Opt
             out.push(BAD | flag);
             // a line that is not UTF-8 is answered with the path its error has (none): the
             // glue keeps the line as text
-            let bare = unlocated
-                .map(|line| line.strip_suffix(b"\n").unwrap_or(line))
-                .filter(|line| std::str::from_utf8(line).is_ok());
-            put_error(out, error, bare);
+            let text = unlocated.filter(|line| std::str::from_utf8(line).is_ok());
+            put_error(out, error, text);
         }
         // The reader reads every line in full (`terse` off): a terse answer would be its
         // category alone, without words.
@@ -388,33 +386,36 @@ pub extern "C" fn ob_tables() {
 pub extern "C" fn ob_parse(len: usize) {
     with_state(|state| {
         let line = state.input.get(..len).unwrap_or(&[]);
+        let answer = match read_line_unlocated(line) {
+            Ok(read) => Answer::Read(read),
+            Err(error) => Answer::Bad(error),
+        };
         state.output.clear();
-        match read_line_unlocated(line) {
-            Ok(read) => put_answer(&mut state.output, &Answer::Read(read), true, None),
-            Err(error) => {
-                state.output.push(BAD);
-                let text = std::str::from_utf8(line).ok().map(str::as_bytes);
-                put_error(&mut state.output, &error, text);
-            }
-        }
+        put_answer(&mut state.output, &answer, true, Some(line));
     });
+}
+
+/// The text `make` gives for the first `len` bytes of the input, in the output: `0` for
+/// none, else `1`.
+fn text_of(len: usize, make: impl FnOnce(&[u8]) -> Option<String>) -> u32 {
+    with_state(|state| {
+        let text = make(state.input.get(..len).unwrap_or(&[]));
+        state.output.clear();
+        match text {
+            Some(text) => {
+                state.output.extend_from_slice(text.as_bytes());
+                1
+            }
+            None => 0,
+        }
+    })
 }
 
 /// The path of the error of the line in the first `len` bytes of the input, as the core
 /// writes it (`path_of`), in the output: `0` for none, else `1`.
 #[no_mangle]
 pub extern "C" fn ob_path(len: usize) -> u32 {
-    with_state(|state| {
-        let path = path_of(state.input.get(..len).unwrap_or(&[]));
-        state.output.clear();
-        match path {
-            Some(path) => {
-                state.output.extend_from_slice(path.render().as_bytes());
-                1
-            }
-            None => 0,
-        }
-    })
+    text_of(len, |line| path_of(line).map(|path| path.render()))
 }
 
 /// The reference's dump (`serde_json::to_string`) of the line whose record (variant and
@@ -422,17 +423,7 @@ pub extern "C" fn ob_path(len: usize) -> u32 {
 /// `0` when they are not a line's record, else `1`.
 #[no_mangle]
 pub extern "C" fn ob_dump(len: usize) -> u32 {
-    with_state(|state| {
-        let line = take_line(state.input.get(..len).unwrap_or(&[]));
-        state.output.clear();
-        match line {
-            Some(line) => {
-                state.output.extend_from_slice(dump_line(&line).as_bytes());
-                1
-            }
-            None => 0,
-        }
-    })
+    text_of(len, |record| take_line(record).map(|line| dump_line(&line)))
 }
 
 /// The reference's `Pace::eta()` of a pace whose first and last training logs were at
@@ -554,11 +545,12 @@ pub extern "C" fn ob_reader_free(id: u32) {
 #[must_use]
 pub fn record_of(line: &[u8], options: Options) -> Vec<u8> {
     let mut out = Vec::new();
+    let bare = line.strip_suffix(b"\n").unwrap_or(line);
     put_answer(
         &mut out,
         &answer(line, options),
         true,
-        options.unlocated.then_some(line),
+        options.unlocated.then_some(bare),
     );
     out
 }

@@ -26,10 +26,10 @@ class ParseError(ValueError):
     Made as `ParseError(category, message, path=None, column=None)`. There is no
     `__init__` in Python: the four values stay where `BaseException` keeps what it was
     made with, and are read from there; the text (`str`, `args`) is formatted only when
-    asked for. `parse_line` makes it with a fifth value, the line itself, in place of the
-    path: the core locates the path in the line when `path` is read (walking the line
-    again costs more than the rest of the error). A caller that skips a bad line pays its
-    raise and little more.
+    asked for. The core makes it with a fifth value: `None`, or the line itself in place of
+    the path (`parse_line`, `parse_lines`), which the core locates the path in when `path`
+    is read (walking the line again costs more than the rest of the error). A caller that
+    skips a bad line pays its raise and little more.
     """
 
     if TYPE_CHECKING:  # the signature, for type checkers; `BaseException.__init__` runs
@@ -57,7 +57,7 @@ class ParseError(ValueError):
     @property
     def path(self) -> str | None:
         made = _MADE_WITH(self)
-        if len(made) > 4:  # made with its line: located now, by the core
+        if len(made) > 4 and made[4] is not None:  # made with its line: located now, by the core
             located: str | None = _path_of(made[4])
             return located
         return made[2] if len(made) > 2 else None
