@@ -13,7 +13,7 @@ from ..check.checker import FileResult, check_request, check_snapshot, check_str
 from ..check.reporter import JsonReporter, TextReporter, Total
 from ..runs.chunks import read_chunks
 from ..runs.discover import discover
-from ..runs.shown import shown
+from ..runs.shown import as_text, shown
 from ..runs.sidefile import SideFileError
 from ..runs.state import Run
 from ._common import (
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         unreadable = True
         total.unreadable += 1
         say(f"error: {shown(name)}: {shown(message)}")
-        reporter.unreadable_path(name, message)
+        reporter.unreadable_path(as_text(name), as_text(message))
 
     found = discover(args.paths)
     for name, why in found.refused:
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
             invalid |= not result.valid
             continue
         for path, kind in run_files(target):
-            display = target.display(path)
+            display = as_text(target.display(path))  # the file's name in the report
             try:
                 if kind == "metrics":
                     result = _check_metrics(target, display, reporter, args)

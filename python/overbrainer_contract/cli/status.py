@@ -36,7 +36,7 @@ from ..check.reporter import paint, plural
 from ..contract.models import Snapshot
 from ..runs import clock
 from ..runs.discover import discover, natural_key
-from ..runs.shown import shown
+from ..runs.shown import as_text, shown
 from ..runs.sidefile import SideFileError
 from ..runs.sizes import invalid_text
 from ..runs.state import (
@@ -335,8 +335,8 @@ def report(target: Run, read: StatusRead, at: float) -> StatusReport:
     record of its lines (`read.scan`), with its snapshot files (a run folder's)."""
     snapshot = snapshot_status(target) if target.is_folder else None
     data = read.scan.report(
-        target.name,
-        target.label or target.name,
+        as_text(target.name),  # a name that is not UTF-8 as the text shows it
+        as_text(target.label or target.name),
         at,
         None if snapshot is None else msgspec.json.encode(snapshot),
         snapshot is None or snapshot.problem is None,

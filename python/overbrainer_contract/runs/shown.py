@@ -17,6 +17,11 @@ characters becomes a visible escape, everything else is left as it is.
 - a byte that was not UTF-8 in a name (Python's `surrogateescape`, as `os.fsdecode`
   gives it): `\\xff`, the byte itself — it could not be written to a UTF-8 terminal raw.
 
+`as_text(name)` is a name as text that any UTF-8 output holds (JSON, an Arrow or CSV
+column, the core's strings): each byte that was not UTF-8 shown as `\\xff`, as `shown`
+shows it, every other character as it is (JSON escapes its own). So a name reads the same
+on a terminal and in a report: `shown(as_text(name)) == shown(name)`.
+
 Markup is never read from such a string either: rich is given `Text` (or `markup=False`)
 and matplotlib's text `parse_math=False`, by the code that prints.
 """
@@ -49,6 +54,15 @@ def _escape(match: re.Match[str]) -> str:
 def shown(text: str) -> str:
     """`text` with every character that would act on a terminal shown as an escape."""
     return _UNSAFE.sub(_escape, text)
+
+
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def as_text(name: str) -> str:
+    """`name` with each byte that was not UTF-8 (`os.fsdecode`'s surrogates) as `\\xff`:
+    text any UTF-8 output holds; the rest as it is."""
+    return _NOT_UTF8.sub(_escape, name)
 
 
 def is_plain(text: str) -> bool:

@@ -25,6 +25,7 @@ from ..contract.models import JobStage
 from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
 from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
+from ..runs.shown import as_text
 from ..runs.state import Run
 from .schema import DICTIONARIES, LONG_SCHEMA, SCHEMA, wide_schema
 
@@ -83,7 +84,12 @@ def run_name(run: Run) -> str:
     """The `run` value of a run: its name among the runs read (`runs.discover`: its path
     below the folder the runs have in common, `exp1/seed1`); alone, its folder's name, or a
     metrics file's name when it is not `metrics.jsonl` (which stands for its folder); `-`
-    for standard input."""
+    for standard input. A byte of the name that is not UTF-8 is the text `\\xff`
+    (`runs.shown.as_text`): the column is UTF-8, the name as the commands show it."""
+    return as_text(_name_of(run))
+
+
+def _name_of(run: Run) -> str:
     if run.label:
         return run.label
     if run.metrics is None:
@@ -142,7 +148,7 @@ class RunReader:
                 )
             seen[name] = run.name
         self.counts = [
-            RunCounts(name, run.name) for run, name in zip(self.runs, names, strict=True)
+            RunCounts(name, as_text(run.name)) for run, name in zip(self.runs, names, strict=True)
         ]
         self.batch_lines = batch_lines
         self.stdin = stdin
@@ -358,7 +364,7 @@ def scalar_keys(
         for run in reader.runs
         if (run.metrics is None and stdin is not None) or _mode(run) == "regular"
     ]
-    reader.counts = [RunCounts(run_name(run), run.name) for run in reader.runs]
+    reader.counts = [RunCounts(run_name(run), as_text(run.name)) for run in reader.runs]
 
     def gather(_: pa.Int32Scalar, batch: TableBatch) -> pa.RecordBatch:
         found.update(batch[4][3])
