@@ -33,6 +33,10 @@ from ._common import (
 DEFAULT_MAX_ERRORS = 20
 """Errors (and warnings) printed per file in text: a file of random bytes is one screen."""
 
+COUNT_MOST = 2**64 - 1
+"""The most findings of a kind the checker counts to (the core's `u64`): a larger
+`--max-errors` is no bound, as 0 is."""
+
 PROGRESS_BYTES = 64 * 2**20
 """A file at least this large shows a progress bar (on a terminal)."""
 
@@ -86,10 +90,11 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--max-errors",
-        type=int,
+        type=max_errors,
         metavar="N",
         help=f"print at most N errors and N warnings per file, then one line counting the"
-        f" rest (text: {DEFAULT_MAX_ERRORS} by default; json: all; 0: all)",
+        f" rest (text: {DEFAULT_MAX_ERRORS} by default; json: all; 0, or a count past"
+        " 2**64 - 1: all)",
     )
     parser.add_argument(
         "--total",
@@ -99,6 +104,21 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     add_max_line(parser)
     parser.set_defaults(run=run)
+
+
+def max_errors(text: str) -> int:
+    """`--max-errors N` (argparse's type): a count in ASCII digits; one past `COUNT_MOST`,
+    of any length, is 0 (all), never converted whole. A negative count is refused by the
+    command, in its words."""
+    digits = text.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()) or (
+        digits != text and len(digits) > len(str(COUNT_MOST))
+    ):
+        raise argparse.ArgumentTypeError(f"not a count: {text[:40]!r} (0 or more, e.g. 20)")
+    if len(digits) > len(str(COUNT_MOST)):  # past any count, and past int()'s digits
+        return 0
+    value = int(text)
+    return 0 if value > COUNT_MOST else value
 
 
 def run(args: argparse.Namespace) -> int:

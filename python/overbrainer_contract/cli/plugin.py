@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from ..plugin.source import PLUGIN_CLASS, PLUGIN_FILE, PLUGIN_PATH
+from ..runs.atomic import write_atomically
+from ..runs.shown import shown
 from ._common import EXIT_CODES, OK, PROG, CliError, formatter
 
 DESCRIPTION = f"""\
 The Axolotl plugin, {PLUGIN_FILE}: print its path (the default), or copy it into a
 folder (created if needed) to put on PYTHONPATH; Axolotl's config then names it
-`plugins: [{PLUGIN_CLASS}]`."""
+`plugins: [{PLUGIN_CLASS}]`. The copy replaces whatever has its name there (an older
+copy, a symlink: never written through), put in place whole by a rename."""
 
 EPILOG = f"""\
 examples:
@@ -42,13 +45,13 @@ def run(args: argparse.Namespace) -> int:
         print(PLUGIN_PATH)
         return OK
     folder = Path(args.copy)
+    target = folder / PLUGIN_FILE
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        target = folder / PLUGIN_FILE
-        import shutil  # here: every command's start would pay for it (bz2, lzma...)
-
-        shutil.copyfile(PLUGIN_PATH, target)
+        # Written beside it, then renamed onto its name: whatever stands there (an older
+        # copy, a symlink) is replaced, never written through.
+        write_atomically(target, PLUGIN_PATH.read_bytes())
     except OSError as error:
-        raise CliError(f"{folder}: {error.strerror or error}") from error
-    print(target)
+        raise CliError(f"{shown(str(target))}: {error.strerror or error}") from error
+    print(shown(str(target)))
     return OK

@@ -128,14 +128,11 @@ class Metric:
 def metric(text: str) -> Metric:
     """`KEY[:last|min|max]` (argparse's type): the text after the last `:` is the aggregate
     when it is one of `AGGREGATES`, else part of the key (`a:b` is the key `a:b`, its latest
-    value; `x:min:last` the latest value of the key `x:min`)."""
+    value; `x:min:last` the latest value of the key `x:min`). Any string is a key, as the
+    contract's scalars take it: `''` and `:max` ask for the empty key."""
     key, colon, aggregate = text.rpartition(":")
     if colon and aggregate in AGGREGATES:
-        if not key:
-            raise argparse.ArgumentTypeError(f"no key before :{aggregate} in {text!r}")
         return Metric(key, aggregate, text)
-    if not text:
-        raise argparse.ArgumentTypeError("an empty key")
     return Metric(text, "last", text)
 
 
