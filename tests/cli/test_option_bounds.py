@@ -17,7 +17,8 @@ HUGE = "99999999999999999999999"
 
 @pytest.fixture
 def bad(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`bad.jsonl`, in the working folder: 30 lines that are not JSON, more than the 20 shown by default."""
+    """`bad.jsonl`, in the working folder: 30 lines that are not JSON, more than the 20
+    shown by default."""
     (tmp_path / "bad.jsonl").write_bytes(b"not json\n" * 30)
     monkeypatch.chdir(tmp_path)
 
