@@ -2,12 +2,12 @@
 # Points this machine's cargo at Debian's packaged crates, offline, for machines that cannot
 # reach the public crate registry (the crates themselves are not changed: the same Cargo.toml
 # builds against crates.io where it is reachable). Installs the packages the reader core
-# needs (serde, serde_json 1.0.87, PyO3 0.17, rayon, unicode-ident), Debian's Rust 1.63
+# needs (serde, serde_json 1.0.87, PyO3 0.17, rayon, unicode-ident, regex), Debian's Rust 1.63
 # beside the machine's own, and its WebAssembly standard library; then writes the source
 # replacement into $CARGO_HOME/config.toml (default ~/.cargo) unless a replacement is
 # already there.
 set -eu
-PACKAGES="librust-pyo3-dev librust-memchr-dev librust-rayon-dev librust-serde-json-dev librust-serde-derive-dev librust-serde-dev librust-unicode-ident-dev rustc cargo libstd-rust-dev-wasm32"
+PACKAGES="librust-pyo3-dev librust-memchr-dev librust-rayon-dev librust-serde-json-dev librust-serde-derive-dev librust-serde-dev librust-unicode-ident-dev librust-regex-dev rustc cargo libstd-rust-dev-wasm32"
 if ! dpkg -s $PACKAGES >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq $PACKAGES >/dev/null
 fi

@@ -240,20 +240,6 @@ def test_a_group_is_its_mean_and_population_std_per_step(
     assert [text.get_text() for text in legend.get_texts()] == ["lr1 (3 runs)", "other"]
 
 
-def test_a_groups_key_is_its_first_capture_group() -> None:
-    import re
-
-    names = ["a-lr1-s1", "b-lr2-s1", "a-lr1-s2", "solo", "b-lr2-s2"]
-    entries = plot.entries_of(names, re.compile(r"lr(\d)"))
-    assert [(entry.key, entry.members) for entry in entries] == [
-        ("1", [0, 2]),
-        ("2", [1, 4]),
-        (None, [3]),
-    ]
-    whole = plot.entries_of(names, re.compile(r"lr\d"))
-    assert [entry.key for entry in whole] == ["lr1", "lr2", None]
-
-
 def test_a_key_with_dollars_is_drawn_as_it_is(
     tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
 ) -> None:

@@ -33,6 +33,7 @@ pub(crate) struct Bound {
 
 static BOUND: GILOnceCell<Bound> = GILOnceCell::new();
 
+mod pattern;
 mod scanner;
 mod status;
 mod watch;
@@ -731,6 +732,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(dump_line, module)?)?;
     module.add_function(wrap_pyfunction!(mark, module)?)?;
     module.add_class::<Pace>()?;
+    module.add_class::<pattern::Pattern>()?;
     module.add_class::<scanner::CheckScan>()?;
     module.add_function(wrap_pyfunction!(scanner::bind_reports, module)?)?;
     for text in [

@@ -24,6 +24,7 @@ pub mod generated;
 pub mod notable;
 pub mod order;
 mod pace;
+pub mod pattern;
 mod plain;
 pub mod reports;
 pub mod scalars;

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
+from overbrainer_contract_core._core import Pattern
+
 from ..runs.shown import shown
 from ..runs.sizes import parse_size
 
@@ -124,20 +126,23 @@ def refuse_folder_of_runs(name: str, command: str) -> None:
     raise CliError(f"{shown(name)}: a folder of {many}, not a run: {command} one ({listed})")
 
 
-def regex(text: str) -> re.Pattern[str]:
-    """A regular expression given on the command line (`--only`, `--group`: Python's `re`),
-    or a usage error of one line (argparse's type)."""
+def regex(text: str) -> Pattern:
+    """A regular expression given on the command line (`--only`, `--group`), in the syntax
+    of Rust's `regex` crate and matched by the core in linear time (`Pattern`), or a usage
+    error of one line (argparse's type): a pattern the core refuses, for its syntax, its size
+    or its nesting, is said with why."""
     try:
-        return re.compile(text)
-    except re.error as error:
+        return Pattern(text)
+    except ValueError as error:
         raise argparse.ArgumentTypeError(f"not a regular expression: {text!r} ({error})") from error
 
 
 regex.__name__ = "regular expression"  # argparse's words for a value it cannot convert
 
 ONLY_HELP = (
-    "only the runs whose names match this regular expression (re.search; a run's name is"
-    " its path below the folder the runs have in common, as the command shows it)"
+    "only the runs whose names match this regular expression (found anywhere in the name;"
+    " Rust's regex syntax, matched in linear time; a run's name is its path below the folder"
+    " the runs have in common, as the command shows it)"
 )
 
 
@@ -155,8 +160,8 @@ def run_name(run: Run) -> str:
     return run.label or run.name
 
 
-def only_runs(runs: Sequence[Run], pattern: re.Pattern[str] | None) -> list[Run]:
-    """The runs whose names `pattern` matches (`re.search`), all without one; none matching
+def only_runs(runs: Sequence[Run], pattern: Pattern | None) -> list[Run]:
+    """The runs whose names `pattern` matches (anywhere), all without one; none matching
     is a usage error naming the pattern and the runs' names (exit 2)."""
     if pattern is None:
         return list(runs)

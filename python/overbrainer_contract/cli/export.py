@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +28,7 @@ from ._common import (
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    from overbrainer_contract_core._core import Pattern
 
     from ..table import RunCounts, RunReader
 
@@ -50,7 +50,8 @@ are lines over --max-line bytes (category `length`, read in flat memory as `chec
 reads them); a last line cut short (a run still writing) is left out with a warning,
 one that no byte could make valid is an invalid line (as `check` says); a .gz cut short
 gives its lines up to the cut, and the cut is said (exit 1). --only REGEX exports only
-the runs whose names match (re.search; the names as the `run` column holds them), their
+the runs whose names match (anywhere; Rust's regex syntax, as `plot --group`; the names
+as the `run` column holds them), their
 scalar keys alone the wide table's columns; none matching is an error (exit 2).
 A metrics file is opened as `check` opens it: a FIFO is read as a stream, a device or
 a folder is refused (exit 2). Streams in record
@@ -178,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     return _summary(reader.counts, output, reader.max_line, written, scalars)
 
 
-def _only(reader: RunReader, pattern: re.Pattern[str] | None) -> RunReader:
+def _only(reader: RunReader, pattern: Pattern | None) -> RunReader:
     """`reader` cut to the runs whose names `pattern` matches (`--only`), their names as
     they were among every run given; none matching is a usage error (`only_runs`)."""
     if pattern is not None:

@@ -2,24 +2,25 @@
 the runs logged, picked by globs), for one run or a sweep of many, runs alone or in groups.
 
 What is picked, and how groups are made, follows one set of rules that the run viewer
-(`js/viewer/`) follows too: `pick_keys` (fnmatch's globs, the keys one pattern matches in
-sorted order, each key once), `sections` (a heading per prefix, the keys without `/`
-first), `entries_of` (a group per key of the regular expression, each at its first run's
-place) and `band` (mean and population standard deviation per step, over the runs with a
-finite value there, each run's last value at a step)."""
+(`js/viewer/`) follows too, matched by the core's `Pattern` in both: `pick_keys`
+(fnmatch's globs, the keys one pattern matches in sorted order, each key once),
+`sections` (a heading per prefix, the keys without `/` first), `entries_of` (a group per
+key of the regular expression, each at its first run's place) and `band` (mean and
+population standard deviation per step, over the runs with a finite value there, each
+run's last value at a step)."""
 
 from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from itertools import pairwise
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from overbrainer_contract_core._core import Pattern
 
 from ..reader import FIELD_NAMES, TAGS, TableScan
 from ..runs.atomic import atomic_file
@@ -85,8 +86,9 @@ that matches no key is an error that lists the keys (exit 2). NaN, Infinity and
 the top, -Infinity v at the bottom; with --log, values <= 0 v at the bottom too) and
 counted in the panel; a null is a gap in the line.
 
---group REGEX draws the runs whose names match (re.search) as groups, one per key: the
-regular expression's first capture group when it has one, else the whole match. A group
+--group REGEX draws the runs whose names match (anywhere: Rust's regex syntax, matched in
+linear time) as groups, one per key: the regular expression's first capture group when
+it has one, else the whole match. A group
 is its mean line per step with a band of one standard deviation (population) each side,
 over its runs that have a finite value at that step, its runs faint behind; the legend
 names it and counts its runs. The runs that do not match are drawn alone. --only REGEX
@@ -151,11 +153,22 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def patterns(text: str) -> list[str]:
     """`--metric PATTERN`: its comma-separated globs, each trimmed, the empty ones dropped
-    (argparse's type)."""
+    (argparse's type); a glob the core refuses (`glob`) is a usage error of one line."""
     found = [each.strip() for each in text.split(",") if each.strip()]
     if not found:
         raise argparse.ArgumentTypeError(f"no glob in {text!r} (e.g. 'rewards/*,eval_loss')")
+    for each in found:
+        try:
+            glob(each)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f"not a glob: {each!r} ({error})") from error
     return found
+
+
+def glob(text: str) -> Pattern:
+    """A glob of `--metric` as the core matches it (`Pattern`: fnmatch's `*`, `?`, `[...]`
+    against a whole key, in linear time); a ValueError of one line where it is refused."""
+    return Pattern(text, glob=True)
 
 
 def smoothing(text: str) -> float:
@@ -386,12 +399,13 @@ def metric_keys(runs: Sequence[Series]) -> list[str]:
 
 def pick_keys(globs: Sequence[str], keys: Sequence[str]) -> list[str]:
     """The keys the globs pick, in their order: for each glob, the keys it matches
-    (`fnmatch.fnmatchcase`) that no glob before it did, sorted (by code point)."""
+    (`glob`: fnmatch's rules) that no glob before it did, sorted (by code point)."""
     picked: list[str] = []
     taken: set[str] = set()
-    for glob in globs:
+    for text in globs:
+        pattern = glob(text)
         for key in sorted(set(keys)):
-            if key not in taken and fnmatchcase(key, glob):
+            if key not in taken and pattern.search(key):
                 taken.add(key)
                 picked.append(key)
     return picked
@@ -421,27 +435,28 @@ class Entry:
     """The indices of its runs, in their order."""
 
     def label(self, runs: Sequence[Series]) -> str:
+        """Its text in the legend (its run's name, or its key and how many runs), the name
+        and the key cut as labels are (`label_of`)."""
         if self.key is None:
-            return runs[self.members[0]].label
+            return label_of(runs[self.members[0]].label)
         count = len(self.members)
-        return f"{self.key} ({count:,} {'run' if count == 1 else 'runs'})"
+        return f"{label_of(self.key)} ({count:,} {'run' if count == 1 else 'runs'})"
 
 
-def entries_of(names: Sequence[str], pattern: re.Pattern[str] | None) -> list[Entry]:
+def entries_of(names: Sequence[str], pattern: Pattern | None) -> list[Entry]:
     """The legend's entries in the order shown: each run alone without `pattern`; with
-    it, the runs whose names it matches (`re.search`) in groups by key (its first capture
-    group, "" when that took no part in the match; else the whole match), each group at
-    its first run's place, and each run it does not match alone."""
+    it, the runs whose names it matches (anywhere) in groups by key (`Pattern.key`: its
+    first capture group, "" when that took no part in the match; else the whole match),
+    each group at its first run's place, and each run it does not match alone."""
     if pattern is None:
         return [Entry(None, [index]) for index in range(len(names))]
     entries: list[Entry] = []
     by_key: dict[str, Entry] = {}
     for index, name in enumerate(names):
-        found = pattern.search(name)
-        if found is None:
+        key = pattern.key(name)
+        if key is None:
             entries.append(Entry(None, [index]))
             continue
-        key = (found.group(1) or "") if pattern.groups else found.group(0)
         if key in by_key:
             by_key[key].members.append(index)
         else:
@@ -536,13 +551,14 @@ def _picked(runs: Sequence[Series], given: list[list[str]] | None) -> list[str]:
     if given is None:
         return pick_keys(PLOTTED, keys)
     globs = [glob for each in given for glob in each]
-    for glob in globs:
-        if not any(fnmatchcase(key, glob) for key in keys):
+    for text in globs:
+        pattern = glob(text)
+        if not any(pattern.search(key) for key in keys):
             listed = ", ".join(shown(key) for key in keys[:KEYS_LISTED])
             if len(keys) > KEYS_LISTED:
                 listed += f" and {len(keys) - KEYS_LISTED:,} more"
             raise CliError(
-                f"--metric {shown(repr(glob))}: no metric key of the runs matches it"
+                f"--metric {shown(repr(text))}: no metric key of the runs matches it"
                 f" (their keys: {listed or 'none'})"
             )
     return pick_keys(globs, keys)
@@ -550,6 +566,20 @@ def _picked(runs: Sequence[Series], given: list[list[str]] | None) -> list[str]:
 
 KEYS_LISTED = 40
 """The most keys an error lists."""
+
+LABEL_CHARS = 80
+"""The most characters of a key or a run's name drawn as a label (a panel's axis, its
+heading, the legend, the title): a longer one is cut to its first 79 and an ellipsis, so
+that laying out the figure costs the same for a key of a megabyte. The data keeps it whole;
+the viewer cuts at the same length (js/viewer/src/plot.js)."""
+
+
+def label_of(text: str) -> str:
+    """`text` as a label is drawn: shown as data (`shown`), cut to `LABEL_CHARS` characters
+    (the last an ellipsis) when longer."""
+    if len(text) > LABEL_CHARS:
+        text = text[: LABEL_CHARS - 1] + "\N{HORIZONTAL ELLIPSIS}"
+    return shown(text)
 
 
 # -- drawing ------------------------------------------------------------------------------
@@ -744,7 +774,7 @@ def make_figure(
     log: bool = False,
     smooth: float | None = None,
     keys: Sequence[str] | None = None,
-    group: re.Pattern[str] | None = None,
+    group: Pattern | None = None,
 ) -> tuple[Figure, list[str]]:
     """The figure of the runs (matplotlib, Agg) and the notes for the user (what the
     legend leaves out, styles that repeat, values the axes cannot place). A panel per key
@@ -815,12 +845,12 @@ def make_figure(
         # Every text from data (a key, a run's name, the title given) is drawn as data:
         # controls as visible escapes (`shown`), never read as mathtext (`loss$x`, or
         # `a$\frac{x}{$`, which would fail the whole figure).
-        panel.set_ylabel(shown(label), parse_math=False)
+        panel.set_ylabel(label_of(label), parse_math=False)
         panel.set_label(name)  # the key, for whoever reads the figure
         panel.grid(alpha=0.3)
         if name in headings:
             panel.set_title(
-                shown(headings[name] + "/"), loc="left", fontweight="bold", parse_math=False
+                label_of(headings[name] + "/"), loc="left", fontweight="bold", parse_math=False
             )
         if log:
             panel.set_yscale("log")
@@ -841,7 +871,12 @@ def make_figure(
                     " edges (NaN and -Infinity at the bottom, Infinity at the top)"
                 )
     axes[names[-1]].set_xlabel("step")
-    told = shown(title or (runs[0].label if len(runs) == 1 else f"{len(runs):,} runs"))
+    if title:
+        told = shown(title)  # the user's own words, whole
+    elif len(runs) == 1:
+        told = label_of(runs[0].label)
+    else:
+        told = f"{len(runs):,} runs"
     if names[0] in headings:  # the panel's title is its heading: the figure's above it
         figure.suptitle(told, parse_math=False)
     else:
@@ -855,7 +890,7 @@ def make_figure(
         Line2D([], [], linewidth=2.0 if entry.key is not None else 1.5, markersize=4, **style(i))
         for i, entry in enumerate(entries)
     ]
-    labels = [shown(entry.label(runs)) for entry in entries]
+    labels = [entry.label(runs) for entry in entries]
     resumed = any(series.resumes for series in runs)
     if resumed:
         handles.append(Line2D([], [], color="0.3", linestyle=":", linewidth=1.2))
@@ -954,7 +989,7 @@ def draw(
     log: bool = False,
     smooth: float | None = None,
     keys: Sequence[str] | None = None,
-    group: re.Pattern[str] | None = None,
+    group: Pattern | None = None,
 ) -> list[str]:
     """Draw the runs into `output`; the notes for the user."""
     figure, notes = make_figure(runs, title, log=log, smooth=smooth, keys=keys, group=group)

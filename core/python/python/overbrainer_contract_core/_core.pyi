@@ -57,6 +57,30 @@ def mark(line: _Line) -> Mark | None:
     """The mark of a stage, evaluation or end line, without its time; `None` for `begin`
     and `log` lines (the reference's `MetricLine::mark`)."""
 
+class Pattern:
+    """A pattern the core matches, in time linear in the pattern and the text (Rust's `regex`
+    crate): a regular expression searched for anywhere in a text, or with `glob` a glob
+    (fnmatch's `*`, `?`, `[...]`) matched against the whole of it. A pattern the core refuses
+    (its syntax, its size, its nesting) is a ValueError of one line. A text holding lone
+    surrogates is matched as its `surrogateescape` bytes."""
+
+    def __init__(self, text: str, glob: bool = False) -> None: ...
+    @property
+    def pattern(self) -> str:
+        """The pattern as given."""
+    @property
+    def glob(self) -> bool:
+        """Whether it is a glob (matched against a whole text)."""
+    @property
+    def groups(self) -> bool:
+        """Whether the expression has a capture group (a group's key is then its first)."""
+    def search(self, text: str, /) -> bool:
+        """Whether the pattern matches `text` (an expression anywhere in it, a glob the whole)."""
+    def key(self, text: str, /) -> str | None:
+        """The key of `text`'s group where the pattern matches it: the first capture group's
+        text when the expression has one ("" when that group took no part in the match), else
+        the whole match; None where it does not match."""
+
 class Pace:
     """The pace of a training, from its logs in order: steps per second between the first
     and the latest training log (the ones with a loss), on the plugin's own clock, and the
