@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from ..check.reporter import plural
 from ..runs.shown import shown
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from overbrainer_contract_core._core import Pattern
 
-    from ..table import RunCounts, RunReader
+    from ..table import KeptBatches, RunCounts, RunReader
 
 DESCRIPTION = """\
 Export runs as one table: a row per line, read by parse_line as overbrainer reads it,
@@ -113,37 +113,44 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from ..table import OutputError, RunReader, format_of, write_batches
+        from ..table import KeptBatches
     except ImportError as error:
         raise CliError("export needs pyarrow: pip install 'overbrainer-contract[table]'") from error
-    import pyarrow as pa
-
-    from ..table import LONG_SCHEMA, scalar_keys
 
     output = Path(args.output)
     # The wide table's columns are every scalar key of the runs, known once they are read:
-    # a reading of its own before the rows (standard input, read once, is kept in a
-    # temporary file for the two).
-    stdin: IO[bytes] | None = None
+    # a reading of its own before the rows. Standard input, read once, is read as it comes
+    # in that reading, what its lines gave kept for the rows (`KeptBatches`: never its
+    # bytes, so a stream of junk or of lines over --max-line takes no room).
+    kept = KeptBatches() if "-" in args.runs and not args.long else None
+    try:
+        return _export(args, output, kept)
+    finally:
+        if kept is not None:
+            kept.close()
+
+
+def _export(args: argparse.Namespace, output: Path, kept: KeptBatches | None) -> int:
+    import pyarrow as pa
+
+    from ..table import LONG_SCHEMA, OutputError, RunReader, format_of, scalar_keys, write_batches
+
     keys: list[str] = []
     try:
         format_of(output)
         reader = _only(RunReader(args.runs, max_line=args.max_line), args.only)
-        read_here = reader.reading(output)  # standard input as it is, before any copy
+        read_here = reader.reading(output)  # standard input as it is, before any reading
         if read_here is None and not args.long:
-            stdin = _spooled() if "-" in args.runs else None
             # the keys of the runs kept alone (each named by its path: their names in the
             # table are the reader's, made over every run given)
             given = args.runs if args.only is None else [run.name for run in reader.runs]
-            keys, streams = scalar_keys(given, max_line=args.max_line, stdin=stdin)
+            keys, streams = scalar_keys(given, max_line=args.max_line, kept=kept)
             for name in streams:
                 say(
                     f"{shown(name)}: a stream, read once: its scalar keys are not columns of"
                     " the wide table (--long exports every scalar)"
                 )
-            if stdin is not None:
-                stdin.seek(0)
-            reader = RunReader(args.runs, max_line=args.max_line, scalars=keys, stdin=stdin)
+            reader = RunReader(args.runs, max_line=args.max_line, scalars=keys, kept=kept)
             reader = _only(reader, args.only)
     except (OutputError, RunError, ValueError, SideFileError) as error:
         raise CliError(shown(str(error))) from error
@@ -230,17 +237,6 @@ def _counted(batches: Iterator[pa.RecordBatch], rows: list[int] | None) -> Itera
         if rows is not None:
             rows.append(batch.num_rows)
         yield batch
-
-
-def _spooled() -> IO[bytes]:
-    """Standard input's bytes in a temporary file (removed when closed), to read twice."""
-    import shutil
-    import tempfile
-
-    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller reads it, then it goes
-    shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 22)
-    spool.seek(0)
-    return spool
 
 
 def _summary(

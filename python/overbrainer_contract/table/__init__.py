@@ -19,6 +19,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
 from .reader import (
     BATCH_LINES,
     COUNTS_KEY,
+    KeptBatches,
     RunCounts,
     RunReader,
     counts_of,
@@ -40,6 +41,7 @@ __all__ = [
     "ROW_GROUP_ROWS",
     "SCHEMA",
     "VARIANT_FIELDS",
+    "KeptBatches",
     "OutputError",
     "RunCounts",
     "RunReader",

@@ -12,8 +12,10 @@ runs' size. The core's fields and the Arrow schema are generated from the same s
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import IO, TYPE_CHECKING, Any
@@ -26,7 +28,7 @@ from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
 from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
 from ..runs.shown import as_text
-from ..runs.state import Run
+from ..runs.state import STDIN, Run
 from .schema import DICTIONARIES, LONG_SCHEMA, SCHEMA, wide_schema
 
 if TYPE_CHECKING:
@@ -80,6 +82,50 @@ class RunCounts:
         return sum(self.rejected.values()) + self.cut
 
 
+class KeptBatches:
+    """The core's batches of standard input, read once as they come and kept in a
+    temporary file (removed when closed) for a second reading: the wide table's columns
+    are every scalar key, known once every run is read, and a stream cannot be read again.
+
+    What is kept is what the lines gave (their columns and scalars, as the core hands
+    them), never the stream's bytes: a line left out (junk, a line over `max_line`, read in
+    flat memory as `check -` reads it) takes no room, so the file follows the rows. The
+    first reading (`RunReader` given it, or `scalar_keys`) fills it and its run's counts;
+    a later one reads them back instead of the stream."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by `close`
+        self.counts: RunCounts | None = None
+        """The stream's counts once it was read whole; None before."""
+
+    def keeping(
+        self, convert: Callable[[pa.Int32Scalar, TableBatch], pa.RecordBatch]
+    ) -> Callable[[pa.Int32Scalar, TableBatch], pa.RecordBatch]:
+        """`convert`, each batch kept first."""
+
+        def kept(index: pa.Int32Scalar, batch: TableBatch) -> pa.RecordBatch:
+            marshal.dump(batch, self._file)
+            return convert(index, batch)
+
+        return kept
+
+    def done(self, counts: RunCounts) -> None:
+        """The stream is read: its counts, for a later reading."""
+        self.counts = RunCounts(**asdict(counts))
+
+    def __iter__(self) -> Iterator[TableBatch]:
+        self._file.flush()
+        self._file.seek(0)
+        while True:
+            try:
+                yield marshal.load(self._file)
+            except EOFError:
+                return
+
+    def close(self) -> None:
+        self._file.close()
+
+
 def run_name(run: Run) -> str:
     """The `run` value of a run: its name among the runs read (`runs.discover`: its path
     below the folder the runs have in common, `exp1/seed1`); alone, its folder's name, or a
@@ -126,6 +172,7 @@ class RunReader:
         stdin: IO[bytes] | None = None,
         max_line: int | None = None,
         scalars: Iterable[str] = (),
+        kept: KeptBatches | None = None,
     ) -> None:
         if batch_lines < 1:
             raise ValueError("batch_lines must be at least 1")
@@ -152,6 +199,8 @@ class RunReader:
         ]
         self.batch_lines = batch_lines
         self.stdin = stdin
+        self.kept = kept
+        """Standard input's batches: kept as it is read, read back once kept whole."""
         self.bytes_read = 0
         self.bytes_total = sum(_size(run) for run in self.runs)
         # One dictionary of every run's name, the same array shared by every batch (never
@@ -207,8 +256,7 @@ class RunReader:
         done = 0
         for index, (run, counts) in enumerate(zip(self.runs, self.counts, strict=True)):
             if run.metrics is None:
-                handle = self.stdin if self.stdin is not None else sys.stdin.buffer
-                yield from self._read(handle, index, counts, convert, lambda: 0, name=run.name)
+                yield from self._stdin(index, counts, convert)
                 continue
             with run.open_metrics() as handle:
                 tell = handle.tell if handle.seekable() else lambda: 0  # a FIFO has no position
@@ -216,6 +264,28 @@ class RunReader:
                 yield from self._read(handle, index, counts, convert, tell, done, name=name)
             done += _size(run)
             self.bytes_read = done
+
+    def _stdin(
+        self,
+        index: int,
+        counts: RunCounts,
+        convert: Callable[[pa.Int32Scalar, TableBatch], pa.RecordBatch],
+    ) -> Iterator[pa.RecordBatch]:
+        """Standard input's rows: read as they come (kept, when `kept` is given), or read
+        back from `kept` once it holds them all."""
+        kept = self.kept
+        if kept is not None and kept.counts is not None:
+            run_index: pa.Int32Scalar = pa.scalar(index, pa.int32())
+            yield from (convert(run_index, batch) for batch in kept)
+            for name, value in asdict(kept.counts).items():
+                if name not in ("run", "path"):
+                    setattr(counts, name, value)
+            return
+        handle = self.stdin if self.stdin is not None else sys.stdin.buffer
+        read = convert if kept is None else kept.keeping(convert)
+        yield from self._read(handle, index, counts, read, lambda: 0, name=STDIN)
+        if kept is not None:
+            kept.done(counts)
 
     def reader(self) -> pa.RecordBatchReader:
         """The batches as a `pyarrow.RecordBatchReader` (what Arrow's writers take)."""
@@ -330,6 +400,11 @@ def _spread(rows: int, scalars: Any, wanted: list[str]) -> list[pa.Array[Any]]:
     else:
         bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
         valid = bits[: len(at)].astype(bool)
+    # The entries grouped by key (a stable sort: a key's entries in the order of their
+    # rows), each key's group found by its bounds: every entry is looked at once, not once
+    # per key.
+    order = np.argsort(key, kind="stable")
+    bounds = np.searchsorted(key[order], np.arange(len(keys) + 1))
     index = {name: number for number, name in enumerate(keys)}
     columns: list[pa.Array[Any]] = []
     for name in wanted:
@@ -337,7 +412,7 @@ def _spread(rows: int, scalars: Any, wanted: list[str]) -> list[pa.Array[Any]]:
         filled = np.zeros(rows, dtype="<f8")
         missing = np.ones(rows, dtype=bool)
         if number is not None:
-            chosen = key == number
+            chosen = order[bounds[number] : bounds[number + 1]]
             filled[at[chosen]] = value[chosen]
             missing[at[chosen]] = ~valid[chosen]
         columns.append(pa.array(filled, pa.float64(), mask=missing))
@@ -349,20 +424,22 @@ def scalar_keys(
     *,
     max_line: int | None = None,
     stdin: IO[bytes] | None = None,
+    kept: KeptBatches | None = None,
 ) -> tuple[list[str], list[str]]:
     """Every scalar key of `runs` (a log's `scalars`, an end's `summary`), sorted: the
     columns a wide table of them needs, known once they are read (a reading of its own);
     and the runs (as the user named them) not read for it: a stream (a FIFO) is read once,
-    by the table itself. Standard input is read from `stdin` (a file that can be read again)."""
+    by the table itself. Standard input is read from `stdin` (a file that can be read
+    again), or read as it comes into `kept` (`KeptBatches`), which the table then reads;
+    with neither, it is a stream not read here."""
     found: set[str] = set()
-    reader = RunReader(runs, max_line=max_line, stdin=stdin)
+    reader = RunReader(runs, max_line=max_line, stdin=stdin, kept=kept)
+    readable = stdin is not None or kept is not None
     streams = [run.name for run in reader.runs if _mode(run) == "fifo"]
-    if stdin is None and any(run.metrics is None for run in reader.runs):
-        streams.append("-")
+    if not readable and any(run.metrics is None for run in reader.runs):
+        streams.append(STDIN)
     reader.runs = [
-        run
-        for run in reader.runs
-        if (run.metrics is None and stdin is not None) or _mode(run) == "regular"
+        run for run in reader.runs if (run.metrics is None and readable) or _mode(run) == "regular"
     ]
     reader.counts = [RunCounts(run_name(run), as_text(run.name)) for run in reader.runs]
 
