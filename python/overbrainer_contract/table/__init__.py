@@ -28,7 +28,15 @@ from .reader import (
     run_name,
     scalar_keys,
 )
-from .schema import DICTIONARIES, EVENTS, LONG_SCHEMA, SCHEMA, VARIANT_FIELDS, wide_schema
+from .schema import (
+    DICTIONARIES,
+    EVENTS,
+    LONG_SCHEMA,
+    SCHEMA,
+    VARIANT_FIELDS,
+    WIDE_KEYS_MOST,
+    wide_schema,
+)
 from .writers import FORMATS, ROW_GROUP_ROWS, OutputError, format_of, write_batches
 
 __all__ = [
@@ -41,6 +49,7 @@ __all__ = [
     "ROW_GROUP_ROWS",
     "SCHEMA",
     "VARIANT_FIELDS",
+    "WIDE_KEYS_MOST",
     "KeptBatches",
     "OutputError",
     "RunCounts",
