@@ -651,7 +651,14 @@ def js(session: nox.Session) -> None:
     with session.chdir(JS):
         session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
         session.run("node", "build.mjs", env=wasm, **npm)
-        session.run("node", "--test", "test/find-cargo.test.mjs", "test/pack.test.mjs", **npm)
+        session.run(
+            "node",
+            "--test",
+            "test/find-cargo.test.mjs",
+            "test/pack.test.mjs",
+            "test/pattern.test.mjs",
+            **npm,
+        )
         _publish_dry_run(session, wasm)
         session.run("node", "test/golden.mjs", *session.posargs, **npm)
         session.run("node", "test/paths.mjs", **npm)

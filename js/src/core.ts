@@ -218,6 +218,15 @@ export interface Api extends RunApi {
    * numbered from `first`: how answers made by the module in another thread (the Node
    * entry's threaded `readLines`) are read. */
   readRecords(records: Uint8Array, first: number): Answer[];
+  /** `pattern` matched against each of `texts` by the core, as the command line matches
+   * it (Rust's `regex` crate, in time linear in the pattern and the text): a regular
+   * expression found anywhere in a text (`--only`, `--group`), or with `glob` a glob
+   * (fnmatch's `*`, `?`, `[...]`: `--metric`) matched against the whole of it. For each
+   * text, `null` where the pattern does not match it, else its group's key: the first
+   * capture group's text ("" when it took no part in the match), else the whole match (a
+   * glob's: the text). A pattern the core refuses (its syntax, its size, its nesting) is a
+   * thrown `SyntaxError` saying why, in one line. */
+  matchPattern(pattern: string, texts: readonly string[], options?: { glob?: boolean }): (string | null)[];
 }
 
 interface Exports extends RunExports {
@@ -243,6 +252,7 @@ interface Exports extends RunExports {
   ob_reader_finish(id: number): number;
   ob_reader_stopped(id: number): number;
   ob_reader_free(id: number): void;
+  ob_pattern_keys(len: number, glob: number): number;
 }
 
 /** A variant as the records are read: its tag, its fields' names and kinds, and how its line
@@ -734,9 +744,35 @@ function bind(ex: Exports): Api {
     return found;
   }
 
+  function matchPattern(pattern: string, texts: readonly string[], options: { glob?: boolean } = {}): (string | null)[] {
+    let room = 4 + pattern.length * 3;
+    for (const text of texts) room += 4 + text.length * 3;
+    const start = ex.ob_input(room) >>> 0;
+    fresh();
+    let end = start;
+    for (const text of [pattern, ...texts]) {
+      const written = encoder.encodeInto(text, bytes.subarray(end + 4, start + room)).written;
+      view.setUint32(end, written, true);
+      end += 4 + written;
+    }
+    const glob = options.glob === true;
+    if (ex.ob_pattern_keys(end - start, glob ? 1 : 0) === 0) throw new SyntaxError(outputText());
+    const [from] = output();
+    let next = from;
+    return texts.map((text) => {
+      const size = view.getUint32(next, true);
+      next += 4;
+      if (size === 0) return null;
+      if (glob) return text;
+      const key = decoder.decode(bytes.subarray(next, next + size - 1));
+      next += size - 1;
+      return key;
+    });
+  }
+
   const { check, checkRecords, status, Status, linesText, changeText } = bindRun(ex, { put, text: outputText, chunks });
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, check, checkRecords, status, Status, linesText, changeText };
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, status, Status, linesText, changeText };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

@@ -162,6 +162,7 @@ export const status: Api["status"] = api.status;
 export const Status: Api["Status"] = api.Status;
 export const linesText: Api["linesText"] = api.linesText;
 export const changeText: Api["changeText"] = api.changeText;
+export const matchPattern: Api["matchPattern"] = api.matchPattern;
 export const Pace: Api["Pace"] = api.Pace;
 export type Pace = PaceType;
 export const Reader: Api["Reader"] = api.Reader;

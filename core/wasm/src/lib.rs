@@ -36,6 +36,7 @@
 
 use std::cell::RefCell;
 
+mod pattern;
 mod reports;
 
 use overbrainer_core::generated::{EXTRAS, FIELDS, NAMES, TAGS, TAG_FIELD};
