@@ -5,8 +5,9 @@ A batch is written as soon as it is read, so memory stays flat. A file is writte
 complete, removed on an error (a full disk) or an ending signal (SIGINT, SIGTERM): an
 export that fails or is interrupted leaves the previous file (or nothing), never half a
 file. A partitioned export is written the same way, as a folder (`run=<name>/part-0.parquet`,
-the name percent-encoded as Hive does; the partition column lives in the folder names,
-not in the files), and never into a folder that already holds something.
+the name percent-encoded as Hive does), and never into a folder that already holds
+something. A folder's name is bounded (`partition_folder`: a long name is cut and its
+digest added), so the files hold the partition column too, each name whole.
 
 Parquet is written in row groups of `ROW_GROUP_ROWS` rows whatever the runs' sizes (many
 small runs share a row group), and each row group's `run` dictionary holds the runs of
@@ -15,6 +16,7 @@ that row group only: the file's size follows its rows, not the square of the run
 
 from __future__ import annotations
 
+import hashlib
 import io
 import queue
 import threading
@@ -35,6 +37,13 @@ FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".csv": "csv"}
 
 PARTITION_COLUMNS = ("run",)
 """The columns an export can be partitioned by: each batch holds one value of them."""
+
+PART_NAME_MOST = 200
+"""The most bytes of a partition folder's name (`run=...`), below any file system's bound
+on a name (255 bytes): a longer one is cut, and the name's digest added."""
+
+PART_PREFIX = 100
+"""The bytes of a long name's percent-encoding kept before its digest."""
 
 ROW_GROUP_ROWS = 65_536
 """Rows per Parquet row group (the last one of a file holds what is left)."""
@@ -207,14 +216,34 @@ def _write_file(
         sink.close()
 
 
+def partition_folder(by: str, value: str) -> str:
+    """The folder of the partition `by=value`: `value` percent-encoded as Hive does
+    (`run=exp1%2Fseed1`) when that is at most `PART_NAME_MOST` bytes; else its first
+    `PART_PREFIX` bytes of encoding, `-`, and the sha256 of `value` (64 hex digits), so
+    that each name has a folder of its own within any file system's bound."""
+    whole = f"{by}={quote(value, safe='')}"
+    if len(whole) <= PART_NAME_MOST:
+        return whole
+    prefix = []
+    size = len(by) + 1
+    for char in value:  # whole escapes only: `%2F` is never cut
+        encoded = quote(char, safe="")
+        size += len(encoded)
+        if size > len(by) + 1 + PART_PREFIX:
+            break
+        prefix.append(encoded)
+    digest = hashlib.sha256(value.encode("utf-8", "surrogateescape")).hexdigest()
+    return f"{by}={''.join(prefix)}-{digest}"
+
+
 def _write_partitions(
     batches: Iterable[pa.RecordBatch], schema: pa.Schema, folder: Path, kind: str, by: str
 ) -> None:
-    """One file per partition value, `BY=VALUE/part-N.EXT`, the files without the column."""
-    kept = [name for name in schema.names if name != by]
-    inner = pa.schema([schema.field(name) for name in kept]).with_metadata(schema.metadata)
+    """One file per partition value, `BY=VALUE/part-N.EXT` (`partition_folder`), each file
+    holding its rows whole, the partition column too."""
     suffix = next(suffix for suffix, name in FORMATS.items() if name == kind)
     parts: dict[str, int] = {}
+    """The files written in each folder (two names may share one: the counts go on)."""
     current: str | None = None
     sink: _Sink | None = None
     try:
@@ -227,14 +256,14 @@ def _write_partitions(
                 if sink is not None:
                     sink.close()
                     sink = None
-                part = folder / f"{by}={quote(value, safe='')}"
-                part.mkdir(exist_ok=True)
-                index = parts[value] = parts.get(value, -1) + 1
-                handle = create_exclusive(part / f"part-{index}{suffix}")
-                sink = _Sink(handle, inner, kind, owned=True)
+                name = partition_folder(by, value)
+                (folder / name).mkdir(exist_ok=True)
+                index = parts[name] = parts.get(name, -1) + 1
+                handle = create_exclusive(folder / name / f"part-{index}{suffix}")
+                sink = _Sink(handle, schema, kind, owned=True)
                 current = value
             assert sink is not None
-            sink.write(batch.select(kept))
+            sink.write(batch)
     finally:
         if sink is not None:
             sink.close()
