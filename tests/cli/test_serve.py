@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,10 +80,13 @@ class Server:
         return runs
 
 
-def _start(folder: Path, page: Path, *extra: str) -> Server:
-    command = [sys.executable, "-m", "overbrainer_contract", "serve", "--port", "0"]
-    command += ["--page", str(page), *extra, str(folder)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _start(folder: Path | bytes, page: Path, *extra: str, **popen: Any) -> Server:
+    """The server on `folder` (`popen`: more of `subprocess.Popen`'s arguments)."""
+    command: list[str | bytes] = [sys.executable, "-m", "overbrainer_contract", "serve"]
+    command += ["--port", "0", "--page", str(page), *extra, os.fsencode(folder)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen
+    )
     assert process.stdout is not None
     line = process.stdout.readline()
     found = re.search(r"at (http://(\[[^\]]+\]|[^:/]+):(\d+)/\?token=([\w-]+)) \(Ctrl-C", line)

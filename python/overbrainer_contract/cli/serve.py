@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise CliError("serve needs aiohttp: pip install 'overbrainer-contract[serve]'") from error
     from ..serve.app import Guard, make_app
+    from ..serve.door import Door, connection_cap
     from ..serve.listing import Listing
 
     if "-" in args.runs:
@@ -129,17 +130,21 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(shown(f"{name}: no such file or folder"))
     page = page_bytes(args.page)
     listing = Listing(args.runs)
-    listing.scan()
-    token = secrets.token_urlsafe(24)
-    guard = Guard(token, args.host, set(args.allow_host))
     try:
-        app = make_app(listing, guard, page)
-    except ValueError as error:
-        raise CliError(f"the viewer page: {error}") from error
-    return asyncio.run(_serve(app, listing, args.host, args.port, token))
+        listing.scan()
+        token = secrets.token_urlsafe(24)
+        guard = Guard(token, args.host, set(args.allow_host))
+        door = Door(connection_cap(len(listing.roots.held)))
+        try:
+            app = make_app(listing, guard, page, door)
+        except ValueError as error:
+            raise CliError(f"the viewer page: {error}") from error
+        return asyncio.run(_serve(app, listing, door, args.host, args.port, token))
+    finally:
+        listing.close()
 
 
-async def _serve(app: Any, listing: Any, host: str, port: int, token: str) -> int:
+async def _serve(app: Any, listing: Any, door: Any, host: str, port: int, token: str) -> int:
     import asyncio
     import errno
     import signal
@@ -147,23 +152,30 @@ async def _serve(app: Any, listing: Any, host: str, port: int, token: str) -> in
 
     from aiohttp import web
 
-    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    from ..serve.door import KEEP_SECONDS, say_once
+
+    loop = asyncio.get_running_loop()
+    say_once(loop)
+    runner = web.AppRunner(
+        app, handle_signals=False, access_log=None, keepalive_timeout=KEEP_SECONDS
+    )
     await runner.setup()
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    server = None
     try:
-        site = web.TCPSite(runner, host, port)
-        try:
-            await site.start()
+        try:  # aiohttp's protocol for each connection, counted at the door
+            server = await loop.create_server(
+                door.protocol(runner.server), host, port, reuse_address=True
+            )
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
                 raise CliError(
                     f"port {port} of {host} is in use: --port N, or --port 0 for any free one"
                 ) from error
             raise CliError(shown(f"{host}:{port}: {error.strerror or error}")) from error
-        bound = runner.addresses[0][1] if runner.addresses else port
+        bound = server.sockets[0].getsockname()[1] if server.sockets else port
         runs = listing.runs
         counted = f"{runs} {'run' if runs == 1 else 'runs'}"
         where = shown(address(host, bound, token))
@@ -172,4 +184,6 @@ async def _serve(app: Any, listing: Any, host: str, port: int, token: str) -> in
         sys.stderr.write("stopped\n")
         return OK
     finally:
+        if server is not None:
+            server.close()
         await runner.cleanup()

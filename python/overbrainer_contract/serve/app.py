@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from .files import Gone, read_range
+from .door import Door
+from .files import CHUNK, Gone, Opened
 from .listing import Listing
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -47,6 +48,10 @@ FILE_POLICY = "default-src 'none'; sandbox"
 """The policy of anything but the page: no script, no style, nothing loaded."""
 
 LOOPBACK_NAMES = frozenset({"localhost"})
+
+_RANGE = re.compile(r"bytes=(?:([0-9]+)-([0-9]*)|-([0-9]+))\Z", re.ASCII)
+"""The one range of bytes served: `bytes=N-`, `bytes=N-M` or the last N, `bytes=-N`."""
+ONE_RANGE = "only one range of bytes, as bytes=N-, bytes=N-M or bytes=-N"
 
 
 def is_loopback(host: str) -> bool:
@@ -101,7 +106,11 @@ class Guard:
         if given is None:
             scheme, _, value = request.headers.get("Authorization", "").partition(" ")
             given = value.strip() if scheme.lower() == "bearer" else None
-        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
+        if given is None:
+            return False
+        # a header's bytes that were not UTF-8 come as surrogates: compared as the bytes sent
+        sent = given.encode("utf-8", "surrogateescape")
+        return hmac.compare_digest(sent, self.token.encode())
 
 
 def refusal(status: int, text: str, **headers: str) -> web.Response:
@@ -123,8 +132,31 @@ def page_answer(page: bytes) -> tuple[bytes, str]:
     return served, "; ".join(parts)
 
 
-def make_app(listing: Listing, guard: Guard, page: bytes) -> web.Application:
-    """The application: the guard's checks, then the three routes."""
+def asked_range(header: str | None) -> tuple[int, int | None] | int | None:
+    """The range a `Range` header asks: `(start, stop)` (stop past the last byte, None:
+    the end), `-N` for the last N bytes (`-0`, none of them: unsatisfiable, RFC 9110
+    14.1.3, answered 416 as a start past the end is), None without one; ValueError for
+    anything else."""
+    if header is None:
+        return None
+    found = _RANGE.match(header.strip())
+    if found is None:
+        raise ValueError(header)
+    first, last, suffix = found.groups()
+    if suffix is not None:
+        return -int(suffix)
+    start = int(first)
+    stop = None if not last else int(last) + 1
+    if stop is not None and stop <= start:
+        raise ValueError(header)
+    return start, stop
+
+
+def make_app(
+    listing: Listing, guard: Guard, page: bytes, door: Door | None = None
+) -> web.Application:
+    """The application: the guard's checks, then the three routes (`door`: told of each
+    connection that showed the token)."""
     served_page, page_policy = page_answer(page)
 
     @web.middleware
@@ -137,6 +169,8 @@ def make_app(listing: Listing, guard: Guard, page: bytes) -> web.Application:
             return refusal(403, "this server is not reached by that name (the Host header)")
         if not guard.token_given(request):
             return refusal(403, "a token is needed: open the address that serve printed")
+        if door is not None:
+            door.trust(request.transport)
         return await handler(request)
 
     async def on_prepare(_: web.Request, response: web.StreamResponse) -> None:
@@ -165,32 +199,19 @@ def make_app(listing: Listing, guard: Guard, page: bytes) -> web.Application:
         served = listing.served(request.match_info["id"])
         if served is None:
             return refusal(404, "no such file: list the runs again")
-        ranged = "Range" in request.headers
         try:
-            asked = request.http_range
+            asked = asked_range(request.headers.get("Range"))
         except ValueError:
-            return refusal(416, "only one range of bytes, as bytes=N- or bytes=N-M")
-        if asked.step not in (None, 1):
-            return refusal(416, "only one range of bytes, as bytes=N- or bytes=N-M")
+            return refusal(416, ONE_RANGE)
         loop = asyncio.get_running_loop()
-        start = asked.start or 0
         try:
-            if start < 0:  # bytes=-N: the last N bytes
-                _, size = await loop.run_in_executor(None, read_range, served, 0, 0)
-                start = max(0, size + start)
-            data, size = await loop.run_in_executor(None, read_range, served, start, asked.stop)
+            opened = await loop.run_in_executor(None, Opened, served)
         except Gone:
             return refusal(404, "that file is no longer at its path: list the runs again")
-        headers = {"Accept-Ranges": "bytes"}
-        if not ranged:
-            return web.Response(body=data, content_type="application/octet-stream", headers=headers)
-        if not data and (start >= size or size == 0):
-            headers["Content-Range"] = f"bytes */{size}"
-            return web.Response(status=416, text="past the end of the file\n", headers=headers)
-        headers["Content-Range"] = f"bytes {start}-{start + len(data) - 1}/{size}"
-        return web.Response(
-            status=206, body=data, content_type="application/octet-stream", headers=headers
-        )
+        try:
+            return await _answer(request, opened, asked)
+        finally:
+            opened.close()
 
     app = web.Application(middlewares=[guarded])
     app.on_response_prepare.append(on_prepare)
@@ -198,6 +219,41 @@ def make_app(listing: Listing, guard: Guard, page: bytes) -> web.Application:
     app.router.add_get("/api/runs", runs_route)
     app.router.add_get(r"/api/files/{id:f[0-9]+}", file_route)
     return app
+
+
+async def _answer(
+    request: web.Request, opened: Opened, asked: tuple[int, int | None] | int | None
+) -> web.StreamResponse:
+    """The bytes `asked` of an open file, written `CHUNK` at a time as the asker reads them
+    (each write waits while the connection holds more than it sends)."""
+    headers = {"Accept-Ranges": "bytes"}
+    if isinstance(asked, int):  # bytes=-N: the last N bytes (-0: none, past the end)
+        asked = (max(0, opened.size + asked) if asked else opened.size, None)
+    start, end = opened.span(*(asked or (0, None)))
+    if asked is not None and start == end:
+        headers["Content-Range"] = f"bytes */{opened.size}"
+        return web.Response(status=416, text="past the end of the file\n", headers=headers)
+    if asked is not None:
+        headers["Content-Range"] = f"bytes {start}-{end - 1}/{opened.size}"
+    response = web.StreamResponse(status=200 if asked is None else 206, headers=headers)
+    response.content_type = "application/octet-stream"
+    response.content_length = end - start
+    await response.prepare(request)
+    loop = asyncio.get_running_loop()
+    at = start
+    while request.method != "HEAD" and at < end:
+        try:
+            data = await loop.run_in_executor(None, opened.read, at, min(CHUNK, end - at))
+        except Gone:
+            data = b""
+        if not data:  # cut shorter meanwhile: the answer ends short, its connection closed
+            if request.transport is not None:
+                request.transport.close()
+            return response
+        await response.write(data)
+        at += len(data)
+    await response.write_eof()
+    return response
 
 
 def _tags(header: str) -> Iterable[str]:

@@ -4,38 +4,68 @@
 depth, so a run started later is found at the next scan) and describes each one: its name
 as every command names it, its metrics file as the records name it, and its files —
 `metrics.jsonl` (or `.gz`), `snapshot.json`, `snapshot.request` — each with an id and its
-size now.
+size now. Every name is text any JSON holds: a byte that was not UTF-8 shown as `\\xff`
+(`runs.shown.as_text`), as every command shows it.
 
-An id stands for one file: the path it was found at and its device and inode there, looked
-at without following a link (`os.lstat`). The server reads a file only by its id, and only
-while the path still holds that very file (`files.read_range`), so a request can name
-nothing but a file found: no path is ever taken from it. A file replaced at its path (a
-log rotated, a run started again) is another file with another id; the old id is refused.
-A symlink in a file's place, a FIFO, a socket or a folder is not given an id: the run says
-why (`problem`), in the words every command uses.
+**Reached through real folders only.** Each path given is held open from the start (a
+folder given, itself; a file given, its folder: `Roots`), and every file is reached from
+there one folder at a time, each opened without following a link (`O_NOFOLLOW |
+O_DIRECTORY`, `dir_fd=` the folder above), the file itself looked at without following one
+either. A run folder, or any folder above it, swapped for a symlink after it was listed is
+no longer reached: its run is dropped, and whatever the link points to is given no id.
 
-The listing is JSON (`body`), with an `etag` that changes only when the listing does, so a
-page polling it twice a second is answered `304 Not Modified` while nothing moved. A run
-once listed stays listed: when its metrics file is gone (removed, or rotated away and not
-yet written again), its `metrics` is null, and the page says so.
+An id stands for one file: where it was reached (its held root, its folders, its name) and
+its device and inode there. The server reads a file only by its id, and only while that
+place still holds that very file, reached the same way when it is opened (`files`), so a
+request can name nothing but a file found: no path is ever taken from it. A file replaced
+at its place (a log rotated, a run started again) is another file with another id; the old
+id is refused. A symlink in a file's place, a FIFO, a socket or a folder is not given an id:
+the run says why, in the words every command uses (`problem` for its metrics file,
+`side_problem` for `snapshot.json` and `snapshot.request`, each named by its file's name).
+
+**Incremental.** A run whose folder and files look as they did at the last scan (their
+kind, device, inode, size and time written) is not described again: its part of the
+listing is the one encoded then (`described` counts the runs described). The listing's
+`etag` changes only when the listing does, so a page polling it twice a second is answered
+`304 Not Modified` while nothing moved.
+
+**Runs removed.** A run that is no longer found stays listed while its folder is still
+there (its metrics file removed, or rotated away and not yet written again: its `metrics`
+is null, and the page says so); a run whose folder is gone, or no longer reached through
+real folders, is dropped at the next scan. So the listing holds the runs whose folders
+exist, however many were created and removed while the server ran.
+
+**Off the event loop.** A scan runs in a worker thread (`current`, asked by the listing's
+request alone); the ids of the last scan are read without waiting for the next one
+(`served`). Scans follow each other at most every `RESCAN_SECONDS`, and never closer than
+`IDLE_SHARE` times the last one took, so a page polling a sweep of any size costs the
+server at most a fixed share of a core.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
+import secrets
 import stat
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
-from ..contract.constants import PROOF_LIMIT, REQUEST_LIMIT, VERSION
+from ..contract.constants import (
+    PROOF_LIMIT,
+    REQUEST_LIMIT,
+    SNAPSHOT_FILE,
+    SNAPSHOT_REQUEST,
+    VERSION,
+)
 from ..runs.discover import discover
+from ..runs.shown import as_text
 from ..runs.sidefile import SYMLINK, what_it_is
 from ..runs.state import Run
 
@@ -43,14 +73,103 @@ RESCAN_SECONDS = 0.5
 """The least time between two scans of the folders, whoever asks and however often: a
 file grown or a run started is listed within it (a scan of 1,000 runs takes about 0.1 s)."""
 
+IDLE_SHARE = 3.0
+"""After a scan, the server waits at least this many times what it took before the next:
+a scan takes at most a quarter of a core, whatever the runs' number."""
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+FOLDER_FLAGS = _PATH | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
+"""A folder on the way to a file: a real folder, never a symlink to one (`O_PATH`: a
+folder that may be searched but not listed is on the way too)."""
+_HELD_FLAGS = _PATH | os.O_DIRECTORY | _CLOEXEC
+FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC | getattr(os, "O_NOCTTY", 0)
+"""A file served: not through a symlink, and a FIFO planted in its place opens at once."""
+
+
+class Roots:
+    """The paths given, held open from the start: each one's folder (the folder a run
+    folder, a folder of runs or a file given lies in), itself a first folder on the way
+    then; a path given that is a symlink (or `.`, `..`), the folder it leads to then, as the
+    user named it. A file is served only when it is reached from one of these through real
+    folders (`place`, `below`). Folders side by side share one held folder: `serve runs/*`
+    holds one."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.held: list[tuple[tuple[str, ...], int]] = []
+        holding: set[tuple[str, ...]] = set()
+        for name in paths:
+            path = Path(name)
+            for folder in _held_for(path):
+                if folder.parts in holding:
+                    break
+                try:  # the folder as given is the user's own, links and all
+                    descriptor = os.open(folder, _HELD_FLAGS)
+                except OSError:
+                    continue  # the next one, or nothing is served below it
+                holding.add(folder.parts)
+                self.held.append((folder.parts, descriptor))
+                break
+        self.held.sort(key=lambda held: -len(held[0]))  # the nearest root first
+
+    def place(self, folder: Path) -> tuple[int, tuple[str, ...]] | None:
+        """The held root below which `folder` lies (as `discover` named it, from a path
+        given), and the names of the folders from there; None when it lies below none."""
+        parts = folder.parts
+        for prefix, descriptor in self.held:
+            if parts[: len(prefix)] == prefix and (prefix or not folder.is_absolute()):
+                rest = parts[len(prefix) :]
+                if ".." not in rest:
+                    return descriptor, rest
+        return None
+
+    def close(self) -> None:
+        for _, descriptor in self.held:
+            os.close(descriptor)
+        self.held = []
+
+
+def _held_for(path: Path) -> list[Path]:
+    """The folders that may be held for a path given, the first that opens held: its
+    folder, else the path itself (a symlink, `.` or `..`, or a file: its folder alone)."""
+    try:
+        is_link = stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        is_link = False
+    if is_link:
+        return [path, path.parent]
+    if path.name in ("", ".."):
+        return [path]
+    return [path.parent, path]
+
+
+@contextmanager
+def below(root: int, folders: tuple[str, ...]) -> Iterator[int]:
+    """A descriptor of the folder `folders` below `root`, each folder on the way opened
+    without following a link; OSError when one is not a real folder (a symlink: ELOOP or
+    ENOTDIR) or is gone."""
+    here = root
+    try:
+        for name in folders:
+            opened = os.open(name, FOLDER_FLAGS, dir_fd=here)
+            if here != root:
+                os.close(here)
+            here = opened
+        yield here
+    finally:
+        if here != root:
+            os.close(here)
+
 
 @dataclass(frozen=True)
 class Served:
-    """A file an id was given for: where it was found, what it was there, how much of it
-    may be served (None: all of it; a side file: one byte past its bound, so the page sees
-    that it is over it)."""
+    """A file an id was given for: where it was reached (its root, its folders, its name),
+    what it was there, how much of it may be served (None: all of it; a side file: one byte
+    past its bound, so the page sees that it is over it)."""
 
-    path: Path
+    root: int
+    folders: tuple[str, ...]
+    name: str
     device: int
     inode: int
     limit: int | None
@@ -76,6 +195,9 @@ class RunEntry(msgspec.Struct):
     snapshot: FileEntry | None
     request: FileEntry | None
     problem: str | None
+    """Why its metrics file is not served (`PATH: a symlink, not read`), if so."""
+    side_problem: str | None
+    """Why a side file is not served (`snapshot.json: a symlink, not read`), if so."""
 
 
 class Refused(msgspec.Struct):
@@ -83,93 +205,189 @@ class Refused(msgspec.Struct):
     why: str
 
 
-class ListingBody(msgspec.Struct):
-    contract: str
-    runs: list[RunEntry]
-    refused: list[Refused]
+Look = tuple[int, int, int, int, int] | str | None
+"""A file as a scan saw it: (mode, device, inode, size, time written), why it could not be
+looked at, or None when it is not there."""
+
+
+@dataclass
+class _Described:
+    """A run as the last scan described it: what it looked like, its part of the listing,
+    its files' ids."""
+
+    looks: tuple[object, ...]
+    fragment: bytes
+    files: dict[str, Served]
 
 
 class Listing:
-    """The runs of `paths`, scanned again at most every `RESCAN_SECONDS`; thread-safe."""
+    """The runs of `paths`, scanned again at most every `rescan` seconds (and `idle` times
+    the last scan's time); thread-safe."""
 
-    def __init__(self, paths: Sequence[str], *, rescan: float = RESCAN_SECONDS) -> None:
+    def __init__(
+        self, paths: Sequence[str], *, rescan: float = RESCAN_SECONDS, idle: float = IDLE_SHARE
+    ) -> None:
         self.paths = list(paths)
         self.rescan = rescan
+        self.idle = idle
+        self.roots = Roots(self.paths)
         self._lock = threading.Lock()
-        self._ids: dict[tuple[str, int, int], str] = {}
-        self._files: dict[str, Served] = {}
         self._count = itertools.count(1)
-        self._scanned_at = -float("inf")
+        self._next_scan = -float("inf")
         self._seen: dict[str, Run] = {}
+        self._described: dict[str, _Described] = {}
+        self._files: dict[str, Served] = {}
+        self._ids: dict[tuple[int, tuple[str, ...], str, int, int], str] = {}
+        self._nonce = secrets.token_hex(6)
+        self._generation = 0
         self.body = b""
         self.etag = ""
         self.runs = 0
+        self.described = 0
+        """How many runs were described (not taken as they were) by all the scans."""
 
     def current(self) -> tuple[bytes, str]:
-        """The listing's JSON and its ETag, scanned again when older than `rescan`."""
+        """The listing's JSON and its ETag, scanned again when it is time to."""
         with self._lock:
-            if time.monotonic() - self._scanned_at >= self.rescan:
+            if time.monotonic() >= self._next_scan:
+                started = time.monotonic()
                 self._scan()
+                ended = time.monotonic()
+                self._next_scan = ended + max(self.rescan, self.idle * (ended - started))
             return self.body, self.etag
 
     def served(self, file_id: str) -> Served | None:
-        """The file `file_id` was given for, or None for an id never given."""
-        with self._lock:
-            return self._files.get(file_id)
+        """The file `file_id` was given for by the last scan, or None: an id never given,
+        or one whose file the last scan did not find. Never waits for a scan."""
+        return self._files.get(file_id)
 
     def scan(self) -> None:
         """Scan now (the first listing, before the address is printed)."""
         with self._lock:
             self._scan()
+            self._next_scan = time.monotonic() + self.rescan
+
+    def close(self) -> None:
+        self.roots.close()
 
     def _scan(self) -> None:
         found = discover(self.paths)
         now = {run.name: run for run in found.runs}
-        gone = [run for name, run in self._seen.items() if name not in now]
-        self._seen.update(now)
-        entries = [self._entry(run) for run in [*found.runs, *gone]]
-        refused = [Refused(path, why) for path, why in found.refused]
-        self.body = msgspec.json.encode(ListingBody(VERSION, entries, refused))
-        self.etag = '"' + hashlib.sha256(self.body).hexdigest()[:32] + '"'
-        self.runs = len(entries)
-        self._scanned_at = time.monotonic()
-
-    def _entry(self, run: Run) -> RunEntry:
-        assert run.metrics is not None, "serve is given no standard input"
-        metrics, problem = self._file(run.metrics, None)
-        snapshot = request = None
-        if run.is_folder:
-            assert run.snapshot is not None
-            assert run.request is not None
-            snapshot, _ = self._file(run.snapshot, PROOF_LIMIT + 1)
-            request, _ = self._file(run.request, REQUEST_LIMIT + 1)
-        return RunEntry(
-            name=run.label,
-            run=run.name,
-            path=run.display(run.metrics),
-            metrics=metrics,
-            snapshot=snapshot,
-            request=request,
-            problem=None if problem is None else f"{run.display(run.metrics)}: {problem}",
+        kept = [run for name, run in self._seen.items() if name not in now]
+        files: dict[str, Served] = {}
+        described: dict[str, _Described] = {}
+        seen: dict[str, Run] = {}
+        fragments = []
+        for run in [*found.runs, *kept]:
+            entry = self._describe(run)
+            if entry is None:
+                continue  # its folder is gone, or not reached through real folders
+            seen[run.name] = run
+            described[run.name] = entry
+            files.update(entry.files)
+            fragments.append(entry.fragment)
+        refused = [Refused(as_text(path), as_text(why)) for path, why in found.refused]
+        body = b"".join(
+            [
+                b'{"contract":',
+                msgspec.json.encode(VERSION),
+                b',"runs":[',
+                b",".join(fragments),
+                b'],"refused":',
+                msgspec.json.encode(refused),
+                b"}",
+            ]
         )
+        self._seen = seen
+        self._described = described
+        self._ids = {
+            (each.root, each.folders, each.name, each.device, each.inode): file_id
+            for file_id, each in files.items()
+        }
+        self._files = files  # one assignment: `served` sees this scan's ids or the last's
+        if body != self.body:
+            self._generation += 1
+            self.body = body
+            self.etag = f'"{self._nonce}-{self._generation}"'
+        self.runs = len(fragments)
 
-    def _file(self, path: Path, limit: int | None) -> tuple[FileEntry | None, str | None]:
-        """The entry of the file at `path` (None when there is none), or why it is not
-        served: anything but a regular file, a symlink included, is refused."""
+    def _describe(self, run: Run) -> _Described | None:
+        """The run's part of the listing: the one of the last scan when its folder and
+        files look the same; None when its folder is not reached through real folders."""
+        assert run.metrics is not None, "serve is given no standard input"
+        placed = self.roots.place(run.metrics.parent)
+        if placed is None:
+            return None
+        root, folders = placed
+        names = [run.metrics.name]
+        if run.is_folder:
+            names += [SNAPSHOT_FILE, SNAPSHOT_REQUEST]
         try:
-            info = os.lstat(path)
-        except FileNotFoundError:
+            with below(root, folders) as folder:
+                looks = (run.label, *(_look(folder, name) for name in names))
+        except OSError:
+            return None
+        last = self._described.get(run.name)
+        if last is not None and last.looks == looks:
+            return last
+        self.described += 1
+        files: dict[str, Served] = {}
+        problems: list[str | None] = []
+        entries: list[FileEntry | None] = []
+        limits = (None, PROOF_LIMIT + 1, REQUEST_LIMIT + 1)
+        for name, look, limit in zip(names, looks[1:], limits, strict=False):
+            entry, problem = self._file(root, folders, name, look, limit, files)
+            entries.append(entry)
+            problems.append(problem)
+        side = [f"{name}: {why}" for name, why in zip(names[1:], problems[1:], strict=True) if why]
+        entries += [None] * (3 - len(entries))
+        shown_path = as_text(run.display(run.metrics))
+        described = RunEntry(
+            name=as_text(run.label),
+            run=as_text(run.name),
+            path=shown_path,
+            metrics=entries[0],
+            snapshot=entries[1],
+            request=entries[2],
+            problem=None if problems[0] is None else f"{shown_path}: {problems[0]}",
+            side_problem=as_text("; ".join(side)) if side else None,
+        )
+        return _Described(looks, msgspec.json.encode(described), files)
+
+    def _file(
+        self,
+        root: int,
+        folders: tuple[str, ...],
+        name: str,
+        look: Look,
+        limit: int | None,
+        files: dict[str, Served],
+    ) -> tuple[FileEntry | None, str | None]:
+        """The entry of the file `name` as `look` saw it (None when there is none), or why
+        it is not served: anything but a regular file, a symlink included, is refused."""
+        if look is None:
             return None, None
-        except OSError as error:
-            return None, (error.strerror or str(error)).lower()
-        if stat.S_ISLNK(info.st_mode):
+        if isinstance(look, str):
+            return None, look
+        mode, device, inode, size, written = look
+        if stat.S_ISLNK(mode):
             return None, SYMLINK
-        if not stat.S_ISREG(info.st_mode):
-            return None, f"{what_it_is(info.st_mode)}, not a file"
-        key = (os.fspath(path), info.st_dev, info.st_ino)
+        if not stat.S_ISREG(mode):
+            return None, f"{what_it_is(mode)}, not a file"
+        key = (root, folders, name, device, inode)
         file_id = self._ids.get(key)
         if file_id is None:
             file_id = f"f{next(self._count)}"
-            self._ids[key] = file_id
-            self._files[file_id] = Served(path, info.st_dev, info.st_ino, limit)
-        return FileEntry(file_id, path.name, info.st_size, info.st_mtime_ns / 1e6), None
+        files[file_id] = Served(root, folders, name, device, inode, limit)
+        return FileEntry(file_id, as_text(name), size, written / 1e6), None
+
+
+def _look(folder: int, name: str) -> Look:
+    """The file `name` of the open `folder`, looked at without following a link."""
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return (error.strerror or str(error)).lower()
+    return (info.st_mode, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
