@@ -1,5 +1,6 @@
 // The metric picker's patterns: comma-separated globs matched against every metric key of the
-// runs, as Python's fnmatch.fnmatchcase matches them (the command line's rule): `*` any run of
+// runs by the core (`matchPattern`, in time linear in the glob and the key), as the command
+// line matches them, fnmatch.fnmatchcase's rule: `*` any run of
 // characters, `/` included; `?` one character; `[abc]`, `[a-z]` a class, `[!abc]` its
 // complement; any other character itself (case counts). Panels come in the order the patterns
 // match the keys (the keys one pattern matches in sorted order, each key once), grouped under
@@ -9,63 +10,6 @@ import { codePointCompare } from "./names.js";
 
 /** The default patterns: the losses and the learning rate, as `plot` draws them. */
 export const DEFAULT_PATTERNS = "loss,eval_loss,learning_rate";
-
-/** A character of a glob as a regular expression's text (flag `u`), matched as itself.
- * @param {string} text
- * @returns {string} */
-function escaped(text) {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-}
-
-/** A character of a glob's class as a class member's text (flag `u`), matched as itself.
- * @param {string} text
- * @returns {string} */
-function member(text) {
-  return text.replace(/[\\\][^-]/g, "\\$&");
-}
-
-/** A glob as a regular expression matching a whole key (fnmatch's translation).
- * @param {string} glob
- * @returns {RegExp} */
-export function globRegExp(glob) {
-  const chars = [...glob];
-  let out = "";
-  for (let i = 0; i < chars.length; ) {
-    const char = chars[i];
-    i += 1;
-    if (char === "*") {
-      out += "[^]*";
-    } else if (char === "?") {
-      out += "[^]";
-    } else if (char === "[") {
-      let j = i;
-      if (j < chars.length && chars[j] === "!") j += 1;
-      if (j < chars.length && chars[j] === "]") j += 1;
-      while (j < chars.length && chars[j] !== "]") j += 1;
-      if (j >= chars.length) {
-        out += "\\["; // no closing bracket: a `[` of its own
-        continue;
-      }
-      let inside = chars.slice(i, j);
-      i = j + 1;
-      const negated = inside[0] === "!";
-      if (negated) inside = inside.slice(1);
-      // each member a character or a range a-z, escaped for a JavaScript class
-      let members = "";
-      for (let k = 0; k < inside.length; k += 1) {
-        if (k + 2 < inside.length && inside[k + 1] === "-") {
-          if (codePointCompare(inside[k], inside[k + 2]) <= 0) members += `${member(inside[k])}-${member(inside[k + 2])}`;
-          k += 2; // a reversed range matches nothing of its own, as in fnmatch
-        } else members += member(inside[k]);
-      }
-      if (members === "") out += negated ? "[^]" : "[]";
-      else out += negated ? `[^${members}]` : `[${members}]`;
-    } else {
-      out += escaped(char);
-    }
-  }
-  return new RegExp(`^(?:${out})$`, "u");
-}
 
 /** The patterns of the picker's text: split at commas, each trimmed, the empty ones dropped.
  * @param {string} text
@@ -77,24 +21,31 @@ export function patternsOf(text) {
     .filter((each) => each !== "");
 }
 
-/** The keys the patterns pick, in their order: for each pattern, the keys it matches that no
- * pattern before it did, sorted (by code point).
+/** The keys the patterns pick, in their order: for each pattern, the keys it matches (the
+ * core's glob) that no pattern before it did, sorted (by code point). A pattern the core
+ * refuses picks none.
+ * @param {import("./groups.js").Matcher} core
  * @param {string[]} patterns
  * @param {Iterable<string>} keys
  * @returns {string[]} */
-export function pickKeys(patterns, keys) {
+export function pickKeys(core, patterns, keys) {
   const sorted = [...new Set(keys)].sort(codePointCompare);
   /** @type {string[]} */
   const picked = [];
   const taken = new Set();
   for (const pattern of patterns) {
-    const matcher = globRegExp(pattern);
-    for (const key of sorted) {
-      if (!taken.has(key) && matcher.test(key)) {
+    let matched;
+    try {
+      matched = core.matchPattern(pattern, sorted, { glob: true });
+    } catch {
+      continue; // refused (a glob past the core's bounds): it matches no key
+    }
+    sorted.forEach((key, at) => {
+      if (!taken.has(key) && matched[at] !== null) {
         taken.add(key);
         picked.push(key);
       }
-    }
+    });
   }
   return picked;
 }

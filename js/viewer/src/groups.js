@@ -1,5 +1,6 @@
 // Runs in groups, as `plot --group REGEX` groups them: the runs whose names the regular
-// expression matches (anywhere in the name) form groups by their key — the expression's
+// expression matches (anywhere in the name; the core matches it, Rust's regex syntax, as the
+// command line does) form groups by their key — the expression's
 // first capture group when it has one (its text, "" when it took no part in the match),
 // else the whole match; the runs it does not match are drawn alone. A group is drawn as its
 // mean line with a band of one standard deviation (population: divided by n) each side, per
@@ -10,48 +11,46 @@
 /** A legend entry: a group of runs (`key` not null) or one run alone (its index).
  * @typedef {{ key: string | null, members: number[] }} Entry */
 
-/** The regular expression of the groups' text: null for none (an empty text), or an Error
- * saying why the text is not one.
+/** What matches the page's patterns: the core's `matchPattern` (the package's), as the
+ * command line matches them.
+ * @typedef {{ matchPattern: (pattern: string, texts: readonly string[], options?: { glob?: boolean }) => (string | null)[] }} Matcher */
+
+/** The groups' keys of the runs' names (`--group`'s): for each name, null where the
+ * expression does not match it, else its key — the first capture group's text ("" when
+ * that took no part in the match), else the whole match — as the core finds it, in time
+ * linear in the expression and the name. null for no expression (an empty text); an Error
+ * saying why the core refuses the text.
+ * @param {Matcher} core
  * @param {string} text
- * @returns {RegExp | null | Error} */
-export function groupRegExp(text) {
+ * @param {string[]} names
+ * @returns {(string | null)[] | null | Error} */
+export function groupKeys(core, text, names) {
   if (text === "") return null;
   try {
-    return new RegExp(text);
+    return core.matchPattern(text, names);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
 }
 
-/** Whether the expression has a capture group: the groups of a match of "" against it or
- * an empty alternative (always a match).
- * @param {RegExp} regex
- * @returns {boolean} */
-function captures(regex) {
-  const always = new RegExp(`${regex.source}|`, regex.flags);
-  const found = always.exec("");
-  return found !== null && found.length > 1;
-}
-
 /** The entries of the legend, in the order shown: each group at its first run's place, each
- * run the expression does not match alone. `names` are the runs' names in their order.
+ * run the expression does not match alone. `names` are the runs' names in their order,
+ * `keys` their groups' keys (`groupKeys`; null: no groups).
  * @param {string[]} names
- * @param {RegExp | null} regex
+ * @param {(string | null)[] | null} keys
  * @returns {Entry[]} */
-export function entriesOf(names, regex) {
-  if (regex === null) return names.map((_, index) => ({ key: null, members: [index] }));
-  const grouped = captures(regex);
+export function entriesOf(names, keys) {
+  if (keys === null) return names.map((_, index) => ({ key: null, members: [index] }));
   /** @type {Entry[]} */
   const entries = [];
   /** @type {Map<string, Entry>} */
   const byKey = new Map();
-  names.forEach((name, index) => {
-    const found = regex.exec(name);
-    if (found === null) {
+  names.forEach((_, index) => {
+    const key = keys[index] ?? null;
+    if (key === null) {
       entries.push({ key: null, members: [index] });
       return;
     }
-    const key = grouped ? (found[1] ?? "") : found[0];
     const entry = byKey.get(key);
     if (entry !== undefined) entry.members.push(index);
     else {

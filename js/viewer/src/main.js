@@ -13,9 +13,9 @@ import { files as contractFiles, version as contractVersion } from "viewer:contr
 import { Excerpts } from "./excerpts.js";
 import { formatG, thousands } from "./format.js";
 import { DEFAULT_PATTERNS, patternsOf, pickKeys, sections } from "./glob.js";
-import { bandOf, entriesOf, groupRegExp } from "./groups.js";
+import { bandOf, entriesOf, groupKeys } from "./groups.js";
 import { namesOf, naturalCompare, unitOf } from "./names.js";
-import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
+import { dashPattern, drawPanel, labelOf, style, tooltipAt } from "./plot.js";
 import { servedBy } from "./served.js";
 import { Series } from "./series.js";
 import { PROOF_LIMIT, REQUEST_LIMIT, snapshotText } from "./snapshot.js";
@@ -278,11 +278,12 @@ const drawnPanels = new Map();
 const panelViews = new Map();
 Object.defineProperty(globalThis, "overbrainerViewer", { value: Object.freeze({ panels: drawnPanels }) });
 
-/** The groups' expression of its input: null for none; an error said beside the input, and
- * then no groups.
- * @returns {RegExp | null} */
-function groupsAsked() {
-  const asked = groupRegExp($of("group", HTMLInputElement).value);
+/** The groups' keys of the runs' names (`groupKeys`) by the expression of its input: null
+ * for none; an error said beside the input, and then no groups.
+ * @param {string[]} names
+ * @returns {(string | null)[] | null} */
+function groupsAsked(names) {
+  const asked = groupKeys(core, $of("group", HTMLInputElement).value, names);
   const problem = $("group-problem");
   setHidden(problem, !(asked instanceof Error));
   const said = asked instanceof Error ? `not a regular expression: ${asked.message}` : "";
@@ -330,7 +331,7 @@ function renderKeys(keys, picked) {
   list.dataset.signature = signature;
   const items = keys.map((key) => {
     const item = element("li");
-    item.append(element("button", key, { type: "button", "data-key": key, "aria-pressed": String(picked.has(key)) }));
+    item.append(element("button", labelOf(key), { type: "button", "data-key": key, "aria-pressed": String(picked.has(key)) }));
     return item;
   });
   list.replaceChildren(...items);
@@ -349,8 +350,8 @@ $("metric-keys").addEventListener("click", (event) => {
 /** Every run's style (run or group i in the order shown: plot's `style(i)`), the legend, and
  * one panel per picked key, under its prefix's heading. */
 function redraw() {
-  const regex = groupsAsked();
-  const entries = entriesOf(runs.map((run) => run.name), regex);
+  const names = runs.map((run) => run.name);
+  const entries = entriesOf(names, groupsAsked(names));
   const legend = entries.map((entry, index) => {
     const look = style(index);
     for (const member of entry.members) {
@@ -361,7 +362,7 @@ function redraw() {
     }
     const grouped = entry.key !== null;
     const count = entry.members.length;
-    const text = grouped ? `${entry.key} (${count} ${count === 1 ? "run" : "runs"})` : runs[entry.members[0]].name;
+    const text = grouped ? `${labelOf(entry.key ?? "")} (${count} ${count === 1 ? "run" : "runs"})` : labelOf(runs[entry.members[0]].name);
     return { entry, ...look, text, grouped };
   });
   const signature = JSON.stringify(legend.map(({ text, colour, dash, grouped }) => [text, colour, dash, grouped]));
@@ -378,8 +379,8 @@ function redraw() {
 
   const found = new Set();
   for (const run of runs) for (const key of run.series.points.keys()) found.add(key);
-  const picked = pickKeys(patternsOf($of("metrics", HTMLInputElement).value), found);
-  renderKeys(pickKeys(["*"], found), new Set(picked));
+  const picked = pickKeys(core, patternsOf($of("metrics", HTMLInputElement).value), found);
+  renderKeys(pickKeys(core, ["*"], found), new Set(picked));
   setHidden($("plot-box"), runs.length === 0);
   setHidden($("no-panels"), picked.length > 0 || found.size === 0);
 
@@ -410,7 +411,7 @@ function redraw() {
   $("panels").dataset.layout = layout;
   for (const { heading, keys } of laidOut) {
     const group = element("section", null, { class: "panel-group", "data-heading": heading });
-    if (heading !== "") group.append(element("h3", heading));
+    if (heading !== "") group.append(element("h3", labelOf(heading)));
     const grid = element("div", null, { class: "panels" });
     group.append(grid);
     for (const key of keys) {
@@ -418,8 +419,8 @@ function redraw() {
       if (view === undefined) {
         const figure = element("figure", null, { class: "panel", "data-key": key });
         const canvas = document.createElement("canvas");
-        canvas.setAttribute("aria-label", `${key} against step`);
-        figure.append(element("figcaption", key), canvas);
+        canvas.setAttribute("aria-label", `${labelOf(key)} against step`);
+        figure.append(element("figcaption", labelOf(key)), canvas);
         resized.observe(canvas);
         view = { figure, canvas };
         panelViews.set(key, view);
@@ -497,7 +498,7 @@ function showTooltip(event) {
     row.append(element("span", `${name}: `, { class: "name" }), element("span", value));
     return row;
   });
-  tooltip.replaceChildren(element("div", `${drawn.key} at step ${thousands(told.step)}`, { class: "step" }), ...rows);
+  tooltip.replaceChildren(element("div", `${labelOf(drawn.key)} at step ${thousands(told.step)}`, { class: "step" }), ...rows);
   tooltip.hidden = false;
   const box = $("plot-box").getBoundingClientRect();
   tooltip.style.left = `${Math.min(event.clientX - box.left + 14, box.width - 260)}px`;

@@ -6,12 +6,17 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { it } from "node:test";
-import { globRegExp, pickKeys, sections } from "../src/glob.js";
-import { entriesOf, groupRegExp } from "../src/groups.js";
+import { matchPattern } from "../../dist/index.js";
+import { pickKeys, sections } from "../src/glob.js";
+import { entriesOf, groupKeys } from "../src/groups.js";
 import { namesOf, naturalCompare } from "../src/names.js";
+import { LABEL_CHARS, labelOf } from "../src/plot.js";
 import { FIELDS, scalarColumn, sortRows } from "../src/table.js";
 
 const PYTHON = process.env.PYTHON || "python3";
+
+/** The core's patterns, as the page is given them (the package's WebAssembly). */
+const core = { matchPattern };
 
 /** `script` run by python3 on `input` (JSON), its JSON answer. */
 function python(script, input) {
@@ -32,8 +37,8 @@ it("matches a glob as Python's fnmatch.fnmatchcase does", () => {
   const script = "import sys, json, fnmatch; d = json.load(sys.stdin); print(json.dumps([[fnmatch.fnmatchcase(k, p) for k in d['keys']] for p in d['patterns']]))";
   const want = python(script, { keys: KEYS, patterns: PATTERNS });
   PATTERNS.forEach((pattern, at) => {
-    const matcher = globRegExp(pattern);
-    assert.deepEqual(KEYS.map((key) => matcher.test(key)), want[at], `pattern ${JSON.stringify(pattern)}`);
+    const matched = matchPattern(pattern, KEYS, { glob: true }).map((key) => key !== null);
+    assert.deepEqual(matched, want[at], `pattern ${JSON.stringify(pattern)}`);
   });
 });
 
@@ -49,14 +54,18 @@ it("orders names as runs/discover.py's natural_key does", () => {
 });
 
 it("picks keys in the patterns' order, each once, under their prefixes", () => {
-  const picked = pickKeys(["rewards/*", "eval_*", "*loss", "rewards/chosen"], KEYS);
+  const picked = pickKeys(core, ["rewards/*", "eval_*", "*loss", "rewards/chosen"], KEYS);
   assert.deepEqual(picked, ["rewards/chosen", "rewards/margins", "rewards/rejected", "eval_accuracy", "eval_loss", "loss"]);
   assert.deepEqual(sections(picked), [
     { heading: "", keys: ["eval_accuracy", "eval_loss", "loss"] },
     { heading: "rewards", keys: ["rewards/chosen", "rewards/margins", "rewards/rejected"] },
   ]);
-  assert.deepEqual(sections(pickKeys(["train/*"], KEYS)), [{ heading: "train", keys: ["train/x"] }, { heading: "train/y", keys: ["train/y/z"] }]);
-  assert.deepEqual(pickKeys(["nothing"], KEYS), []);
+  assert.deepEqual(sections(pickKeys(core, ["train/*"], KEYS)), [{ heading: "train", keys: ["train/x"] }, { heading: "train/y", keys: ["train/y/z"] }]);
+  assert.deepEqual(pickKeys(core, ["nothing"], KEYS), []);
+  // a glob of many stars over a long key: one pass of the core's (a backtracking engine
+  // tries every way of placing the stars)
+  const long = "a".repeat(300_000);
+  assert.deepEqual(pickKeys(core, [`${"*a".repeat(50)}*b`, "a*"], [long, "b"]), [long]);
 });
 
 it("names runs by their path below the folder they have in common", () => {
@@ -74,13 +83,29 @@ it("names runs by their path below the folder they have in common", () => {
 
 it("groups runs by the expression's first capture group, else its whole match", () => {
   const names = ["baseline", "lr1e-4-seed1", "lr1e-4-seed2", "lr3e-4-seed1", "lr1e-4-seed3"];
-  const of = (text) => entriesOf(names, /** @type {RegExp | null} */ (groupRegExp(text))).map(({ key, members }) => [key, members]);
+  const of = (text) => entriesOf(names, /** @type {(string | null)[] | null} */ (groupKeys(core, text, names))).map(({ key, members }) => [key, members]);
   assert.deepEqual(of("lr[^-]*"), [[null, [0]], ["lr1e", [1, 2, 4]], ["lr3e", [3]]]);
   assert.deepEqual(of("lr[^-]*-[^-]*"), [[null, [0]], ["lr1e-4", [1, 2, 4]], ["lr3e-4", [3]]]);
   assert.deepEqual(of("(lr.*)-seed"), [[null, [0]], ["lr1e-4", [1, 2, 4]], ["lr3e-4", [3]]]);
   assert.deepEqual(of("seed(\\d)|base"), [["", [0]], ["1", [1, 3]], ["2", [2]], ["3", [4]]]);
   assert.deepEqual(of(""), names.map((_, at) => [null, [at]]));
-  assert.ok(groupRegExp("(") instanceof Error);
+  assert.ok(groupKeys(core, "(", names) instanceof Error);
+  assert.ok(groupKeys(core, "(".repeat(2000) + ")".repeat(2000), names) instanceof Error);
+  // a name a backtracking engine would never be done with: answered in one pass
+  const long = `${"a".repeat(100_000)}!`;
+  assert.deepEqual(entriesOf([long, "aa"], /** @type {(string | null)[]} */ (groupKeys(core, "(a+)+$", [long, "aa"]))), [
+    { key: null, members: [0] },
+    { key: "aa", members: [1] },
+  ]);
+});
+
+it("cuts a long label where plot.py cuts it", () => {
+  const script = "import json; from overbrainer_contract.cli import plot; print(json.dumps(plot.LABEL_CHARS))";
+  assert.equal(LABEL_CHARS, python(script, null));
+  assert.equal(labelOf("k".repeat(300_000)), `${"k".repeat(79)}\u2026`);
+  assert.equal(labelOf("é".repeat(80)), "é".repeat(80)); // 80 characters: whole
+  assert.equal(labelOf("😀".repeat(80)), "😀".repeat(80)); // 160 UTF-16 units, 80 characters
+  assert.equal(labelOf("😀".repeat(81)), `${"😀".repeat(79)}\u2026`);
 });
 
 it("sorts the table's rows, the rows without a value last either way", () => {
