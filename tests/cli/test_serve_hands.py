@@ -205,7 +205,7 @@ class _Held:
                     release.wait(60)
                 super()._scan()
 
-        self.listing = Held(paths, rescan=0)
+        self.listing = Held(paths, rescan=0, idle=0)
 
 
 def _in_process(listing: object, token: str) -> tuple[int, asyncio.AbstractEventLoop, object]:
