@@ -41,7 +41,7 @@ def read(path: Path) -> pa.Table:
     if path.suffix == ".csv":
         return pyarrow.csv.read_csv(path)
     if path.suffix == ".arrow":
-        with pa.ipc.open_file(path) as reader:
+        with pa.ipc.open_file(str(path)) as reader:
             return reader.read_all()
     return pq.read_table(path)
 

@@ -82,5 +82,6 @@ def test_the_names_read_whole_without_hive_partitioning(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     files = f"{tmp_path}/runs.parquet/*/*.parquet"
     query = f"SELECT run, count(*) FROM read_parquet('{files}', hive_partitioning = false)"
-    rows = duckdb.sql(query + " GROUP BY run ORDER BY run").fetchall()
-    assert rows == [(LONG, 3), ("short", 3)]
+    relation = duckdb.sql(query + " GROUP BY run ORDER BY run")
+    assert relation is not None
+    assert relation.fetchall() == [(LONG, 3), ("short", 3)]
