@@ -151,6 +151,30 @@ async function legendOf(opened) {
 }
 
 describe("the viewer's panels, groups and table", () => {
+  it("cuts a long key and a long group's key where shown (80 characters), the key whole in its data", async () => {
+    const page = await freshPage();
+    const folder = join(work, "long");
+    const heading = "g".repeat(150_000);
+    const key = `${heading}/${"k".repeat(150_000)}`; // 300 KB
+    const long = "n".repeat(200);
+    for (const name of [`${long}-a`, `${long}-b`, "other"]) {
+      writeRun(join(folder, name), [1, 2, 3].map((step) => ({ event: "log", time: step, step, scalars: { [key]: step } })));
+    }
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 3);
+    await redrawn(page, () => page.fill("#metrics", "g*"));
+    await redrawn(page, () => page.fill("#group", "^(n+)"));
+    // the first 79 characters and an ellipsis
+    const cut = (text) => `${text.slice(0, 79)}\u2026`;
+    assert.deepEqual(await panels(page), [{ heading, title: cut(heading), keys: [key], captions: [cut(key)] }]);
+    const legend = await legendOf(page);
+    assert.deepEqual(legend.map(({ text }) => text), [`${cut(long)} (2 runs)`, "other"]);
+    const drawn = await drawnOf(page, key);
+    assert.equal(drawn.lines.length, 3);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   it("names runs by their folders below the folder they have in common", async () => {
     const page = await freshPage();
     const pair = join(work, "pair");
