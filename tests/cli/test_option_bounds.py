@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_status_metrics import write_run
 
 HUGE = "99999999999999999999999"
 """More than 2**64: no file has as many findings of a kind."""
@@ -54,16 +55,6 @@ def test_a_count_that_is_not_one_is_a_usage_error(
     done = cli("check", "bad.jsonl", "--max-errors", "-5")
     assert (done.code, done.out) == (2, "")
     assert done.err.endswith("--max-errors must be 0 (all) or more, not -5\n")
-
-
-def write_run(folder: Path, scalars: list[dict[str, Any]]) -> None:
-    folder.mkdir(parents=True)
-    lines = [{"event": "begin", "time": 100.0, "max_steps": 10}]
-    lines += [
-        {"event": "log", "time": 100.0 + step, "step": step, "loss": 1.0, "scalars": values}
-        for step, values in enumerate(scalars, 1)
-    ]
-    (folder / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
 def test_the_empty_key_is_a_metric(

@@ -6,17 +6,13 @@ that is not UTF-8 as the four characters `\\xff` (`runs.shown.as_text`)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv
 import pyarrow.parquet as pq
 import pytest
-
-TIMEOUT = 60.0
-"""Seconds one child may take: each needs about one."""
+from test_export_hands import export
 
 RAW = os.fsdecode(b"run\xff")
 ESCAPED = "run\\xff"
@@ -24,17 +20,6 @@ LINES = b"".join(
     b'{"event":"log","time":%d.5,"step":%d,"scalars":{"x/y":0.5,"z":2}}\n' % (step, step)
     for step in range(1, 4)
 )
-
-
-def export(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "overbrainer_contract", "export", *args],
-        cwd=cwd,
-        capture_output=True,
-        timeout=TIMEOUT,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
 
 
 def read(path: Path) -> pa.Table:
@@ -56,7 +41,6 @@ def test_a_run_whose_name_is_not_utf8_is_exported_under_its_escaped_name(
     out = tmp_path / f"runs{suffix}"
     done = export("sweep", "-o", out.name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    done.stderr.decode("utf-8")  # said as UTF-8 text
     table = read(out)
     runs = [str(value) for value in table.column("run").to_pylist()]
     assert runs == ["ok"] * 3 + [ESCAPED] * 3

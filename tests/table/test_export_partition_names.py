@@ -7,17 +7,13 @@ files hold the `run` column."""
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-
-TIMEOUT = 120.0
-"""Seconds one child may take: each needs a few."""
+from test_export_hands import export
 
 LINES = b"".join(
     b'{"event":"log","time":%d.5,"step":%d,"loss":0.5}\n' % (step, step) for step in range(1, 4)
@@ -28,18 +24,6 @@ LONG = "r" * 240
 
 WIDE = "\u00e9" * 120
 """240 bytes of UTF-8; percent-encoded, 720."""
-
-
-def export(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "overbrainer_contract", "export", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
 
 
 def digest(name: str) -> str:

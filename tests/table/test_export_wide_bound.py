@@ -6,32 +6,16 @@ bound: 10,000 lines each with a key of its own (755 KB of lines: 100 million cel
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from overbrainer_contract.table import WIDE_KEYS_MOST, read_runs
-
-TIMEOUT = 120.0
-"""Seconds one child may take: each needs a few."""
+from test_export_hands import export
 
 
 def line(step: int, scalars: dict[str, float]) -> str:
     return json.dumps({"event": "log", "time": step + 0.5, "step": step, "scalars": scalars})
-
-
-def export(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "overbrainer_contract", "export", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
 
 
 @pytest.fixture
