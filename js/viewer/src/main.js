@@ -1225,7 +1225,7 @@ function servedRun(entry) {
 /** The side files of an entry, as a signature: read again when it changes.
  * @param {import("./served.js").ServedRun} entry */
 function sideSignature(entry) {
-  return JSON.stringify([entry.snapshot, entry.request]);
+  return JSON.stringify([entry.snapshot, entry.request, entry.side_problem]);
 }
 
 /** One turn of a followed run: what its listing entry says of its file said and done (a file
@@ -1246,7 +1246,8 @@ async function followTurn(run, following, server) {
       entry.request === null ? null : server.sideFile(entry.request, REQUEST_LIMIT),
     ]);
     run.side = { proof, request };
-    run.snapshot = null; // told again from these
+    // told again from these, with why a side file was refused (a symlink, a FIFO), if so
+    run.snapshot = await snapshotText(run.side, validators, entry.side_problem);
   }
   if (file === null) {
     if (following.id !== null && !following.removed) {

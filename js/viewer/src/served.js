@@ -8,10 +8,12 @@
  * when it was written (ms since the epoch).
  * @typedef {{ id: string, name: string, size: number, modified: number }} ServedFile */
 /** A run of the listing: its name among the runs, how the command line names it, its metrics
- * file as the records name it, its files (null: none there now), and why its metrics file is
- * not served (a symlink, a FIFO...), if so.
+ * file as the records name it, its files (null: none there now), why its metrics file is not
+ * served (a symlink, a FIFO...), if so, and why a side file is not (`snapshot.json: a symlink,
+ * not read`), if so.
  * @typedef {{ name: string, run: string, path: string, metrics: ServedFile | null,
- *   snapshot: ServedFile | null, request: ServedFile | null, problem: string | null }} ServedRun */
+ *   snapshot: ServedFile | null, request: ServedFile | null, problem: string | null,
+ *   side_problem: string | null }} ServedRun */
 /** @typedef {{ contract: string, runs: ServedRun[], refused: { path: string, why: string }[] }} Listing */
 
 /** What a read of a file gave: its bytes from the offset and its size now; `end` when the

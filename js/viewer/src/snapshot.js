@@ -48,11 +48,14 @@ function requestReason(text, validRequest) {
 }
 
 /** The snapshot row's text. `side` is null without a run folder, else `{proof, request}`
- * (Files or null); `validators` holds `snapshot` and `request` (generated from schema/).
+ * (Files or null); `validators` holds `snapshot` and `request` (generated from schema/);
+ * `refused`, why a side file was not read (the server's words, `snapshot.json: a symlink,
+ * not read`), said after the rest.
  * @param {{ proof: File | null, request: File | null } | null} side
  * @param {Validators} validators
+ * @param {string | null} [refused]
  * @returns {Promise<string>} */
-export async function snapshotText(side, validators) {
+export async function snapshotText(side, validators, refused = null) {
   if (side === null) return "- (no run folder opened: open the folder to see its snapshot)";
   /** @type {{ reason: string | null, time: number } | null} */
   let request = null;
@@ -90,5 +93,6 @@ export async function snapshotText(side, validators) {
     parts.push(`${earlier}taken at step ${thousands(taken.step)}: ${taken.checkpoint} (${reason})`);
   }
   if (problem) parts.push(problem);
+  if (refused) parts.push(refused);
   return parts.join("; ") || "none requested";
 }

@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -207,6 +207,26 @@ describe("the viewer served by overbrainer-contract serve", () => {
     writeFileSync(path, live(7));
     await untilStep(page, "lr1/seed2", 7);
     assert.equal(await said.textContent(), `${path} is there again: reading the new file from its start`);
+  });
+
+  it("says why a side file is not read, in the words of status", async () => {
+    const folder = join(sweep, "lr3", "seed1");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "metrics.jsonl"), live(3));
+    symlinkSync(join(work, "elsewhere.json"), join(folder, "snapshot.json"));
+    // status refuses the run, naming the file and why: `PATH/snapshot.json: a symlink, not read`
+    const told = spawnSync(CLI, ["status", folder], { encoding: "utf8" }).stderr;
+    const named = `${join(folder, "snapshot.json")}: `;
+    assert.ok(told.includes(named), told);
+    const why = told.slice(told.indexOf(named) + named.length).split("\n")[0];
+    await untilStep(page, "lr3/seed1", 3);
+    const cell = page.locator('article.run[data-run="lr3/seed1"] td[data-field="snapshot"]');
+    await page.waitForFunction(
+      (wanted) => document.querySelector('article.run[data-run="lr3/seed1"] td[data-field="snapshot"]')?.textContent === wanted,
+      `snapshot.json: ${why}`,
+      { timeout: 5000, polling: 20 },
+    ).catch(() => {});
+    assert.equal(await cell.textContent(), `snapshot.json: ${why}`);
   });
 
   it("shows a run's name that holds markup as text", async () => {
