@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import duckdb
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from test_export_hands import export
@@ -69,3 +70,23 @@ def test_the_names_read_whole_without_hive_partitioning(tmp_path: Path) -> None:
     relation = duckdb.sql(query + " GROUP BY run ORDER BY run")
     assert relation is not None
     assert relation.fetchall() == [(LONG, 3), ("short", 3)]
+
+
+@pytest.mark.parametrize("suffix", [".arrow", ".parquet"])
+def test_each_partitions_file_names_its_own_run_alone(tmp_path: Path, suffix: str) -> None:
+    """300 runs: each partition's `run` column a dictionary of its one name, never of every
+    run's (300 files of 300 names each would grow with the square of the runs)."""
+    for index in range(300):
+        (tmp_path / "sweep" / f"r{index}").mkdir(parents=True)
+        (tmp_path / "sweep" / f"r{index}" / "metrics.jsonl").write_bytes(LINES)
+    done = export("sweep", "--partition-by", "run", "-o", f"runs{suffix}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for index in (0, 299):
+        [part] = (tmp_path / f"runs{suffix}" / f"run=r{index}").iterdir()
+        if suffix == ".arrow":
+            with pa.ipc.open_file(str(part)) as reader:
+                column = reader.read_all().column("run")
+        else:
+            column = pq.read_table(part).column("run")
+        assert column.to_pylist() == [f"r{index}"] * 3
+        assert [chunk.dictionary.to_pylist() for chunk in column.chunks] == [[f"r{index}"]]

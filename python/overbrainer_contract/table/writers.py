@@ -240,8 +240,13 @@ def _write_partitions(
     batches: Iterable[pa.RecordBatch], schema: pa.Schema, folder: Path, kind: str, by: str
 ) -> None:
     """One file per partition value, `BY=VALUE/part-N.EXT` (`partition_folder`), each file
-    holding its rows whole, the partition column too."""
+    holding its rows whole, the partition column too: a dictionary of its one value (the
+    batches' dictionary names every run, which every file would hold: the square of the
+    runs)."""
     suffix = next(suffix for suffix, name in FORMATS.items() if name == kind)
+    column = schema.get_field_index(by)
+    zero = pa.scalar(0, schema.field(by).type.index_type)
+    dictionary = pa.array([], pa.string())
     parts: dict[str, int] = {}
     """The files written in each folder (two names may share one: the counts go on)."""
     current: str | None = None
@@ -261,9 +266,11 @@ def _write_partitions(
                 index = parts[name] = parts.get(name, -1) + 1
                 handle = create_exclusive(folder / name / f"part-{index}{suffix}")
                 sink = _Sink(handle, schema, kind, owned=True)
+                dictionary = pa.array([value], pa.string())
                 current = value
             assert sink is not None
-            sink.write(batch)
+            one = pa.DictionaryArray.from_arrays(pa.repeat(zero, batch.num_rows), dictionary)
+            sink.write(batch.set_column(column, schema.field(by), one))
     finally:
         if sink is not None:
             sink.close()
