@@ -311,29 +311,69 @@ impl<'de> Visitor<'de> for MapVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalars, A::Error> {
-        let mut scalars = Scalars::default();
+        let mut entries = Entries::default();
+        let mut refused = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             let entry = map.next_value::<Entry>()?;
             // A key given twice: the last value is read, as JSON readers (Python's, the
             // JavaScript engines') read an object.
-            if let Some(at) = scalars.entries.iter().position(|(name, _)| *name == key) {
-                scalars.entries.remove(at);
-                push_refusal(&mut scalars, &key, Refused::Twice);
+            if entries.drop(&key) {
+                refused.push(refusal(&key, Refused::Twice));
             }
             match entry {
-                Entry::Scalar(value) => scalars.entries.push((key, value)),
-                Entry::Refused(what) => push_refusal(&mut scalars, &key, what),
+                Entry::Scalar(value) => entries.push(key, value),
+                Entry::Refused(what) => refused.push(refusal(&key, what)),
             }
         }
-        Ok(scalars)
+        Ok(Scalars {
+            entries: entries.into_entries(),
+            refused,
+        })
     }
 }
 
-fn push_refusal(scalars: &mut Scalars, key: &str, what: Refused) {
-    scalars.refused.push(Refusal {
+/// A map's entries as they are read, each key once: a key given again drops its earlier
+/// entry and is kept at its new place. Each key's place is found in an ordered index (a
+/// tree, not a hash: keys written to collide cannot slow it, and a WebAssembly build has no
+/// random hash seed) and a dropped entry leaves a hole, closed once at the end, so that a map
+/// of n keys, repeated or not, costs time n log n.
+#[derive(Default)]
+struct Entries {
+    slots: Vec<Option<(String, Scalar)>>,
+    at: BTreeMap<String, usize>,
+}
+
+impl Entries {
+    /// Drops the entry of `key`, if one is kept: whether one was.
+    fn drop(&mut self, key: &str) -> bool {
+        match self.at.remove(key) {
+            Some(at) => {
+                if let Some(slot) = self.slots.get_mut(at) {
+                    *slot = None;
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Keeps `value` for `key`, a key no entry holds.
+    fn push(&mut self, key: String, value: Scalar) {
+        self.at.insert(key.clone(), self.slots.len());
+        self.slots.push(Some((key, value)));
+    }
+
+    /// The entries kept, in the order they were last given.
+    fn into_entries(self) -> Vec<(String, Scalar)> {
+        self.slots.into_iter().flatten().collect()
+    }
+}
+
+fn refusal(key: &str, what: Refused) -> Refusal {
+    Refusal {
         key: Some(key.to_owned()),
         what,
-    });
+    }
 }
 
 /// The scalar map named `field` of a line known to be a metrics record of the reference
@@ -518,6 +558,71 @@ mod tests {
         assert_eq!(read_of(r#"["log",1,2]"#), None);
         let escaped = read_of(r#"{"scal\u0061rs":{"a":1}}"#).unwrap();
         assert_eq!(escaped.get("a"), Some(Scalar::Number(1.0)));
+    }
+
+    #[test]
+    fn a_key_given_again_is_read_at_its_last_place() {
+        // `a` refused at its second value drops its first; its third is then a key no entry
+        // holds, so it is not said twice again. `d` is refused first, so its number is new.
+        let scalars = read_of(
+            r#"{"scalars":{"a":1,"b":2,"a":"x","c":3,"a":4,"b":5,"d":true,"d":6,"c":7,"c":8}}"#,
+        )
+        .unwrap();
+        let kept: Vec<(&str, Scalar)> = scalars
+            .entries
+            .iter()
+            .map(|(key, value)| (key.as_str(), *value))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("a", Scalar::Number(4.0)),
+                ("b", Scalar::Number(5.0)),
+                ("d", Scalar::Number(6.0)),
+                ("c", Scalar::Number(8.0)),
+            ]
+        );
+        let refused: Vec<(&str, Refused)> = scalars
+            .refused
+            .iter()
+            .map(|refusal| (refusal.key.as_deref().unwrap_or(""), refusal.what))
+            .collect();
+        assert_eq!(
+            refused,
+            [
+                ("a", Refused::Twice),
+                ("a", Refused::String),
+                ("b", Refused::Twice),
+                ("d", Refused::Boolean),
+                ("c", Refused::Twice),
+                ("c", Refused::Twice),
+            ]
+        );
+    }
+
+    #[test]
+    fn many_keys_each_given_twice() {
+        // every key given twice, in two rounds: each read at its second place, each said
+        // twice once, the first round's holes closed
+        let count = 50_000;
+        let mut text = String::from(r#"{"scalars":{"#);
+        for round in 0..2 {
+            for key in 0..count {
+                if round + key > 0 {
+                    text.push(',');
+                }
+                text.push_str(&format!("\"k{key}\":{}", key * 2 + round));
+            }
+        }
+        text.push_str("}}");
+        let scalars = read_of(&text).unwrap();
+        assert_eq!(scalars.entries.len(), count);
+        assert_eq!(scalars.refused.len(), count);
+        for (at, (key, value)) in scalars.entries.iter().enumerate() {
+            assert_eq!(*key, format!("k{at}"));
+            assert_eq!(*value, Scalar::Number((at * 2 + 1) as f64));
+        }
+        assert!(scalars.refused.iter().all(|r| r.what == Refused::Twice));
     }
 
     #[test]
