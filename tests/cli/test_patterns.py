@@ -13,17 +13,20 @@ from __future__ import annotations
 import fnmatch
 import json
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile import GIGABYTE, capped_cli
 from overbrainer_contract.cli import plot
 from overbrainer_contract_core._core import Pattern
 
 HANG_GUARD = 60.0
 """Seconds a child may take: each is answered in one or two (Python's start)."""
+
+MEMORY = 2 * GIGABYTE
+"""Address space a child may take: matplotlib's and the core's start, and room."""
 
 LINE = '{"event":"log","time":1.5,"step":1,"loss":0.5}\n'
 
@@ -31,15 +34,7 @@ NESTED = "(" * 2000 + "a" + ")" * 2000
 
 
 def command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "overbrainer_contract", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=HANG_GUARD,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    return capped_cli(*args, cwd=cwd, memory=MEMORY, timeout=HANG_GUARD)
 
 
 def sweep(folder: Path, *names: str) -> Path:

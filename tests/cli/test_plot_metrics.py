@@ -1,6 +1,6 @@
 """`plot --metric`, `--group` and `--only`: the panels the globs pick, the values no axis can
 place drawn on its edges, groups as mean ± population standard deviation, keys shown as
-they are.
+they are, a long key or name cut where drawn.
 
 Every run is written here from lines whose values are chosen, and each expectation is
 reasoned from those lines (the figure is inspected as `plot` made it: `save` is replaced
@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from overbrainer_contract.cli import plot
+from test_patterns import command
 
 pytest.importorskip("matplotlib")
 
@@ -278,3 +279,66 @@ def test_the_default_panels_are_the_losses_and_the_rate(
     assert done.code == 0, done.err
     (figure,) = figures
     assert panels(figure) == ["loss"]  # the only one of the three these lines hold
+
+
+# -- long keys and names: cut where drawn (`plot.LABEL_CHARS` characters, the last an
+# ellipsis), so that a key of a megabyte costs what a short one does; the data keeps it whole
+
+ELLIPSIS = "\N{HORIZONTAL ELLIPSIS}"
+
+
+def steps_of(key: str) -> Lines:
+    return [log(step, **{key: float(step)}) for step in range(3)]
+
+
+def test_a_key_of_a_megabyte_is_drawn_in_one_pass(tmp_path: Path) -> None:
+    key = "g" * 500_000 + "/" + "k" * 500_000
+    write_run(tmp_path / "run", steps_of(key))
+    done = command("plot", "run", "--metric", "g*", "-o", "x.png", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "x.png").stat().st_size > 0
+
+
+def test_a_long_key_and_name_are_cut_where_drawn(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    key = "g" * 150_000 + "/" + "k" * 150_000
+    deep = "/".join(["n" * 200] * 5)  # a run's name of 1,004 characters
+    write_run(tmp_path / "sweep" / deep, steps_of(key))
+    write_run(tmp_path / "sweep" / "short", steps_of(key))
+    done = cli("plot", str(tmp_path / "sweep"), "--metric", "g*", "-o", "x.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    (panel,) = figure.axes
+    assert panel.get_label() == key  # the data: the key whole
+    assert panel.yaxis.get_label().get_text() == "g" * 79 + ELLIPSIS
+    assert panel.get_title(loc="left") == "g" * 79 + ELLIPSIS
+    (legend,) = figure.legends
+    assert [text.get_text() for text in legend.get_texts()] == [deep[:79] + ELLIPSIS, "short"]
+    figure.canvas.draw()
+
+
+def test_a_groups_long_key_is_cut_in_the_legend(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    long = "n" * 200
+    for name in (f"{long}/a", f"{long}/b", "other"):
+        write_run(tmp_path / "sweep" / name, steps_of("acc"))
+    write_run(tmp_path / ("m" * 200), steps_of("acc"))
+    done = cli("plot", str(tmp_path / "sweep"), "--group", "^(n+)", "--metric", "*", "-o", "x.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    (legend,) = figure.legends
+    assert [text.get_text() for text in legend.get_texts()] == [
+        "n" * 79 + ELLIPSIS + " (2 runs)",
+        "other",
+    ]
+    alone = cli("plot", str(tmp_path / ("m" * 200)), "--metric", "*", "-o", "y.png")
+    assert alone.code == 0, alone.err
+    # one run: the title is its name (its folder's), cut
+    assert figures[1].axes[0].get_title() == "m" * 79 + ELLIPSIS
+    titled = cli(
+        "plot", str(tmp_path / ("m" * 200)), "--metric", "*", "--title", "t" * 90, "-o", "z.png"
+    )
+    assert titled.code == 0, titled.err
+    assert figures[2].axes[0].get_title() == "t" * 90  # the user's own title, whole
