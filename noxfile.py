@@ -630,8 +630,10 @@ def js(session: nox.Session) -> None:
     # registry's mirror); the package built (`node build.mjs`: core/wasm by Debian's Rust 1.63
     # for wasm32-unknown-unknown, named by OVERBRAINER_WASM_CARGO, the glue and its
     # declarations by tsc); build.mjs's choice of a Rust on fake toolchains
-    # (test/find-cargo.test.mjs); the tarball's exact files, its exports, the licence and the
-    # .wasm stripped (test/pack.test.mjs); `npm publish --dry-run` (its prepack build
+    # (test/find-cargo.test.mjs); `check()`'s bounded findings, a gzip of millions of blank lines
+    # checked in a 64 MiB heap (test/check-bound.test.mjs); the tarball's exact files, its
+    # exports, the licence and the .wasm stripped (test/pack.test.mjs); `npm publish
+    # --dry-run` (its prepack build
     # included), failed on any `npm warn` line; the whole golden suite through it (every
     # expectation: verdict, category, value to the bit, dump, mark, pace, the bignum lines
     # included; each input file through the whole-file readers too); the JSON paths of
@@ -654,6 +656,7 @@ def js(session: nox.Session) -> None:
         session.run(
             "node",
             "--test",
+            "test/check-bound.test.mjs",
             "test/find-cargo.test.mjs",
             "test/pack.test.mjs",
             "test/pattern.test.mjs",

@@ -26,6 +26,12 @@ export interface CheckOptions {
   maxLine?: number | null;
   /** Bytes fed to the core at a time (default 1 MiB). */
   chunkSize?: number;
+  /** The most findings of each severity made (errors, and as many warnings), in the file's
+   * order; past them a finding is counted in the summary only. A whole number from 0, or
+   * `Infinity` for all. `check` makes 20 of each by default (the core's `SHOWN_DEFAULT`, as
+   * `overbrainer-contract check` prints by default): a file of a million bad lines is 20
+   * findings and its summary, every one counted there. `checkRecords` makes all by default. */
+  maxFindings?: number;
 }
 
 /** Options of `status`. */
@@ -58,10 +64,13 @@ export interface RunStatusConstructor {
 }
 
 export interface RunApi {
-  /** The check of a metrics file: its findings in the file's order, then its summary. */
+  /** The check of a metrics file: its findings in the file's order, at most
+   * `options.maxFindings` of each severity (20 by default), then its summary, which counts
+   * them all. */
   check(source: RunSource, options?: CheckOptions): Promise<CheckRecord[]>;
-  /** The same records as they are made, in batches (never empty), the summary last: a
-   * file of a million bad lines in flat memory. */
+  /** The same records as they are made, in batches (never empty), the summary last, every
+   * finding by default (`options.maxFindings`): a file of a million bad lines in flat
+   * memory. */
   checkRecords(source: RunSource, options?: CheckOptions): AsyncGenerator<CheckRecord[], void, undefined>;
   /** The status of a run read from its metrics file alone (`snapshot` null) at `now`. An
    * `Error` for gzip data where lines should be (no run is read, as `status` refuses it). */
@@ -81,7 +90,7 @@ export type FileChange = "truncated" | "rewritten" | "replaced" | "removed" | "b
 
 /** The module's run-level exports (core/wasm/src/reports.rs). */
 export interface RunExports {
-  ob_check_new(nameLen: number, raw: number, hasMax: number, maxLine: number): number;
+  ob_check_new(nameLen: number, raw: number, hasMax: number, maxLine: number, hasShown: number, shown: number): number;
   ob_check_feed(id: number, len: number): number;
   ob_check_gzip_cut(id: number, size: number): number;
   ob_check_finish(id: number): number;
@@ -188,13 +197,24 @@ function records(text: string): CheckRecord[] {
   return found;
 }
 
+/** `maxFindings` for the core: `[0, 0]` for its default, `[1, n]` for `n`, `Infinity` all. */
+function shownOf(maxFindings: number | undefined, all: boolean): [number, number] {
+  if (maxFindings === undefined) return all ? [1, Infinity] : [0, 0];
+  if (!(maxFindings === Infinity || (Number.isInteger(maxFindings) && maxFindings >= 0))) {
+    throw new TypeError(`maxFindings is a number of findings (an integer from 0, or Infinity), not ${String(maxFindings)}`);
+  }
+  return [1, maxFindings];
+}
+
 export function bindRun(ex: RunExports, io: Io): RunApi {
-  /** The check's records as they are made, in batches (never empty); the summary last. */
-  async function* checkRecords(source: RunSource, options: CheckOptions = {}): AsyncGenerator<CheckRecord[], void, undefined> {
-    const { name = "-", maxLine = null, chunkSize = 1 << 20 } = options;
+  /** The check's records as they are made, in batches (never empty); the summary last. `all`:
+   * every finding unless `options.maxFindings` says otherwise (else the core's default). */
+  async function* madeRecords(source: RunSource, options: CheckOptions, all: boolean): AsyncGenerator<CheckRecord[], void, undefined> {
+    const { name = "-", maxLine = null, chunkSize = 1 << 20, maxFindings } = options;
     const [hasMax, max] = bound(maxLine);
+    const [hasShown, shown] = shownOf(maxFindings, all);
     const gz = name.endsWith(".gz");
-    const id = ex.ob_check_new(io.put(name), gz ? 0 : 1, hasMax, max);
+    const id = ex.ob_check_new(io.put(name), gz ? 0 : 1, hasMax, max, hasShown, shown);
     try {
       const cut = { size: null as number | null };
       for await (const chunk of bytesOf(io, source, name, chunkSize, cut)) {
@@ -210,9 +230,13 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     }
   }
 
+  function checkRecords(source: RunSource, options: CheckOptions = {}): AsyncGenerator<CheckRecord[], void, undefined> {
+    return madeRecords(source, options, true);
+  }
+
   async function check(source: RunSource, options: CheckOptions = {}): Promise<CheckRecord[]> {
     const found: CheckRecord[] = [];
-    for await (const batch of checkRecords(source, options)) for (const record of batch) found.push(record);
+    for await (const batch of madeRecords(source, options, false)) for (const record of batch) found.push(record);
     return found;
   }
 

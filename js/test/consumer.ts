@@ -112,6 +112,8 @@ assert.ok(last !== undefined && last.type === "file" && last.valid && last.warni
 const finding = records[0];
 assert.ok(finding !== undefined && finding.type === "finding");
 assert.equal(finding.category, "truncated"); // the last line cut short: a warning
+const none: CheckRecord[] = await check(run, { name: "run/metrics.jsonl", maxFindings: 0 });
+assert.deepEqual(none, [last]); // no finding made, the summary counting it
 const told: StatusReport = await status(run, { now: 103 });
 assert.equal(told.phase, "training");
 assert.deepEqual(told.loss, { step: 1, value: 2.5 });

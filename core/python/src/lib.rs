@@ -746,6 +746,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
         module.add_function(text)?;
     }
     module.add("BOM_NOTE", overbrainer_core::check::BOM_NOTE)?;
+    module.add("SHOWN_DEFAULT", overbrainer_core::check::SHOWN_DEFAULT)?;
     module.add_class::<scanner::TableScan>()?;
     module.add_class::<scanner::StateScan>()?;
     module.add_class::<status::StatusScan>()?;

@@ -2,7 +2,7 @@
 //! every core of the machine (rayon), without the GIL; only what a command shows crosses
 //! back: `check`'s facts (`CheckScan`), a table's columns (`TableScan`).
 
-use overbrainer_core::check::FileCheck;
+use overbrainer_core::check::{FileCheck, Shown, PIECE_LINES};
 use overbrainer_core::columns::{Batch, Column, Columns, LEFT_OUT};
 use overbrainer_core::generated::{MetricLine, UNION};
 use overbrainer_core::notable::{Notable, Notables};
@@ -196,9 +196,7 @@ impl Reports {
 pub struct CheckScan {
     scan: Scan<Order>,
     check: FileCheck,
-    shown: u64,
-    /// Findings made so far: errors, warnings.
-    made: [u64; 2],
+    shown: Shown,
 }
 
 #[pymethods]
@@ -209,8 +207,7 @@ impl CheckScan {
         Self {
             scan: Scan::new(options(max_line), Order::default()),
             check: FileCheck::new(name),
-            shown,
-            made: [0; 2],
+            shown: Shown::new((shown > 0).then_some(shown)),
         }
     }
 
@@ -307,10 +304,6 @@ impl CheckScan {
     }
 }
 
-/// The most lines a `CheckScan` reads at a time: their findings are all it holds (about
-/// half a KiB each, in the core and then in Python), 16 MiB at most whatever the file.
-const PIECE_LINES: usize = 32_768;
-
 impl CheckScan {
     fn emit(
         &mut self,
@@ -323,7 +316,7 @@ impl CheckScan {
         let stopped = self.scan.splitter.stopped();
         for fact in self.scan.consumer.take() {
             if let Some((finding, nonfinite)) = self.check.take_noting(fact, stopped) {
-                if !self.shows(finding.severity) {
+                if !self.shown.shows(finding.severity) {
                     continue;
                 }
                 let made = reports.finding(py, finding)?;
@@ -335,25 +328,15 @@ impl CheckScan {
         }
         if let Some(before) = finished {
             if let Some(finding) = self.check.finish(before, self.scan.lines) {
-                if self.shows(finding.severity) {
+                if self.shown.shows(finding.severity) {
                     emit.call1((reports.finding(py, finding)?,))?;
                 }
             }
         }
-        if self.shown > 0 && self.made[0] >= self.shown {
+        if self.shown.errors_past() {
             self.scan.options.terse = true;
         }
         Ok(())
-    }
-
-    /// Whether a finding of `severity` is shown (then counted as made).
-    fn shows(&mut self, severity: Severity) -> bool {
-        let made = &mut self.made[usize::from(severity == Severity::Warning)];
-        if self.shown > 0 && *made >= self.shown {
-            return false;
-        }
-        *made += 1;
-        true
     }
 }
 

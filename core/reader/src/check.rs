@@ -317,6 +317,52 @@ impl FileCheck {
     }
 }
 
+/// The findings of each severity a face shows of a file by default (`check`'s text, the npm
+/// package's `check()`): a file of random bytes is one screen, a file of a million bad lines
+/// one screen too, its summary counting them all.
+pub const SHOWN_DEFAULT: u64 = 20;
+
+/// The most lines a face's check reads at a time (`scan::pieces_of_lines`): their findings
+/// are all it holds at once (about half a KiB each, in the core and then in the face's
+/// objects), 16 MiB at most whatever the file or the chunk.
+pub const PIECE_LINES: usize = 32_768;
+
+/// How many findings of each severity a face shows of a file: past `most` errors (and `most`
+/// warnings) a finding is counted in the file's summary, not made. Once the errors are past
+/// it, the rejected lines that follow can be read for their verdict alone
+/// ([`Options::terse`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shown {
+    /// The most of each severity; `None`: all.
+    most: Option<u64>,
+    /// Findings shown so far: errors, warnings.
+    made: [u64; 2],
+}
+
+impl Shown {
+    /// At most `most` findings of each severity (`None`: all).
+    #[must_use]
+    pub const fn new(most: Option<u64>) -> Self {
+        Self { most, made: [0; 2] }
+    }
+
+    /// Whether a finding of `severity` is shown (then counted as shown).
+    pub fn shows(&mut self, severity: Severity) -> bool {
+        let made = &mut self.made[usize::from(severity == Severity::Warning)];
+        if self.most.map_or(false, |most| *made >= most) {
+            return false;
+        }
+        *made += 1;
+        true
+    }
+
+    /// Whether no more error is shown.
+    #[must_use]
+    pub fn errors_past(&self) -> bool {
+        self.most.map_or(false, |most| self.made[0] >= most)
+    }
+}
+
 /// The check of a whole metrics file in memory (the npm package's `check`, the run-level
 /// golden suite): its findings in the file's order, then its summary. `gzip_cut`: the
 /// bytes are what a gzip stream cut short held (the face decompressed them).
@@ -486,6 +532,30 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn shown_counts_each_severity_apart() {
+        let mut shown = Shown::new(Some(2));
+        let said: Vec<bool> = [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Error,
+            Severity::Error,
+            Severity::Warning,
+            Severity::Warning,
+        ]
+        .iter()
+        .map(|severity| shown.shows(*severity))
+        .collect();
+        assert_eq!(said, [true, true, true, false, true, false]);
+        assert!(shown.errors_past());
+        let mut none = Shown::new(Some(0));
+        assert!(none.errors_past());
+        assert!(!none.shows(Severity::Warning));
+        let mut all = Shown::new(None);
+        assert!((0..1000).all(|_| all.shows(Severity::Error)));
+        assert!(!all.errors_past());
     }
 
     #[test]

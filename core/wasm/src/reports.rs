@@ -8,20 +8,22 @@
 
 use std::cell::RefCell;
 
-use overbrainer_core::check::{FileCheck, GZIP_MAGIC};
+use overbrainer_core::check::{FileCheck, Shown, GZIP_MAGIC, PIECE_LINES, SHOWN_DEFAULT};
 use overbrainer_core::notable::Notables;
 use overbrainer_core::order::Order;
 use overbrainer_core::reports::CheckReport;
-use overbrainer_core::scan::{Options, Scan};
+use overbrainer_core::scan::{pieces_of_lines, Options, Scan};
 use overbrainer_core::status::RunState;
 
 use crate::with_state;
 
-/// A check under way: its scan, its findings' rules, and whether its bytes are the file's
-/// own (not decompressed by the face: gzip data there is one finding, and nothing more).
+/// A check under way: its scan, its findings' rules, how many of them are made (past them
+/// a finding is counted in the summary only), and whether its bytes are the file's own (not
+/// decompressed by the face: gzip data there is one finding, and nothing more).
 struct Checking {
     scan: Scan<Order>,
     check: FileCheck,
+    shown: Shown,
     raw: bool,
     started: bool,
 }
@@ -100,11 +102,33 @@ fn put_records(records: &[CheckReport]) {
     });
 }
 
+/// The findings of each severity a check makes from JavaScript's number: `SHOWN_DEFAULT`
+/// when `has_shown` is 0, all for one of 2^53 or more (`Infinity`), else that many.
+fn shown_of(has_shown: u32, shown: f64) -> Shown {
+    if has_shown == 0 || shown.is_nan() || shown < 0.0 {
+        Shown::new(Some(SHOWN_DEFAULT))
+    } else if shown >= 9_007_199_254_740_992.0 {
+        Shown::new(None)
+    } else {
+        // a whole number below 2^53: exact
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Shown::new(Some(shown as u64))
+    }
+}
+
 /// A new check of a metrics file named by the first `name_len` bytes of the input (`-` for
 /// standard input); `raw`: its bytes are the file's own (gzip data is then its one finding);
-/// `has_max`/`max_line`: the user's bound on a line's length. Its handle.
+/// `has_max`/`max_line`: the user's bound on a line's length; `has_shown`/`shown`: the
+/// findings of each severity it makes (`shown_of`). Its handle.
 #[no_mangle]
-pub extern "C" fn ob_check_new(name_len: usize, raw: u32, has_max: u32, max_line: f64) -> u32 {
+pub extern "C" fn ob_check_new(
+    name_len: usize,
+    raw: u32,
+    has_max: u32,
+    max_line: f64,
+    has_shown: u32,
+    shown: f64,
+) -> u32 {
     let name = input_text(name_len);
     let checking = Checking {
         scan: Scan::new(
@@ -116,6 +140,7 @@ pub extern "C" fn ob_check_new(name_len: usize, raw: u32, has_max: u32, max_line
             Order::default(),
         ),
         check: FileCheck::new(&name),
+        shown: shown_of(has_shown, shown),
         raw: raw != 0,
         started: false,
     };
@@ -142,13 +167,20 @@ fn take_findings(checking: &mut Checking, records: &mut Vec<CheckReport>, before
     let stopped = checking.scan.splitter.stopped();
     for fact in checking.scan.consumer.take() {
         if let Some(finding) = checking.check.take(fact, stopped) {
-            records.push(CheckReport::Finding(finding));
+            if checking.shown.shows(finding.severity) {
+                records.push(CheckReport::Finding(finding));
+            }
         }
     }
     if let Some(before) = before {
         if let Some(finding) = checking.check.finish(before, checking.scan.lines) {
-            records.push(CheckReport::Finding(finding));
+            if checking.shown.shows(finding.severity) {
+                records.push(CheckReport::Finding(finding));
+            }
         }
+    }
+    if checking.shown.errors_past() {
+        checking.scan.options.terse = true;
     }
 }
 
@@ -170,8 +202,13 @@ pub extern "C" fn ob_check_feed(id: u32, len: usize) -> u32 {
             }
             checking.check.first_bytes(bytes);
         }
-        checking.scan.feed(bytes);
-        take_findings(checking, records, None);
+        for piece in pieces_of_lines(bytes, PIECE_LINES) {
+            checking.scan.feed(piece);
+            take_findings(checking, records, None);
+            if checking.scan.splitter.stopped() {
+                break;
+            }
+        }
     })
 }
 

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+from overbrainer_contract_core import _core
+
 from ..check.checker import FileResult, check_request, check_snapshot, check_stream, run_files
 from ..check.reporter import JsonReporter, TextReporter, Total
 from ..runs.chunks import read_chunks
@@ -30,8 +32,9 @@ from ._common import (
     say,
 )
 
-DEFAULT_MAX_ERRORS = 20
-"""Errors (and warnings) printed per file in text: a file of random bytes is one screen."""
+DEFAULT_MAX_ERRORS: int = _core.SHOWN_DEFAULT
+"""Errors (and warnings) printed per file in text: a file of random bytes is one screen (the
+core's `check::SHOWN_DEFAULT`, what the npm package's `check()` returns too)."""
 
 COUNT_MOST = 2**64 - 1
 """The most findings of a kind the checker counts to (the core's `u64`): a larger

@@ -165,6 +165,7 @@ def gzip_not_named_text(stdin: bool) -> str: ...
 def gzip_cut_text(size: int) -> str: ...
 
 BOM_NOTE: str
+SHOWN_DEFAULT: int
 
 Column = tuple[bytes, bytes | None, int]
 """A column's values, its validity bitmap (None: no null) and its count of nulls."""
