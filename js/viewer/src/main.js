@@ -1341,6 +1341,15 @@ function follow(server) {
           // a run whose entry did not change is not turned again (1,000 runs, one of them growing)
           else if (run.following && JSON.stringify(run.following.entry) !== JSON.stringify(entry)) run.following.entry = entry;
         }
+        // a run dropped from the listing (its folder removed): its file said removed, the run
+        // kept as last read, and read again if it is listed again
+        const listed = new Set(listing.runs.map((entry) => entry.run));
+        for (const [name, run] of known) {
+          const entry = run.following?.entry;
+          if (run.following && entry && !listed.has(name) && entry.metrics !== null) {
+            run.following.entry = { ...entry, metrics: null, snapshot: null, request: null, problem: null, side_problem: null };
+          }
+        }
         const count = known.size;
         $("served").hidden = false;
         $("served").textContent = `following ${thousands(count)} ${count === 1 ? "run" : "runs"} of the server`;

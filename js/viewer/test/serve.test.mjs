@@ -209,6 +209,20 @@ describe("the viewer served by overbrainer-contract serve", () => {
     assert.equal(await said.textContent(), `${path} is there again: reading the new file from its start`);
   });
 
+  it("says a run whose folder is removed removed, and keeps it as last read", async () => {
+    const folder = join(sweep, "lr2", "seed2");
+    const path = join(folder, "metrics.jsonl");
+    rmSync(folder, { recursive: true });
+    await page.waitForFunction(
+      () => document.querySelector('article.run[data-run="lr2/seed2"] p.change')?.textContent?.includes("was removed") ?? false,
+      null,
+      { timeout: 5000, polling: 20 },
+    ).catch(() => {});
+    const said = page.locator('article.run[data-run="lr2/seed2"] p.change');
+    assert.equal(await said.textContent(), `${path} was removed: waiting for it to come back (the run as last read shown)`);
+    assert.equal((await rowOf(page, "lr2/seed2")).step, `${thousands(5)}/${thousands(100)}`);
+  });
+
   it("says why a side file is not read, in the words of status", async () => {
     const folder = join(sweep, "lr3", "seed1");
     mkdirSync(folder, { recursive: true });
