@@ -55,9 +55,9 @@ function shownError(answer) {
 }
 
 /** The core's check of the metrics file `path` (the package's `check()`: the records of
- * `overbrainer-contract check -o json`): its findings and its summary. */
+ * `overbrainer-contract check -o json`): all its findings and its summary. */
 async function checked(path) {
-  const records = await core.check(readFileSync(path), { name: basename(path) });
+  const records = await core.check(readFileSync(path), { name: basename(path), maxFindings: Infinity });
   return { findings: records.filter((each) => each.type === "finding"), file: records.find((each) => each.type === "file") };
 }
 
