@@ -42,10 +42,13 @@ paths is refused (exit 2): `runs/*/` names only the folders; one column per fiel
 any metrics line (schema: `python -c "from overbrainer_contract.table import SCHEMA;
 print(SCHEMA)"`), then one float column per scalar key the runs' lines hold (a log's
 `scalars`, an end's `summary`: `eval_accuracy`, `rewards/chosen`, named by the key as
-it is; NaN and infinities as those floats, null where a line has none). --long writes
-every scalar as a row of its own instead: run, line, event, step, time, key, value
-(schema: LONG_SCHEMA). The format follows the output's suffix: .parquet, .arrow (Arrow IPC
-file) or .csv. Lines the reference rejects are left out and counted (exit 1), and so
+it is; NaN and infinities as those floats, null where a line has none), up to a bound
+on the keys (WIDE_KEYS_MOST), past it refused before anything is written, in one line
+naming --long (exit 2). --long writes every scalar as a
+row of its own instead, of any number of keys: run, line, event, step, time, key, value
+(schema: LONG_SCHEMA). Standard input (-) is read once, as it comes. The format
+follows the output's suffix: .parquet, .arrow (Arrow IPC file) or .csv. Lines the
+reference rejects are left out and counted (exit 1), and so
 are lines over --max-line bytes (category `length`, read in flat memory as `check`
 reads them); a last line cut short (a run still writing) is left out with a warning,
 one that no byte could make valid is an invalid line (as `check` says); a .gz cut short
@@ -57,7 +60,9 @@ A metrics file is opened as `check` opens it: a FIFO is read as a stream, a devi
 a folder is refused (exit 2). Streams in record
 batches (flat memory); the output is replaced only once complete, never by a table of
 no rows, and never when it is one of the inputs (exit 2). --partition-by run
-writes a folder of Hive partitions (OUT/run=NAME/part-0.parquet) instead. Needs
+writes a folder of Hive partitions (OUT/run=NAME/part-0.parquet; a name too long for a
+file name is cut and its sha256 added, the files' run column holding it whole) instead. A
+byte of a name that is not UTF-8 is `\\xff` in the run column. Needs
 pyarrow: pip install 'overbrainer-contract[table]'."""
 
 EPILOG = f"""\
