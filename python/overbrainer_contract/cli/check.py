@@ -97,7 +97,7 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         metavar="N",
         help=f"print at most N errors and N warnings per file, then one line counting the"
         f" rest (text: {DEFAULT_MAX_ERRORS} by default; json: all; 0, or a count past"
-        " 2**64 - 1: all)",
+        f" {COUNT_MOST:,}: all)",
     )
     parser.add_argument(
         "--total",
