@@ -4,7 +4,8 @@ last line came, snapshot; over many runs, a table of one row a run.
 Every string that comes from a file or a folder's name (a run's name, a stage, a
 checkpoint's path, a reason, an error's line) is shown through `runs.shown.shown()` on the
 screen and on standard error, and given to rich as `Text`, never as markup: a name such as
-`exp[lr=0.1]` shows as itself. `-o json` writes the values as they are (JSON escapes them).
+`exp[lr=0.1]` shows as itself. `-o json` writes the values as they are (JSON escapes them),
+but for a name's bytes that are not UTF-8, `\\xff` there as on the screen (`as_text`).
 
 What a run's lines say, told at a time, is the core's (`reader.StatusScan`): the contract's
 `StatusReport` record, which `-o json` writes field for field and the screen and the table
