@@ -129,6 +129,60 @@ def test_half_requests_do_not_lock_out_the_token_holder(tmp_path: Path) -> None:
     assert len(err.splitlines()) <= 5, err[:2000]
 
 
+def _closed(connection: socket.socket) -> bool:
+    """Whether the server closed `connection` (an end, or a reset) without answering."""
+    try:
+        return connection.recv(100) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_the_door_keeps_the_token_holder_and_closes_the_others(tmp_path: Path) -> None:
+    """A door for 3 connections, 0.5 s to show the token: a connection that showed it is
+    kept past that time and past 6 more connections opened; those without it are closed."""
+    from aiohttp import web
+    from overbrainer_contract.serve.app import Guard, make_app
+    from overbrainer_contract.serve.door import Door, listen
+    from overbrainer_contract.serve.listing import Listing
+
+    listing = Listing([str(_sweep(tmp_path))])
+    listing.scan()
+    token = "t" * 32
+    door = Door(3, header_seconds=0.5)
+    app = make_app(listing, Guard(token, "127.0.0.1"), PAGE.encode(), door)
+    loop = asyncio.new_event_loop()
+    runner = web.AppRunner(app)
+    loop.run_until_complete(runner.setup())
+    server = loop.run_until_complete(listen(runner, door, "127.0.0.1", 0))
+    port = server.sockets[0].getsockname()[1]
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    bearer = {"Host": "127.0.0.1", "Authorization": f"Bearer {token}"}
+    holder = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    others: list[socket.socket] = []
+    try:
+        holder.request("GET", "/api/runs", headers=bearer)
+        assert holder.getresponse().read().startswith(b'{"contract"')
+        for _ in range(6):
+            other = socket.create_connection(("127.0.0.1", port), timeout=20)
+            other.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            others.append(other)
+        threading.Event().wait(1.5)  # three times the time to show the token
+        for other in others:
+            assert _closed(other)
+        holder.request("GET", "/api/runs", headers=bearer)  # the same connection, still open
+        assert holder.getresponse().status == 200
+        assert len(door.trusted) == 1
+        assert not door.waiting
+    finally:
+        holder.close()
+        for other in others:
+            other.close()
+        server.close()
+        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        listing.close()
+
+
 # -- 3. readers that do not read ----------------------------------------------------------
 
 

@@ -152,7 +152,7 @@ async def _serve(app: Any, listing: Any, door: Any, host: str, port: int, token:
 
     from aiohttp import web
 
-    from ..serve.door import KEEP_SECONDS, say_once
+    from ..serve.door import KEEP_SECONDS, listen, say_once
 
     loop = asyncio.get_running_loop()
     say_once(loop)
@@ -165,10 +165,8 @@ async def _serve(app: Any, listing: Any, door: Any, host: str, port: int, token:
         loop.add_signal_handler(signum, stop.set)
     server = None
     try:
-        try:  # aiohttp's protocol for each connection, counted at the door
-            server = await loop.create_server(
-                door.protocol(runner.server), host, port, reuse_address=True
-            )
+        try:
+            server = await listen(runner, door, host, port)
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
                 raise CliError(

@@ -24,9 +24,12 @@ import logging
 import resource
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..runs.shown import shown
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 HEADER_SECONDS = 10.0
 """The most time a connection may take to show the token."""
@@ -85,6 +88,14 @@ class Door:
         if handle is not None:
             handle.cancel()
         self.trusted.discard(transport)
+
+
+async def listen(runner: web.AppRunner, door: Door, host: str, port: int) -> asyncio.Server:
+    """The server listening on `host`:`port`: each connection aiohttp's protocol for the
+    runner's application, counted at `door`."""
+    assert runner.server is not None, "the runner is set up"
+    loop = asyncio.get_running_loop()
+    return await loop.create_server(door.protocol(runner.server), host, port, reuse_address=True)
 
 
 def _abort(transport: asyncio.BaseTransport) -> None:
