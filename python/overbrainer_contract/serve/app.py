@@ -250,7 +250,10 @@ async def _answer(
             if request.transport is not None:
                 request.transport.close()
             return response
-        await response.write(data)
+        try:
+            await response.write(data)
+        except ConnectionError:  # the asker went away: nothing more to write
+            return response
         at += len(data)
     await response.write_eof()
     return response
