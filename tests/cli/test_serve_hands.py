@@ -302,16 +302,22 @@ def test_a_scan_in_progress_holds_no_other_request(tmp_path: Path) -> None:
         file_id = json.loads(body)["runs"][0]["metrics"]["id"]
         held.hold.set()
         listed: list[int] = []
-        lister = threading.Thread(target=lambda: listed.append(_get(port, "/api/runs", bearer)[0]))
-        lister.start()
+        # more listings asked than the loop's default executor has threads (at most 32)
+        listers = [
+            threading.Thread(target=lambda: listed.append(_get(port, "/api/runs", bearer)[0]))
+            for _ in range(40)
+        ]
+        for lister in listers:
+            lister.start()
         assert held.entered.wait(30)  # a scan is in progress, and stays so
         assert _get(port, "/api/runs", {})[0] == 403
         status, body = _get(port, f"/api/files/{file_id}", {**bearer, "Range": "bytes=0-"})
         assert (status, body) == (206, (sweep / "a" / "metrics.jsonl").read_bytes())
-        assert lister.is_alive()  # the scan was held the whole time
+        assert all(lister.is_alive() for lister in listers)  # the scan was held all along
         held.release.set()
-        lister.join(30)
-        assert listed == [200]
+        for lister in listers:
+            lister.join(30)
+        assert listed == [200] * 40
     finally:
         held.release.set()
         assert isinstance(runner, web.AppRunner)

@@ -30,6 +30,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from aiohttp import web
@@ -188,9 +189,13 @@ def make_app(
             headers={"Content-Security-Policy": page_policy},
         )
 
+    # the scans' own thread: listings asked during a scan wait there, holding none of the
+    # threads that read the files
+    scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
+
     async def runs_route(request: web.Request) -> web.StreamResponse:
         loop = asyncio.get_running_loop()
-        body, etag = await loop.run_in_executor(None, listing.current)
+        body, etag = await loop.run_in_executor(scans, listing.current)
         if etag in _tags(request.headers.get("If-None-Match", "")):
             return web.Response(status=304, headers={"ETag": etag})
         return web.Response(body=body, content_type="application/json", headers={"ETag": etag})
@@ -213,8 +218,12 @@ def make_app(
         finally:
             opened.close()
 
+    async def on_cleanup(_: web.Application) -> None:
+        scans.shutdown(wait=False, cancel_futures=True)
+
     app = web.Application(middlewares=[guarded])
     app.on_response_prepare.append(on_prepare)
+    app.on_cleanup.append(on_cleanup)
     app.router.add_get("/", page_route)
     app.router.add_get("/api/runs", runs_route)
     app.router.add_get(r"/api/files/{id:f[0-9]+}", file_route)

@@ -35,8 +35,9 @@ is null, and the page says so); a run whose folder is gone, or no longer reached
 real folders, is dropped at the next scan. So the listing holds the runs whose folders
 exist, however many were created and removed while the server ran.
 
-**Off the event loop.** A scan runs in a worker thread (`current`, asked by the listing's
-request alone); the ids of the last scan are read without waiting for the next one
+**Off the event loop.** A scan runs in a thread of its own (`current`, asked by the
+listing's request alone: `app`), so neither the event loop nor the threads reading files
+wait for it; the ids of the last scan are read without waiting for the next one
 (`served`). Scans follow each other at most every `RESCAN_SECONDS`, and never closer than
 `IDLE_SHARE` times the last one took, so a page polling a sweep of any size costs the
 server at most a fixed share of a core.
