@@ -320,6 +320,16 @@ function swatch(colour, dash, band) {
   return canvas;
 }
 
+/** `parent`'s children made `children`, however many: through a fragment, one at a time (a
+ * spread of 200,000 arguments overflows the stack).
+ * @param {Element} parent
+ * @param {Iterable<Node>} children */
+function replaceAllChildren(parent, children) {
+  const fragment = document.createDocumentFragment();
+  for (const child of children) fragment.append(child);
+  parent.replaceChildren(fragment);
+}
+
 /** The list of every metric key the runs' logs hold, each a button that adds the key to the
  * picker's patterns (or takes it out); pressed when picked.
  * @param {string[]} keys sorted
@@ -334,7 +344,7 @@ function renderKeys(keys, picked) {
     item.append(element("button", labelOf(key), { type: "button", "data-key": key, "aria-pressed": String(picked.has(key)) }));
     return item;
   });
-  list.replaceChildren(...items);
+  replaceAllChildren(list, items);
 }
 
 $("metric-keys").addEventListener("click", (event) => {
@@ -430,7 +440,7 @@ function redraw() {
     }
     groups.push(group);
   }
-  if (relaid) $("panels").replaceChildren(...groups);
+  if (relaid) replaceAllChildren($("panels"), groups);
   for (const [key, view] of [...panelViews]) {
     if (picked.includes(key)) continue;
     resized.unobserve(view.canvas);

@@ -13,10 +13,12 @@ export const GAP = 1;
  * is kept as the double it names. */
 export class Points {
   constructor() {
-    this.steps = new Float64Array(256);
-    this.values = new Float64Array(256);
+    // a few points first, twice as many each time they are full: a key logged once (a run
+    // may log 100,000 keys in one line) holds a few bytes, not a key's worth of a long run
+    this.steps = new Float64Array(4);
+    this.values = new Float64Array(4);
     /** @type {Uint8Array} GAP where the point is a null */
-    this.kinds = new Uint8Array(256);
+    this.kinds = new Uint8Array(4);
     this.length = 0;
     // the range of the finite points, kept as they come: a redraw need not pass over them
     this.low = Infinity;
