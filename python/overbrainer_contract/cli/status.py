@@ -258,8 +258,9 @@ def _one(target: Run, args: argparse.Namespace) -> int:
     except SideFileError as error:
         raise CliError(shown(str(error))) from error
     if args.output == "json":
-        json.dump(msgspec.to_builtins(record), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        # one write: `json.dump` writes each of its pieces (a piece of a key, of a number)
+        # apart, millions of writes for a run of 100,000 scalar keys
+        sys.stdout.write(json.dumps(msgspec.to_builtins(record), indent=2) + "\n")
     else:
         _say_unknown([record], args.metric)
         sys.stdout.write(render(record, colour_on(sys.stdout, args.color), args.metric))
