@@ -183,6 +183,37 @@ def test_the_door_keeps_the_token_holder_and_closes_the_others(tmp_path: Path) -
         listing.close()
 
 
+def test_a_failed_accept_is_said_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """What asyncio says when accept fails for want of a file (each time it tries again):
+    one line, once, without a traceback."""
+    import logging
+
+    from overbrainer_contract.serve.door import say_once
+
+    loop = asyncio.new_event_loop()
+    try:
+        say_once(loop)
+        for _ in range(100):
+            loop.call_exception_handler(
+                {
+                    "message": "socket.accept() out of system resource",
+                    "exception": OSError(24, "Too many open files"),
+                }
+            )
+            logging.getLogger("aiohttp.server").error("Error handling request", exc_info=True)
+    finally:
+        loop.close()
+        for name in ("aiohttp", "asyncio"):
+            logging.getLogger(name).handlers = []
+            logging.getLogger(name).propagate = True
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        "serve: socket.accept() out of system resource: OSError: [Errno 24] Too many open files"
+        " (said once)",
+        "serve: Error handling request (said once)",
+    ]
+
+
 # -- 3. readers that do not read ----------------------------------------------------------
 
 
