@@ -51,6 +51,7 @@ def sweep(folder: Path, *names: str) -> Path:
         (("plot", "sweep", "-o", "x.png", "--only", "a{99999999999}"), "--only", "decimal"),
         (("plot", "sweep", "-o", "x.png", "--group", NESTED), "--group", "nest"),
         (("status", "sweep", "--only", "a{1000}{1000}"), "--only", "size limit"),
+        (("status", "sweep", "--only", r"\p{Greek}"), "--only", "Unicode property not found"),
         (("plot", "sweep", "-o", "x.png", "--metric", "?" * 100_000), "--metric", "size limit"),
     ],
 )
