@@ -628,4 +628,30 @@ describe("the run viewer in headless Chromium", () => {
     assert.deepEqual(page.problems, []);
     await page.close();
   });
+
+  it("reads a line of 200,000 scalar keys in time about linear in them and lists every key", async () => {
+    // More keys than a spread of arguments may hold. A reading quadratic in the keys (each
+    // looked up among those before it) takes minutes here; the page is waited for under a hang
+    // guard far beyond the seconds a linear reading takes. Keys k0... of value their number,
+    // k0 given again at the end (its last value read).
+    const keys = 200_000;
+    const scalars = Array.from({ length: keys }, (_, at) => `"k${at}":${at}`).join(",");
+    const log = `{"event":"log","time":2,"step":1,"epoch":0.1,"max_steps":10,"loss":1.5,"eval_loss":null,"learning_rate":0.1,"grad_norm":1.0,"scalars":{${scalars},"k0":-1}}`;
+    const file = join(work, "many-keys.jsonl");
+    writeFileSync(file, `{"event":"begin","time":1,"max_steps":10}\n${log}\n`);
+    const page = await freshPage();
+    await page.setInputFiles("#files", file);
+    const hang = 180_000;
+    await page.waitForFunction(() => document.body.dataset.state === "idle" && document.querySelectorAll(".run").length === 1, null, { timeout: hang });
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    assert.deepEqual(page.problems, []);
+    // the line's own numbers (loss, learning_rate, grad_norm: eval_loss is null) and every key
+    const listed = await page.evaluate((wanted) => {
+      const shown = [...document.querySelectorAll("#metric-keys button[data-key]")].map((button) => button.dataset.key);
+      return { count: shown.length, some: shown.filter((key) => wanted.includes(key)).sort() };
+    }, ["k0", "k1", `k${keys - 1}`, "loss", "grad_norm"]);
+    assert.equal(listed.count, keys + 3);
+    assert.deepEqual(listed.some, ["grad_norm", "k0", "k1", `k${keys - 1}`, "loss"]);
+    await page.close();
+  });
 });
