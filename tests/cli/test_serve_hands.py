@@ -360,17 +360,26 @@ def test_a_rescan_describes_only_the_runs_that_changed(tmp_path: Path) -> None:
     from overbrainer_contract.serve.listing import Listing
 
     sweep = _sweep(tmp_path, tuple(f"run{n}" for n in range(30)))
+    (sweep / "later" / "group").mkdir(parents=True)  # no run below it, yet
     listing = Listing([str(sweep)], rescan=0, idle=0)
     listing.scan()
-    assert listing.described == 30
+    assert (listing.described, listing.discovered) == (30, 1)
     body, etag = listing.current()
-    assert listing.described == 30  # nothing moved: no run described again
+    # nothing moved: no run described again, no folder walked again
+    assert (listing.described, listing.discovered) == (30, 1)
     assert listing.current() == (body, etag)
     with (sweep / "run7" / "metrics.jsonl").open("a") as grown:
         grown.write(LINE % 4)
-    (sweep / "run9" / "snapshot.request").write_text("eval\n")
     assert listing.current()[1] != etag
-    assert listing.described == 32
+    assert (listing.described, listing.discovered) == (31, 1)  # a file grown: its run alone
+    (sweep / "run9" / "snapshot.request").write_text("eval\n")
+    listing.current()
+    assert (listing.described, listing.discovered) == (32, 2)  # a file made in a run folder
+    (sweep / "later" / "group" / "new").mkdir()
+    (sweep / "later" / "group" / "new" / "metrics.jsonl").write_text(LINE % 1)
+    names = [entry["name"] for entry in json.loads(listing.current()[0])["runs"]]
+    assert "later/group/new" in names  # a run started in a folder that held none
+    assert (listing.described, listing.discovered) == (33, 3)
 
 
 # -- 5. runs removed, side files refused --------------------------------------------------

@@ -23,9 +23,12 @@ id is refused. A symlink in a file's place, a FIFO, a socket or a folder is not 
 the run says why, in the words every command uses (`problem` for its metrics file,
 `side_problem` for `snapshot.json` and `snapshot.request`, each named by its file's name).
 
-**Incremental.** A run whose folder and files look as they did at the last scan (their
-kind, device, inode, size and time written) is not described again: its part of the
-listing is the one encoded then (`described` counts the runs described). The listing's
+**Incremental.** The runs are discovered again only when a folder that discovery looks
+at changed since (`Folders`: a run or a folder made, removed or renamed), and at least every
+`FULL_EVERY` scans; otherwise a scan takes the last discovery's runs (`discovered` counts
+the discoveries). A run whose files look as they did at the last scan (their kind, device,
+inode, size and time written) is not described again: its part of the listing is the one
+encoded then (`described` counts the runs described). The listing's
 `etag` changes only when the listing does, so a page polling it twice a second is answered
 `304 Not Modified` while nothing moved.
 
@@ -65,7 +68,7 @@ from ..contract.constants import (
     SNAPSHOT_REQUEST,
     VERSION,
 )
-from ..runs.discover import discover
+from ..runs.discover import Found, discover, metrics_in
 from ..runs.shown import as_text
 from ..runs.sidefile import SYMLINK, what_it_is
 from ..runs.state import Run
@@ -77,6 +80,9 @@ file grown or a run started is listed within it (a scan of 1,000 runs takes abou
 IDLE_SHARE = 3.0
 """After a scan, the server waits at least this many times what it took before the next:
 a scan takes at most a quarter of a core, whatever the runs' number."""
+
+FULL_EVERY = 20
+"""A discovery at least every this many scans, whatever the folders look like."""
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
@@ -221,6 +227,77 @@ class _Described:
     files: dict[str, Served]
 
 
+Signature = tuple[int, int, int, int] | int
+"""A folder or a path given as a scan saw it: (kind, inode, time written, time changed),
+or the error number that looking at it gave."""
+
+
+class Folders:
+    """The folders a discovery of `paths` looks at, each as it looked and with the folders
+    in it, so that a scan tells cheaply whether a discovery could find anything new
+    (`changed`): a run or a folder made, removed or renamed changes the time written of the
+    folder it is in. Watched: each path given (followed, as `discover` follows it) and,
+    below a folder given, every folder that is not a link, not descending into a run
+    folder (`discover.metrics_in`) — hidden folders too, which `discover` passes over: a
+    change there costs a discovery, never misses one."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.paths = list(paths)
+        self.known: dict[str, tuple[Signature, bool, list[str]]] = {}
+
+    def changed(self) -> bool:
+        """Whether anything a discovery looks at changed since the last call (the first
+        call: True), each folder listed again only when it changed."""
+        known: dict[str, tuple[Signature, bool, list[str]]] = {}
+        changed = False
+        stack: list[tuple[str, bool]] = [(name, True) for name in reversed(self.paths)]
+        while stack:
+            name, given = stack.pop()
+            signature = _signature(name, follow=given)
+            last = self.known.get(name)
+            if last is not None and last[0] == signature:
+                run, folders = last[1], last[2]
+            else:
+                changed = True
+                run, folders = _folder_of(name, signature)
+            known[name] = (signature, run, folders)
+            if not run:
+                stack.extend((os.path.join(name, each), False) for each in reversed(folders))
+        changed = changed or known.keys() != self.known.keys()
+        self.known = known
+        return changed
+
+
+def _signature(name: str, *, follow: bool) -> Signature:
+    try:
+        info = os.stat(name) if follow else os.lstat(name)
+    except OSError as error:
+        return error.errno or -1
+    if not stat.S_ISDIR(info.st_mode):  # a file given: written to as it grows, still itself
+        return (stat.S_IFMT(info.st_mode), info.st_ino, 0, 0)
+    return (stat.S_IFMT(info.st_mode), info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _folder_of(name: str, signature: Signature) -> tuple[bool, list[str]]:
+    """Whether the folder `name` is a run folder, and the folders in it (not links)."""
+    if isinstance(signature, int) or not stat.S_ISDIR(signature[0]):
+        return True, []  # not a folder: nothing below it to watch
+    if metrics_in(Path(name)) is not None:
+        return True, []
+    try:
+        with os.scandir(name) as entries:
+            return False, sorted(each.name for each in entries if _is_folder(each))
+    except OSError:
+        return False, []
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 class Listing:
     """The runs of `paths`, scanned again at most every `rescan` seconds (and `idle` times
     the last scan's time); thread-safe."""
@@ -232,6 +309,11 @@ class Listing:
         self.rescan = rescan
         self.idle = idle
         self.roots = Roots(self.paths)
+        self.folders = Folders(self.paths)
+        self._found: Found | None = None
+        self._scans = 0
+        self.discovered = 0
+        """How many scans ran a discovery (the others took the last one's runs)."""
         self._lock = threading.Lock()
         self._count = itertools.count(1)
         self._next_scan = -float("inf")
@@ -272,7 +354,12 @@ class Listing:
         self.roots.close()
 
     def _scan(self) -> None:
-        found = discover(self.paths)
+        changed = self.folders.changed()  # before discovering: a change meanwhile is seen next
+        if self._found is None or changed or self._scans % FULL_EVERY == 0:
+            self._found = discover(self.paths)
+            self.discovered += 1
+        self._scans += 1
+        found = self._found
         now = {run.name: run for run in found.runs}
         kept = [run for name, run in self._seen.items() if name not in now]
         files: dict[str, Served] = {}
