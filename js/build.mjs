@@ -9,7 +9,7 @@
 // The Rust is the first with the wasm32 target of: OVERBRAINER_WASM_CARGO, the cargo on the PATH
 // (rustup's), Debian's /usr/bin/cargo (find-cargo.mjs); the core keeps to Debian's 1.63, which
 // `nox -s js` builds with. Symbols are stripped (`-C strip=symbols`, by every Rust since 1.59):
-// the module is about 310 KB. Its target folder is core/target/wasm.
+// the module is about 730 KB. Its target folder is core/target/wasm.
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, statSync } from "node:fs";
