@@ -8,7 +8,7 @@
 //! they are; the words said about a file's lines ([`lines_text`]) and sizes
 //! ([`size_text`]) are said here once for every command.
 
-use crate::error::{Category as LineCategory, ParseError};
+use crate::error::{is_cut, Category as LineCategory, ParseError};
 use crate::generated::TAGS;
 use crate::order::{Fact, Order, Phase};
 use crate::reports::{
@@ -239,7 +239,8 @@ impl FileCheck {
                 return self.finding(Some(line), None, "$", Severity::Warning, category, message);
             }
         };
-        if error.category == LineCategory::Eof {
+        // `Fact::Last`: the input's last line, without its newline
+        if is_cut(false, error.category) {
             self.cut = true;
             let message = format!("truncated last line: {error}");
             let (column, category) = (error.column, Category::Truncated);

@@ -11,7 +11,7 @@
 //! less the lines left out, and a batch without rows is not kept); the lines left out are
 //! counted by the reference's error category, as `export` reports them.
 
-use crate::error::Category;
+use crate::error::{is_cut, Category};
 use std::collections::HashMap;
 
 use crate::generated::{JobStage, UNION};
@@ -374,7 +374,7 @@ impl Columns {
         self.advance(number);
         match kept {
             Kept::Row(row, scalars) => self.current.push(number, &row, scalars.as_deref()),
-            Kept::Bad(Category::Eof) if !complete => self.cut = true,
+            Kept::Bad(category) if is_cut(complete, category) => self.cut = true,
             Kept::Bad(category) => self.left_out(number, category_index(category)),
             Kept::Over => self.left_out(number, 3),
         }

@@ -42,6 +42,16 @@ impl Category {
     }
 }
 
+/// Whether a line the reference rejects with `category` is cut short rather than invalid:
+/// the input's last line, without its newline (`complete` false), rejected `eof` (the value
+/// ends before its end). It is a line still being written (or a run killed while writing
+/// it), not one no byte can mend: `check` warns of it, `status` calls it partial, `watch`
+/// says nothing of it and a table leaves it out uncounted. The one rule for every reader.
+#[must_use]
+pub const fn is_cut(complete: bool, category: Category) -> bool {
+    !complete && matches!(category, Category::Eof)
+}
+
 /// One step of a JSON path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Segment {
@@ -508,7 +518,30 @@ impl<'de> Deserialize<'de> for Entries {
 
 #[cfg(test)]
 mod tests {
-    use super::{identifier, Path, Segment};
+    use super::{identifier, is_cut, Category, Path, Segment};
+    use crate::read_line;
+
+    fn category(line: &str) -> Category {
+        read_line(line.as_bytes()).map_or_else(|error| error.category, |_| panic!("{line}"))
+    }
+
+    #[test]
+    fn a_line_is_cut_only_when_last_without_its_newline_and_rejected_eof() {
+        // the value stops before its end: a line still being written
+        let stopped = category(r#"{"event":"end","ti"#);
+        assert_eq!(stopped, Category::Eof);
+        // the input's last line, no newline after it: the writer may yet finish it
+        assert!(is_cut(false, stopped));
+        // a newline ends it (so does any line before the last): no byte can mend it
+        assert!(!is_cut(true, stopped));
+        // a value that is wrong, not unfinished, is invalid wherever it stands
+        let wrong = category(r#"{"event":"end",}"#);
+        assert_eq!(wrong, Category::Syntax);
+        assert!(!is_cut(false, wrong));
+        let missing = category(r#"{"event":"end"}"#);
+        assert_eq!(missing, Category::Data);
+        assert!(!is_cut(false, missing));
+    }
 
     fn key_path(key: &str) -> String {
         Path(vec![Segment::Key(key.to_owned()), Segment::Index(2)]).render()

@@ -34,7 +34,7 @@ pub mod status;
 pub mod values;
 pub mod watch;
 
-pub use error::{Category, ParseError, Path, Segment};
+pub use error::{is_cut, Category, ParseError, Path, Segment};
 pub use generated::{JobStage, MetricLine, Snapshot, TrainMetric};
 pub use pace::{try_from_secs_f64, Pace};
 pub use values::{Kind, Value};

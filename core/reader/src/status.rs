@@ -19,7 +19,7 @@
 //! never stale and has no time left.
 
 use crate::check::BOM;
-use crate::error::Category;
+use crate::error::is_cut;
 use crate::generated::{JobStage, MetricLine, TrainMetric};
 use crate::notable::{Notable, Notables};
 use crate::pace::Pace;
@@ -101,7 +101,7 @@ impl RunState {
             Notable::Rejected {
                 error, complete, ..
             } => {
-                if !complete && error.category == Category::Eof {
+                if is_cut(complete, error.category) {
                     self.partial = true; // the last line, still being written (or cut)
                 } else {
                     self.invalid += 1;

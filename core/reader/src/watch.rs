@@ -16,7 +16,7 @@
 //! Once ended, nothing is left, and its rate is its average: the steps since it began over
 //! the time from its start to its end.
 
-use crate::error::{Category, ParseError};
+use crate::error::{is_cut, ParseError};
 use crate::generated::{JobStage, MetricLine, TrainMetric};
 use crate::notable::{Notable, Notables};
 use crate::reports::{SnapshotState, StatusReport};
@@ -182,7 +182,7 @@ impl Watch {
                 error,
                 complete,
             } => {
-                let cut = !complete && error.category == Category::Eof;
+                let cut = is_cut(complete, error.category);
                 self.state.take(Notable::Rejected {
                     line,
                     error: error.clone(),
