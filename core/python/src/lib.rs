@@ -425,13 +425,18 @@ fn parse_lines(py: Python<'_>, body: &PyAny) -> PyResult<PyObject> {
 fn answers(py: Python<'_>, bound: &Bound, body: &[u8]) -> PyResult<PyObject> {
     let list = PyList::empty(py);
     each_answer(body, |answer| {
-        let item = match answer {
-            Ok(line) => model(py, bound, &line)?,
-            Err((error, line)) => unlocated_object(py, bound, &error, PyBytes::new(py, line))?,
-        };
-        list.append(item).map(|()| true)
+        list.append(answer_object(py, bound, answer)?)
+            .map(|()| true)
     })?;
     Ok(list.into())
+}
+
+/// A line's answer in a body as `parse_lines` gives it: its model, or its `ParseError`.
+fn answer_object(py: Python<'_>, bound: &Bound, answer: BodyAnswer<'_>) -> PyResult<PyObject> {
+    match answer {
+        Ok(line) => model(py, bound, &line),
+        Err((error, line)) => unlocated_object(py, bound, &error, PyBytes::new(py, line)),
+    }
 }
 
 /// A str that is not UTF-8 throughout (a lone surrogate somewhere): answered a line at a
@@ -749,6 +754,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add("SHOWN_DEFAULT", overbrainer_core::check::SHOWN_DEFAULT)?;
     module.add_class::<scanner::TableScan>()?;
     module.add_class::<scanner::StateScan>()?;
+    module.add_class::<scanner::LineScan>()?;
     module.add_class::<status::StatusScan>()?;
     module.add_class::<status::PyEstimate>()?;
     module.add_function(wrap_pyfunction!(status::estimate, module)?)?;

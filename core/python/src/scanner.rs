@@ -5,17 +5,19 @@
 use overbrainer_core::check::{FileCheck, Shown, PIECE_LINES};
 use overbrainer_core::columns::{Batch, Column, Columns, LEFT_OUT};
 use overbrainer_core::generated::{MetricLine, UNION};
+use overbrainer_core::is_cut;
 use overbrainer_core::notable::{Notable, Notables};
 use overbrainer_core::order::Order;
 use overbrainer_core::reports::{Category, FileKind, ReportFile, ReportFinding, Severity};
 use overbrainer_core::scan::{parts, pieces_of_lines, Consumer, Options, Part, Scan, Work};
+use overbrainer_core::split::{Piece, Splitter, Why};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::once_cell::GILOnceCell;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use rayon::prelude::*;
 
-use crate::{bound, error_object, model};
+use crate::{answer_object, body_answer, bound, each_answer, error_object, model};
 
 /// Complete lines are answered in parts, in parallel, from this many bytes on: below it the
 /// threads' hand-over costs more than they save.
@@ -66,6 +68,103 @@ fn options(max_line: Option<usize>) -> Options {
         max_line,
         terse: false,
         unlocated: false,
+    }
+}
+
+/// Every line of a stream, cut by the core's `Splitter` as it is fed and answered as
+/// `parse_lines` answers a body (`iter_lines`): each line's model or its `ParseError`, in
+/// order, but for the input's last line when it is cut short (`is_cut`): that one is kept
+/// apart, its bytes in `cut`.
+#[pyclass(module = "overbrainer_contract_core")]
+pub struct LineScan {
+    splitter: Splitter,
+    lines: u64,
+    cut: Option<Vec<u8>>,
+}
+
+#[pymethods]
+impl LineScan {
+    #[new]
+    fn new() -> Self {
+        Self {
+            splitter: Splitter::new(None),
+            lines: 0,
+            cut: None,
+        }
+    }
+
+    /// The answers to the lines `chunk` completes.
+    fn feed(&mut self, py: Python<'_>, chunk: &PyBytes) -> PyResult<PyObject> {
+        let list = PyList::empty(py);
+        let mut answered = Ok(());
+        let (splitter, lines, cut) = (&mut self.splitter, &mut self.lines, &mut self.cut);
+        splitter.feed(chunk.as_bytes(), |piece| {
+            if answered.is_ok() {
+                answered = line_answers(py, list, piece, lines, cut);
+            }
+        });
+        answered.map(|()| list.into())
+    }
+
+    /// The answer to the input's last line, when it has no newline and is not cut short.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let list = PyList::empty(py);
+        let mut answered = Ok(());
+        let (splitter, lines, cut) = (&mut self.splitter, &mut self.lines, &mut self.cut);
+        splitter.finish(|piece| {
+            if answered.is_ok() {
+                answered = line_answers(py, list, piece, lines, cut);
+            }
+        });
+        answered.map(|()| list.into())
+    }
+
+    /// Lines read so far, a cut last line included.
+    #[getter]
+    fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    /// The input's last line when it is cut short (no newline, rejected `eof`), its bytes.
+    #[getter]
+    fn cut<'p>(&self, py: Python<'p>) -> Option<&'p PyBytes> {
+        self.cut.as_deref().map(|bytes| PyBytes::new(py, bytes))
+    }
+}
+
+/// The answers to what the splitter gave, appended to `list`, each line counted.
+fn line_answers(
+    py: Python<'_>,
+    list: &PyList,
+    piece: Piece<'_>,
+    lines: &mut u64,
+    cut: &mut Option<Vec<u8>>,
+) -> PyResult<()> {
+    let bound = bound(py)?;
+    match piece {
+        Piece::Lines(body) => each_answer(body, |answer| {
+            *lines += 1;
+            list.append(answer_object(py, bound, answer)?)
+                .map(|()| true)
+        }),
+        Piece::Last(line) => {
+            *lines += 1;
+            match body_answer(line) {
+                Err((error, _)) if is_cut(false, error.category) => {
+                    *cut = Some(line.to_vec());
+                    Ok(())
+                }
+                answer => list.append(answer_object(py, bound, answer)?),
+            }
+        }
+        // a line skipped (no bound is given: its start decides it invalid, never cut)
+        Piece::Skipped(skipped) => {
+            *lines += 1;
+            match skipped.why {
+                Why::Invalid(error) => list.append(error_object(py, bound, &error)?),
+                Why::Over(_) => Err(PyRuntimeError::new_err("a line over no bound")),
+            }
+        }
     }
 }
 

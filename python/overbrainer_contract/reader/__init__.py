@@ -6,7 +6,7 @@ This module binds it to the package's Python classes (the generated models, `Par
 marks) and exports it; nothing in Python reads JSON. Whole files go through the core too:
 `CheckScan`, `TableScan`, `StatusScan` and `WatchScan` are fed a file's chunks and give back
 only what a command shows (`check`'s facts, a table's columns, a run's status report, the
-events of a run followed live).
+events of a run followed live); `LineScan` gives back every line (`iter_lines`).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from overbrainer_contract_core._core import (  # noqa: E402
     EvaluationStarted,
     LineOver,
     LineRejected,
+    LineScan,
     Pace,
     StageStarted,
     StateScan,
@@ -62,6 +63,7 @@ __all__ = [
     "EvaluationStarted",
     "LineOver",
     "LineRejected",
+    "LineScan",
     "Mark",
     "Pace",
     "ParseError",

@@ -18,7 +18,7 @@ from typing import IO, BinaryIO
 
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import MetricLine, Snapshot
-from ..reader import ParseError, StatusScan, parse_lines
+from ..reader import LineScan, ParseError, StatusScan
 from . import sidefile
 from .chunks import GzipCutError, GzipNotNamedError, read_chunks
 
@@ -292,36 +292,30 @@ class Lines(Iterator[MetricLine]):
             raise RunError(f"{run.display(run.metrics)}: no such file") from error
 
     def _lines_of(self, handle: IO[bytes], name: str) -> Iterator[MetricLine]:
-        """The parsed lines of a stream: whole lines are answered by the core a chunk at a
-        time; a line that spans chunks is held until its newline."""
-        held: list[bytes] = []
+        """The parsed lines of a stream, cut and answered by the core a chunk at a time
+        (`LineScan`: a line that spans chunks is held until its newline, a last line cut
+        short kept apart by the core's rule)."""
+        scan = LineScan()
         cut: GzipCutError | None = None
         try:
             for chunk in read_chunks(handle, name=name):
-                end = chunk.rfind(b"\n") + 1
-                if not end:
-                    held.append(chunk)
-                    continue
-                body = b"".join((*held, chunk[:end])) if held else chunk[:end]
-                held = [chunk[end:]] if end < len(chunk) else []
-                yield from self._answers(body, last=False)
-        except GzipCutError as error:  # every byte before the cut was given: `held` is the rest
+                yield from self._answers(scan, scan.feed(chunk))
+        except GzipCutError as error:  # every byte before the cut was given
             cut = error
             self.gzip_cut = error.what
-        if held:
-            yield from self._answers(b"".join(held), last=True)
+        yield from self._answers(scan, scan.finish())
+        self.cut = scan.cut  # not an error, as in `check`
         if cut is not None and self._strict:
             raise cut
 
-    def _answers(self, body: bytes, last: bool) -> Iterator[MetricLine]:
-        answers = parse_lines(body)
+    def _answers(
+        self, scan: LineScan, answers: list[MetricLine | ParseError]
+    ) -> Iterator[MetricLine]:
         first = self.lines + 1
-        self.lines += len(answers)
+        self.lines = scan.lines
         for index, answer in enumerate(answers):
             if not isinstance(answer, ParseError):
                 yield answer
-            elif last and index == len(answers) - 1 and answer.category == "eof":
-                self.cut = body[body.rfind(b"\n") + 1 :]  # not an error, as in `check`
             else:
                 self.rejected[answer.category] += 1
                 if self._strict:

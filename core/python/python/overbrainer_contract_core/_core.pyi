@@ -209,6 +209,23 @@ class StateScan:
     @property
     def stopped(self) -> bool: ...
 
+class LineScan:
+    """Every line of a stream, cut by the core as it is fed and answered as `parse_lines`
+    answers a body (`iter_lines`), in order; the input's last line when it is cut short (no
+    newline, rejected `eof`: a line still being written) is not answered but kept in `cut`."""
+
+    def __init__(self) -> None: ...
+    def feed(self, chunk: bytes) -> list[Any]:
+        """The models or `ParseError`s of the lines `chunk` completes."""
+    def finish(self) -> list[Any]:
+        """The input's last line (no newline), answered unless it is cut short."""
+    @property
+    def lines(self) -> int:
+        """Lines read so far, a cut last line included."""
+    @property
+    def cut(self) -> bytes | None:
+        """The input's last line when it is cut short, its bytes."""
+
 class StatusScan:
     """A run's state (`status`), folded by the core as its metrics file is fed, told at a
     time as the contract's `StatusReport` (the JSON serde writes of
