@@ -95,28 +95,12 @@ impl LineScan {
 
     /// The answers to the lines `chunk` completes.
     fn feed(&mut self, py: Python<'_>, chunk: &PyBytes) -> PyResult<PyObject> {
-        let list = PyList::empty(py);
-        let mut answered = Ok(());
-        let (splitter, lines, cut) = (&mut self.splitter, &mut self.lines, &mut self.cut);
-        splitter.feed(chunk.as_bytes(), |piece| {
-            if answered.is_ok() {
-                answered = line_answers(py, list, piece, lines, cut);
-            }
-        });
-        answered.map(|()| list.into())
+        self.answers(py, Some(chunk.as_bytes()))
     }
 
     /// The answer to the input's last line, when it has no newline and is not cut short.
     fn finish(&mut self, py: Python<'_>) -> PyResult<PyObject> {
-        let list = PyList::empty(py);
-        let mut answered = Ok(());
-        let (splitter, lines, cut) = (&mut self.splitter, &mut self.lines, &mut self.cut);
-        splitter.finish(|piece| {
-            if answered.is_ok() {
-                answered = line_answers(py, list, piece, lines, cut);
-            }
-        });
-        answered.map(|()| list.into())
+        self.answers(py, None)
     }
 
     /// Lines read so far, a cut last line included.
@@ -129,6 +113,25 @@ impl LineScan {
     #[getter]
     fn cut<'p>(&self, py: Python<'p>) -> Option<&'p PyBytes> {
         self.cut.as_deref().map(|bytes| PyBytes::new(py, bytes))
+    }
+}
+
+impl LineScan {
+    /// The answers to what `chunk` completes (the input's end when `None`), in a list.
+    fn answers(&mut self, py: Python<'_>, chunk: Option<&[u8]>) -> PyResult<PyObject> {
+        let list = PyList::empty(py);
+        let mut answered = Ok(());
+        let (lines, cut) = (&mut self.lines, &mut self.cut);
+        let mut out = |piece: Piece<'_>| {
+            if answered.is_ok() {
+                answered = line_answers(py, list, piece, lines, cut);
+            }
+        };
+        match chunk {
+            Some(chunk) => self.splitter.feed(chunk, &mut out),
+            None => self.splitter.finish(&mut out),
+        }
+        answered.map(|()| list.into())
     }
 }
 
