@@ -40,7 +40,8 @@ else:  # nox brings tomli to Pythons before 3.11
 ROOT = Path(__file__).parent
 SCHEMA = ROOT / "schema"
 GENERATED = ROOT / "generated" / "overbrainer_contract_models"
-ARROW_CODEGEN = ROOT / "python" / "overbrainer_contract" / "table" / "codegen.py"
+TOOLS = ROOT / "tools"  # the project's tooling, never in the wheel
+ARROW_CODEGEN = TOOLS / "codegen" / "arrow.py"
 CORE = ROOT / "core"
 CORE_PYTHON = CORE / "python"
 RUST_CODEGEN = CORE / "codegen" / "generate.py"
@@ -239,7 +240,11 @@ def typecheck(session: nox.Session) -> None:
     """mypy --strict on python/, generated/ and tests/."""
     session.install(str(project_wheel(session)), "--group", "typecheck")
     session.run(
-        "mypy", "--strict", "python/overbrainer_contract", "generated/overbrainer_contract_models"
+        "mypy",
+        "--strict",
+        "python/overbrainer_contract",
+        "generated/overbrainer_contract_models",
+        "tools",
     )
     # tests/ a folder at a time: pytest imports each folder's modules top-level (pyproject.toml's
     # mypy_path names the folders), and each folder has a conftest.py of its own.
@@ -261,34 +266,52 @@ def schema(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def generate(session: nox.Session) -> None:
-    """Regenerate generated/ and the core's Rust types from schema/ (`-- --check`: check only)."""
+    """Regenerate everything schema/ gives: generated/, the core's Rust, the TypeScript types
+    (js/types/) and the docs' tables (`-- --check`: check only)."""
+    # One command for every generator: datamodel-code-generator and tools/codegen/ (Python),
+    # js/generate-types.mjs (json-schema-to-typescript, the npm package's own pin: node).
     # With `-- --check` it fails where they differ instead, as the generated session does.
     session.install("--group", "generate")
+    check = "--check" in session.posargs
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "models"
         _generate(session, fresh)
-        if "--check" in session.posargs:
+        if check:
             _check_generated(session, fresh)
-            return
-        if GENERATED.exists():
-            shutil.rmtree(GENERATED)
-        shutil.copytree(fresh, GENERATED)
-        for committed in (RUST_GENERATED, REPORTS_GENERATED):
-            shutil.copy(fresh.parent / committed.name, committed)
-        written = (GENERATED, RUST_GENERATED, REPORTS_GENERATED)
+        else:
+            if GENERATED.exists():
+                shutil.rmtree(GENERATED)
+            shutil.copytree(fresh, GENERATED)
+            for committed in (RUST_GENERATED, REPORTS_GENERATED):
+                shutil.copy(fresh.parent / committed.name, committed)
+    _docs_tables(session, check)
+    npm: dict[str, Any] = {"external": True}
+    with session.chdir(JS):
+        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
+        session.run("node", "generate-types.mjs", *(["--check"] if check else []), **npm)
+    if not check:
+        written = (GENERATED, RUST_GENERATED, REPORTS_GENERATED, JS / "types")
         session.log(f"wrote {', '.join(str(path.relative_to(ROOT)) for path in written)}")
+
+
+def _docs_tables(session: nox.Session, check: bool) -> None:
+    """The tables of the README and docs/contract.md written from schema/ (or, `check`,
+    compared with it: a failure names `nox -s generate`)."""
+    session.run("python", "-m", "tools.codegen.docs_tables", *(["--check"] if check else []))
 
 
 @nox.session(name="generated", python=PYTHON)
 def generated(session: nox.Session) -> None:
-    """generated/ and the core's generated Rust match a fresh generation from schema/."""
-    # What `generate -- --check` checks: generated/, core/reader/src/generated.rs and
-    # reports.rs; a failure names the command that fixes it.
+    """generated/, the core's generated Rust and the docs' tables match a fresh generation."""
+    # What `generate -- --check` checks but the TypeScript types (the js session checks
+    # those, with the npm package's own install): generated/, core/reader/src/generated.rs,
+    # reports.rs and the docs' tables; a failure names the command that fixes it.
     session.install("--group", "generate")
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "models"
         _generate(session, fresh)
         _check_generated(session, fresh)
+    _docs_tables(session, check=True)
 
 
 @nox.session(python=PYTHON)
@@ -299,7 +322,7 @@ def compat(session: nox.Session) -> None:
     # fails too when schema/ changed without a higher version, or a release folder no longer
     # matches schema-releases/SHA256SUMS (`-- --mode backward`, `-- --baseline DIR`).
     install_project(session)
-    session.run("python", "-m", "overbrainer_contract.contract.compat", *session.posargs)
+    session.run("python", "-m", "tools.release.compat", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -3,7 +3,7 @@
 // declaration file per schema in js/types/. The output is deterministic (a fixed banner, no date,
 // versions pinned in package-lock.json), so it is committed and checked for drift:
 //
-//   node generate-types.mjs           write js/types/*.d.ts
+//   node generate-types.mjs           write js/types/*.d.ts (nox -s generate runs it, with the rest)
 //   node generate-types.mjs --check   fail, naming the command that fixes it, if they differ
 //
 // One rewrite of the input, not of schema/: a `$ref` with sibling keywords (a property's own
@@ -23,7 +23,7 @@ import { compile } from "json-schema-to-typescript";
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCHEMA_DIR = join(HERE, "..", "schema");
 const TYPES_DIR = join(HERE, "types");
-const FIX = "cd js && npm ci && node generate-types.mjs";
+const FIX = "nox -s generate";
 
 function refsAlone(node) {
   if (Array.isArray(node)) return node.map(refsAlone);

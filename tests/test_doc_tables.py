@@ -1,12 +1,13 @@
 """The tables of the README and docs/contract.md are the ones `schema/` gives
-(`python -m overbrainer_contract.contract.tables` writes them)."""
+(`nox -s generate` writes them: `tools/codegen/docs_tables.py`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from overbrainer_contract.contract import tables
+
+from tools.codegen import docs_tables as tables
 
 ROOT = Path(__file__).resolve().parents[1]
 

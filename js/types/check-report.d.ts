@@ -1,4 +1,4 @@
-/* Generated from schema/check-report.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `cd js && npm ci && node generate-types.mjs`. */
+/* Generated from schema/check-report.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `nox -s generate`. */
 
 /**
  * One line of `overbrainer-contract check -o json` (JSON Lines: one JSON object a line, tagged by `type`). For each file checked, in order: a `finding` for each problem as it is found, then the file's `file` summary, which counts every problem; a path that cannot be read gives one `unreadable` line instead. With `--total`, one last line more: a `total` over every file and path (`check-total.schema.json`).

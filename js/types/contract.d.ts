@@ -1,4 +1,4 @@
-/* Generated from schema/contract.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `cd js && npm ci && node generate-types.mjs`. */
+/* Generated from schema/contract.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `nox -s generate`. */
 
 /**
  * The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, the files of a run folder, the most bytes its side files may hold and when a run's ETA is stale.

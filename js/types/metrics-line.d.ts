@@ -1,4 +1,4 @@
-/* Generated from schema/metrics-line.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `cd js && npm ci && node generate-types.mjs`. */
+/* Generated from schema/metrics-line.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `nox -s generate`. */
 
 /**
  * A line of `metrics.jsonl`: one JSON object, tagged by `event`. The plugin writes `begin`, `log`, `eval` and `end`; the job's shell writes `stage`.

@@ -1,4 +1,4 @@
-/* Generated from schema/snapshot.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `cd js && npm ci && node generate-types.mjs`. */
+/* Generated from schema/snapshot.schema.json by js/generate-types.mjs (json-schema-to-typescript). Do not edit: change the schema, then run `nox -s generate`. */
 
 /**
  * An unsigned 64-bit count.

@@ -1,4 +1,4 @@
-"""The breaking-change check of the schemas (overbrainer_contract.contract.compat): one pair
+"""The breaking-change check of the schemas (tools/release/compat.py): one pair
 of small schemas per rule in cases/<RULE>/ (previous.schema.json, current.schema.json and
 expect.json, the rule ids and JSON pointers it must report), as buf's breaking-rule tests do,
 plus a pair whose changes are all compatible; then the folder comparison and the CLI."""
@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from overbrainer_contract.contract import compat
+
+from tools.release import compat
 
 HERE = Path(__file__).parent
 CASES = sorted(p for p in (HERE / "cases").iterdir() if p.is_dir())

@@ -1,4 +1,4 @@
-"""The release rules (overbrainer_contract.contract.releases): a change to schema/ raises the
+"""The release rules (tools/release/releases.py): a change to schema/ raises the
 version, a release folder is never edited, and `nox -s compat` enforces both on this
 repository."""
 
@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from overbrainer_contract.contract import compat, releases
+
+from tools.release import compat, releases
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCHEMA = ROOT / "schema"

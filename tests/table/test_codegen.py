@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from overbrainer_contract.table import codegen
+
+from tools.codegen import arrow as codegen
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "generated" / "overbrainer_contract_models" / "metrics_line_arrow.py"

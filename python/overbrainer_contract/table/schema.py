@@ -1,4 +1,5 @@
-"""The table's Arrow schema, generated from `schema/` (see `codegen.py`), and its parts.
+"""The table's Arrow schema, generated from `schema/` (by `tools/codegen/arrow.py` of the
+repository), and its parts.
 
 `SCHEMA` has one column per field of any variant of a metrics line, after `run` (the
 run's name, dictionary-encoded) and `line` (the line's number): u64 fields as `uint64`,

@@ -68,7 +68,7 @@ an annotation changed or a default added (``ANNOTATION_CHANGE``: `title`, `descr
 annotation for code generators, which no validator reads), `$id`/`$schema` changed
 (``ID_CHANGE``: the `$id`s carry the version).
 
-    python -m overbrainer_contract.contract.compat [--baseline DIR] [--current DIR] [--mode MODE]
+    python -m tools.release.compat [--baseline DIR] [--current DIR] [--mode MODE]
 
 Exit status 0 when no change breaks in the mode, 1 when one does, 2 on a usage error.
 """
@@ -732,7 +732,7 @@ def release_problems(report: Report, releases_folder: Path | None) -> list[Probl
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m overbrainer_contract.contract.compat",
+        prog="python -m tools.release.compat",
         description="Fail on a schema change that breaks a reader or a writer of the contract, "
         "on a change without a version raised, and on an edited release.",
     )

@@ -13,7 +13,7 @@ checks them from a shell too). So
 
 To release: raise the version in `schema/` (contract.json and the `$id`s), copy `schema/` to
 `schema-releases/<version>/`, run
-`python -m overbrainer_contract.contract.releases --record <version>` and commit both.
+`python -m tools.release.releases --record <version>` and commit both.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m overbrainer_contract.contract.releases",
+        prog="python -m tools.release.releases",
         description="Record a new schema release's digests in SHA256SUMS.",
     )
     parser.add_argument("--record", metavar="VERSION", required=True)

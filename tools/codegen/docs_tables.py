@@ -5,25 +5,34 @@ fields, their types, whether a line must hold them and what they hold, from
 `metrics-line.schema.json`) between the markers ``<!-- BEGIN generated: events -->`` and
 ``<!-- END generated: events -->``; `docs/contract.md` holds the snapshot files (`snapshot`,
 from `snapshot.schema.json` and `snapshot-request.schema.json`) the same way. From the
-project's root,
+project's root, `nox -s generate` writes them with the rest of the generated code, or alone:
 
-    python -m overbrainer_contract.contract.tables          # write the tables in place
-    python -m overbrainer_contract.contract.tables --check  # exit 1 where one differs
+    python -m tools.codegen.docs_tables          # write the tables in place
+    python -m tools.codegen.docs_tables --check  # exit 1 where one differs
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .schemas import load_schema
+SCHEMA = Path(__file__).resolve().parents[2] / "schema"
+"""The checkout's `schema/`, which the tables are written from."""
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    """The schema `schema/<name>.schema.json` of the checkout, as a JSON object."""
+    loaded: dict[str, Any] = json.loads((SCHEMA / f"{name}.schema.json").read_text("utf-8"))
+    return loaded
+
 
 FILES = {"README.md": ("events",), "docs/contract.md": ("events", "snapshot")}
 """Each file that holds tables, and the tables it holds."""
-COMMAND = "python -m overbrainer_contract.contract.tables"
+COMMAND = "nox -s generate"
 
 
 def _type(spec: dict[str, Any], defs: dict[str, Any], stages: dict[str, Any]) -> str:
