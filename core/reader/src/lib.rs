@@ -20,7 +20,10 @@ pub mod check;
 pub mod columns;
 pub mod error;
 mod fast;
+pub mod format;
 pub mod generated;
+pub mod groups;
+pub mod names;
 pub mod notable;
 pub mod order;
 mod pace;
@@ -32,6 +35,7 @@ pub mod scan;
 pub mod split;
 pub mod status;
 pub mod values;
+pub mod view;
 pub mod watch;
 
 pub use error::{is_cut, Category, ParseError, Path, Segment};
