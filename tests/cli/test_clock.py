@@ -1,4 +1,5 @@
-"""`runs.clock`: the last line's age, the ETA counted down, the stale-ETA rule, tqdm's text.
+"""`runs.clock`: the ETA counted down and the stale-ETA rule, and the core's words for them
+(`_core.format_*`): the last line's age, a duration, tqdm's text.
 
 Expected values reasoned from the rule in the module's docstring, with `now` given."""
 
@@ -8,6 +9,7 @@ import pytest
 from overbrainer_contract import Log
 from overbrainer_contract.reader import Pace, parse_line
 from overbrainer_contract.runs import clock
+from overbrainer_contract_core import _core
 
 
 @pytest.mark.parametrize(
@@ -26,13 +28,7 @@ from overbrainer_contract.runs import clock
     ],
 )
 def test_ago_takes_the_largest_unit_that_fits(seconds: float, text: str) -> None:
-    assert clock.ago(seconds) == text
-
-
-def test_last_line_text() -> None:
-    assert clock.last_line_text(1000.0, at=1000.0 + 30 * 3600) == "last line 30 h ago"
-    assert clock.last_line_text(1000.0, at=995.0) == "last line 5 s ahead of this clock"
-    assert clock.last_line_text(None, at=1.0) == "no line yet"
+    assert _core.format_ago(seconds) == text
 
 
 def _pace(points: list[tuple[float, int]], max_steps: int) -> Pace:
@@ -53,9 +49,11 @@ def test_the_eta_counts_down_from_the_log_it_was_measured_at() -> None:
     assert eta == 180.0
     shown = clock.estimate(eta, 90, measured_at=120.0, last_time=120.0, at=145.0)
     assert (shown.remaining, shown.stale, shown.step_seconds) == (155.0, False, 2.0)
-    assert shown.rate == 0.5
-    assert shown.text() == "eta 0:02:35"
-    assert clock.tqdm_text(45.0, shown) == "[00:45<02:35, 2.00s/it]"
+    assert shown.remaining is not None
+    assert shown.step_seconds is not None
+    assert _core.format_duration(shown.remaining) == "0:02:35"
+    assert _core.format_clock(shown.remaining) == "02:35"
+    assert _core.format_rate(1.0 / shown.step_seconds) == "2.00s/it"
     # past the predicted end (30 s a step, 10 left), not yet stale (25 min): zero, not negative
     late = clock.estimate(300.0, 10, measured_at=0.0, last_time=0.0, at=301.0)
     assert (late.remaining, late.stale) == (0.0, False)
@@ -68,8 +66,6 @@ def test_an_eta_is_stale_after_fifty_steps_of_silence_never_under_the_floor() ->
     stale = clock.estimate(180.0, 90, 120.0, 120.0, at=120.0 + 120.5)
     assert (fresh.stale, stale.stale) == (False, True)
     assert stale.remaining is None
-    assert stale.text() == "eta stale"
-    assert clock.tqdm_text(10.0, stale) == "[00:10<stale, 2.00s/it]"
     # 30 s a step: 50 steps are 25 min
     assert clock.stale_after(30.0) == 1500.0
     assert not clock.estimate(30.0 * 10, 10, 0.0, 0.0, at=1500.0).stale
@@ -80,7 +76,6 @@ def test_the_issues_stalled_run_is_stale() -> None:
     # `eta 0:00:08`, the last line 30 h old: stale, whatever the pace
     shown = clock.estimate(8.0, 80, 0.0, 0.0, at=30 * 3600.0)
     assert shown.stale
-    assert shown.text() == "eta stale"
 
 
 def test_without_a_pace_the_floor_alone_decides() -> None:
@@ -89,17 +84,17 @@ def test_without_a_pace_the_floor_alone_decides() -> None:
     assert clock.estimate(None, None, None, 0.0, at=121.0).stale
     assert not clock.estimate(None, None, None, 0.0, at=119.0).stale
     assert clock.estimate(None, None, None, None, at=1e9) == clock.Estimate(None, False, None, None)
-    assert clock.estimate(None, None, None, 0.0, at=1.0).text() == "eta ?"
+    assert clock.estimate(None, None, None, 0.0, at=1.0).remaining is None
 
 
 @pytest.mark.parametrize(
     ("rate", "text"), [(3.2149, "3.21it/s"), (0.25, "4.00s/it"), (None, "?it/s"), (0.0, "?it/s")]
 )
 def test_rate_text_as_tqdm(rate: float | None, text: str) -> None:
-    assert clock.rate_text(rate) == text
+    assert _core.format_rate(rate) == text
 
 
 def test_hms_as_tqdm() -> None:
-    assert clock.hms(83) == "01:23"
-    assert clock.hms(3600 + 62) == "1:01:02"
-    assert clock.duration(8) == "0:00:08"
+    assert _core.format_clock(83) == "01:23"
+    assert _core.format_clock(3600 + 62) == "1:01:02"
+    assert _core.format_duration(8) == "0:00:08"

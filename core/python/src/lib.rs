@@ -36,6 +36,7 @@ static BOUND: GILOnceCell<Bound> = GILOnceCell::new();
 mod pattern;
 mod scanner;
 mod status;
+mod view;
 mod watch;
 
 pub(crate) fn bound(py: Python<'_>) -> PyResult<&Bound> {
@@ -760,6 +761,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(status::estimate, module)?)?;
     module.add_function(wrap_pyfunction!(status::stale_after, module)?)?;
     module.add_function(wrap_pyfunction!(status::step_seconds, module)?)?;
+    view::add(module)?;
     module.add_class::<watch::WatchScan>()?;
     module.add_class::<watch::StageStarted>()?;
     module.add_class::<watch::TrainingBegan>()?;

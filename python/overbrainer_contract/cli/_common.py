@@ -249,14 +249,6 @@ def quiet_stdout() -> None:
         pass
 
 
-def format_duration(seconds: float) -> str:
-    """`H:MM:SS` (days counted in hours), rounded to the second."""
-    whole = round(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02}:{secs:02}"
-
-
 def need_rich() -> None:
     """Fail with a clear message when the `cli` extra is missing."""
     try:

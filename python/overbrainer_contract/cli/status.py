@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from overbrainer_contract_core import _core
 from overbrainer_contract_models.check_report_schema import Severity
 from overbrainer_contract_models.status_report_schema import (
     Phase,
@@ -41,7 +42,6 @@ from ..runs.shown import as_text, shown
 from ..runs.sidefile import SideFileError
 from ..runs.sizes import invalid_text
 from ..runs.state import (
-    STDIN,
     Run,
     RunError,
     StatusRead,
@@ -62,7 +62,6 @@ from ._common import (
     add_now,
     add_only,
     colour_on,
-    format_duration,
     formatter,
     need_rich,
     only_runs,
@@ -130,11 +129,10 @@ def metric(text: str) -> Metric:
     """`KEY[:last|min|max]` (argparse's type): the text after the last `:` is the aggregate
     when it is one of `AGGREGATES`, else part of the key (`a:b` is the key `a:b`, its latest
     value; `x:min:last` the latest value of the key `x:min`). Any string is a key, as the
-    contract's scalars take it: `''` and `:max` ask for the empty key."""
-    key, colon, aggregate = text.rpartition(":")
-    if colon and aggregate in AGGREGATES:
-        return Metric(key, aggregate, text)
-    return Metric(text, "last", text)
+    contract's scalars take it: `''` and `:max` ask for the empty key. The core's rule
+    (`view::Asked`), the one its words are made by."""
+    key, aggregate = _core.metric_parts(text)
+    return Metric(key, aggregate, text)
 
 
 def sort_key(text: str) -> str | Metric:
@@ -389,16 +387,9 @@ def scalar_of(row: StatusReport, asked: Metric) -> tuple[bool, float | str | Non
 
 
 def scalar_text(row: StatusReport, asked: Metric) -> str:
-    """A scalar's cell: blank for a run without the key; the latest value (`null`, or its
-    word: `NaN`, `Infinity`, `-Infinity`), or `value @step` of the lowest or highest
-    (`-` when no value was finite)."""
-    logged, value, step = scalar_of(row, asked)
-    if not logged:
-        return ""
-    if value is None:
-        return "null" if asked.aggregate == "last" else "-"
-    text = shown(value) if isinstance(value, str) else _number(value)
-    return text if asked.aggregate == "last" or step is None else f"{text} @{step:,}"
+    """A scalar's cell, in the core's words (`view::scalar_text`): blank for a run without
+    the key; its latest value, or `value @step` of the lowest or highest."""
+    return _core.scalar_text(msgspec.json.encode(row), asked.text)
 
 
 def _sortable(value: float | str | None) -> float | None:
@@ -438,132 +429,27 @@ def sort_rows(
     return sorted(known, key=key, reverse=reverse) + unknown
 
 
-def _number(value: float) -> str:
-    return f"{value:.4g}"
-
-
 def render(record: StatusReport, colour: bool, metrics: Sequence[Metric] = ()) -> str:
-    """The status as the lines of one screen (each string from the run shown escaped),
-    with a row for each scalar asked for (`-` where the run has not logged it)."""
-    rows: list[tuple[str, str]] = [("run", shown(record.run))]
-    phase = record.phase.value
-    if record.ended:
-        phase = f"ended at step {record.step:,}"
-    stage = "-" if record.stage is None else record.stage.value
-    rows.append(("stage", f"{shown(stage)} ({phase})"))
-    total = record.max_steps
-    step = f"{record.step:,}" + (f" / {total:,}" if total is not None else "")
-    if record.progress is not None:
-        step += f" ({record.progress:.0%})"
-    rows.append(("step", step))
-    for value, label in ((record.loss, "loss"), (record.eval_loss, "eval loss")):
-        rows.append(
-            (label, "-" if value is None else f"{_number(value.value)} at step {value.step:,}")
+    """The status as the lines of one screen: the core's rows (`view::screen`), a row for
+    each scalar asked for, laid out label and words, each row shown escaped (its strings
+    from the run are data) and the bad lines' words painted."""
+    rows = [
+        (shown(label), shown(words))
+        for label, words in _core.screen(
+            msgspec.json.encode(record), [asked.text for asked in metrics]
         )
-    if record.learning_rate is not None:
-        rows.append(("learning rate", f"{record.learning_rate:.3g}"))
-    for asked in metrics:
-        rows.append((shown(asked.text), scalar_text(record, asked) or "- (not logged)"))
-    evaluation = record.evaluation
-    if evaluation is None:
-        rows.append(("evaluation", "none under way"))
-    elif evaluation.total:
-        share = evaluation.step / evaluation.total
-        rows.append(("evaluation", f"{evaluation.step:,} / {evaluation.total:,} ({share:.0%})"))
-    else:
-        rows.append(("evaluation", f"{evaluation.step:,} steps done"))
-    rows.append(("eta", _eta_text(record)))
-    rows.append(("last line", _age_text(record)))
-    rows.append(("snapshot", _snapshot_text(record.snapshot, record.run == STDIN)))
-    lines = f"{record.lines:,}"
+    ]
     words = invalid_text(record.invalid_lines, record.partial_last_line)
-    if words:  # in the words check and plot use
-        lines += " " + paint(f"({words})", "error" if record.invalid_lines else "warning", colour)
-    if record.begins > 1:
-        lines += f" ({record.begins} begin lines: resumed)"
-    rows.append(("lines", lines))
+    if words and colour:  # the last row, `lines`: its bad lines in the colour check uses
+        label, said = rows[-1]
+        part = f"({words})"
+        painted = paint(part, "error" if record.invalid_lines else "warning", colour)
+        rows[-1] = (label, said.replace(part, painted, 1))
     width = max(len(label) for label, _ in rows) + 2
     return "".join(f"{paint(label.ljust(width), 'bold', colour)}{value}\n" for label, value in rows)
 
 
-def _eta_text(record: StatusReport) -> str:
-    """The ETA as the screen says it: counted down since it was measured, or stale."""
-    if record.ended:
-        return "- (training ended)"
-    if record.eta_stale and record.last_line_seconds is not None:
-        silence = clock.ago(record.last_line_seconds)
-        return f"stale (no line for {silence}, much longer than its pace predicts)"
-    remaining = record.eta_remaining_seconds
-    return "unknown yet" if remaining is None else format_duration(remaining)
-
-
-def _age_text(record: StatusReport) -> str:
-    """`30 h ago` (`last line 30 h ago` less its first words), or `none yet`."""
-    if record.last_time is None:
-        return "none yet"
-    return clock.last_line_text(record.last_time, record.now).removeprefix("last line ")
-
-
-def _snapshot_text(snapshot: SnapshotState | None, stdin: bool) -> str:
-    if snapshot is None:  # a run read from its metrics file alone: no snapshot file read
-        return "- (standard input)" if stdin else "- (a metrics file named alone: name its folder)"
-    parts = []
-    if snapshot.pending:
-        reason = shown(snapshot.reason or "no reason")
-        parts.append(f"requested ({reason}), not taken yet")
-    taken = snapshot.taken
-    if taken is not None:
-        reason = shown(taken.reason or "no reason")
-        earlier = "an earlier one " if snapshot.pending else ""
-        checkpoint = shown(taken.checkpoint)
-        parts.append(f"{earlier}taken at step {taken.step:,}: {checkpoint} ({reason})")
-    if snapshot.problem:
-        parts.append(shown(snapshot.problem))
-    return "; ".join(parts) or "none requested"
-
-
 # -- many runs: a table ------------------------------------------------------------------
-
-
-def _cells(row: StatusReport) -> list[str]:
-    """A run's row of the table: name, stage (its phase; `, resumed` after a second
-    `begin`), step/max_steps, loss, best eval `value @step`, eta, last line, snapshot,
-    invalid; each string from the run shown escaped (`shown`)."""
-    phase = row.phase.value
-    evaluation = row.evaluation
-    if evaluation is not None and evaluation.total:
-        phase += f" {evaluation.step}/{evaluation.total}"
-    stage = phase if row.stage is None else f"{shown(row.stage.value)} ({phase})"
-    if row.begins > 1:
-        stage += ", resumed"
-    total = row.max_steps
-    step = f"{row.step:,}" + ("" if total is None else f"/{total:,}")
-    loss = "-" if row.loss is None else _number(row.loss.value)
-    best = row.best_eval_loss
-    best_text = "-" if best is None else f"{_number(best.value)} @{best.step:,}"
-    if row.ended:
-        eta = "-"
-    elif row.eta_stale:
-        eta = "stale"
-    elif row.eta_remaining_seconds is None:
-        eta = "?"
-    else:
-        eta = format_duration(row.eta_remaining_seconds)
-    age = "-" if row.last_time is None else _age_text(row)
-    return [shown(row.name), stage, step, loss, best_text, eta, age, _snapshot_cell(row)]
-
-
-def _snapshot_cell(row: StatusReport) -> str:
-    snapshot = row.snapshot
-    if snapshot is None:
-        return "-"
-    if snapshot.problem:
-        return "invalid"
-    if snapshot.pending:
-        return "requested"
-    if snapshot.taken is not None:
-        return f"taken @{snapshot.taken.step:,}"
-    return "-"
 
 
 def _table(rows: list[StatusReport], colour: bool, metrics: Sequence[Metric] = ()) -> None:
@@ -585,37 +471,20 @@ def _table(rows: list[StatusReport], colour: bool, metrics: Sequence[Metric] = (
         soft_wrap=False,
     )
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    before, after = _core.headings()
+    texts = [asked.text for asked in metrics]
     headings = [
-        ("run", "left"),
-        ("stage", "left"),
-        ("step", "right"),
-        ("loss", "right"),
-        ("best eval", "right"),
-        *((asked.text, "right") for asked in metrics),
-        ("eta", "right"),
-        ("last line", "right"),
-        ("snapshot", "left"),
-        ("invalid", "right"),
+        *zip(before, ("left", "left", "right", "right", "right"), strict=True),
+        *((text, "right") for text in texts),
+        *zip(after, ("right", "right", "left", "right"), strict=True),
     ]
     for index, (heading, justify) in enumerate(headings):
         # a heading from the command line as data too: a `Text`, never markup
         table.add_column(Text(shown(heading)), justify=justify, no_wrap=index == 0)  # type: ignore[arg-type]
-    for row in rows:
-        invalid = row.invalid_lines
-        first = _cells(row)
-        scalars = [scalar_text(row, asked) for asked in metrics]
-        texts = (*first[:5], *scalars, *first[5:], f"{invalid:,}" if invalid else "")
-        cells = [Text(cell) for cell in texts]
+    encoded = [msgspec.json.encode(row) for row in rows]
+    for row, data in zip(rows, encoded, strict=True):
+        cells = [Text(shown(cell)) for cell in _core.cells(data, texts)]
         style = "red" if not row.valid else ("yellow" if row.eta_stale else None)
         table.add_row(*cells, style=style)
     console.print(table)
-    count = len(rows)
-    ended = sum(1 for row in rows if row.ended)
-    stale = sum(1 for row in rows if row.eta_stale)
-    bad = sum(1 for row in rows if not row.valid)
-    parts = [plural(count, "run"), f"{ended:,} ended"]
-    if stale:
-        parts.append(f"{stale:,} silent for longer than their pace predicts")
-    if bad:
-        parts.append(f"{bad:,} invalid")
-    console.print(Text(", ".join(parts)))
+    console.print(Text(_core.footer(encoded)))

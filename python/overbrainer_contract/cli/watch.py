@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from overbrainer_contract_core import _core
 from overbrainer_contract_models.status_report_schema import StatusReport
 
 from ..plugin.source import JOB_STAGES
@@ -39,7 +40,6 @@ from ._common import (
     CliError,
     add_max_line,
     colour_on,
-    format_duration,
     formatter,
     refuse_folder_of_runs,
     seconds,
@@ -171,31 +171,28 @@ class PlainView:
         report = look(scan, time.time()).report
         if report.eta_stale:  # never once ended
             self.stale_said = True
-            self.event(f"eta stale: {clock.last_line_text(report.last_time, report.now)}")
+            self.event(_core.stale_event(msgspec.json.encode(report)))
 
     def close(self) -> None:
         pass
 
 
 def progress_text(report: StatusReport, seen: Look | None = None) -> str:
-    """`step 2/4, loss 2, eval loss 2.5, eta 0:00:02` (the pace's ETA); with `seen`, the
-    time shown too: `…, eta 0:00:02, last line 1 s ago [00:02<00:02, 1.00it/s]` (the ETA
-    counted down to the report's time, or `eta stale`; `runs.clock`)."""
-    total = report.max_steps
-    parts = [f"step {report.step:,}" + (f"/{total:,}" if total is not None else "")]
-    if report.loss is not None:
-        parts.append(f"loss {report.loss.value:.4g}")
-    if report.eval_loss is not None:
-        parts.append(f"eval loss {report.eval_loss.value:.4g}")
-    if seen is None:
-        eta = report.eta_seconds
-        if not report.ended:
-            parts.append(f"eta {'?' if eta is None else format_duration(eta)}")
-        return ", ".join(parts)
-    if not report.ended:  # once ended, nothing left
-        parts.append(seen.estimate.text())
-    parts.append(clock.last_line_text(report.last_time, report.now))
-    return ", ".join(parts) + " " + clock.tqdm_text(seen.elapsed, seen.estimate)
+    """The progress line in the core's words (`view::progress`): `step 2/4, loss 2, eval
+    loss 2.5, eta 0:00:02` (the pace's ETA); with `seen`, the time shown too: `…, eta
+    0:00:02, last line 1 s ago [00:02<00:02, 1.00it/s]` (the ETA counted down to the
+    report's time, or `eta stale`)."""
+    told = None
+    if seen is not None:
+        estimate = seen.estimate
+        told = (
+            estimate.remaining,
+            estimate.stale,
+            estimate.silence,
+            estimate.step_seconds,
+            seen.elapsed,
+        )
+    return shown(_core.progress(msgspec.json.encode(report), told))
 
 
 class RichView:
@@ -266,7 +263,11 @@ def describe(path: Path, event: WatchEvent, backlog: bool) -> str | None:
     if isinstance(event, EvaluationStarted):
         return None if backlog else f"evaluation at step {event.step:,}"
     if isinstance(event, EvaluationResult):
-        return None if backlog else f"eval loss {event.eval_loss:.4g} at step {event.step:,}"
+        return (
+            None
+            if backlog
+            else f"eval loss {_core.format_general(event.eval_loss, 4)} at step {event.step:,}"
+        )
     if isinstance(event, TrainingEnded):
         return f"training ended at step {event.step:,}"
     name = shown(str(path))
