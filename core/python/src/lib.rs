@@ -33,6 +33,7 @@ pub(crate) struct Bound {
 
 static BOUND: GILOnceCell<Bound> = GILOnceCell::new();
 
+mod names;
 mod pattern;
 mod scanner;
 mod status;
@@ -739,6 +740,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(mark, module)?)?;
     module.add_class::<Pace>()?;
     module.add_class::<pattern::Pattern>()?;
+    names::add(module)?;
     module.add_class::<scanner::CheckScan>()?;
     module.add_function(wrap_pyfunction!(scanner::bind_reports, module)?)?;
     for text in [

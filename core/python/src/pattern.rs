@@ -26,7 +26,7 @@ pub(crate) struct Pattern {
 
 /// The bytes of `text`: its UTF-8, or its `surrogateescape` encoding when it holds lone
 /// surrogates.
-fn bytes_of(text: &PyString) -> PyResult<Cow<'_, [u8]>> {
+pub(crate) fn bytes_of(text: &PyString) -> PyResult<Cow<'_, [u8]>> {
     if let Ok(plain) = text.to_str() {
         return Ok(Cow::Borrowed(plain.as_bytes()));
     }

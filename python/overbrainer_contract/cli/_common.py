@@ -156,8 +156,10 @@ NAMES_LISTED = 10
 
 
 def run_name(run: Run) -> str:
-    """A run's name as the commands show it (`runs.discover`'s label)."""
-    return run.label or run.name
+    """A run's name as the commands show it (`runs.state.name_of`: the core's rule)."""
+    from ..runs.state import name_of
+
+    return name_of(run)
 
 
 def only_runs(runs: Sequence[Run], pattern: Pattern | None) -> list[Run]:

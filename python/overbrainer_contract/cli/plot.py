@@ -1,13 +1,13 @@
 """`plot RUN... -o FILE`: loss, eval loss and learning rate against step (or any metric key
 the runs logged, picked by globs), for one run or a sweep of many, runs alone or in groups.
 
-What is picked, and how groups are made, follows one set of rules that the run viewer
-(`js/viewer/`) follows too, matched by the core's `Pattern` in both: `pick_keys`
-(fnmatch's globs, the keys one pattern matches in sorted order, each key once),
-`sections` (a heading per prefix, the keys without `/` first), `entries_of` (a group per
-key of the regular expression, each at its first run's place) and `band` (mean and
-population standard deviation per step, over the runs with a finite value there, each
-run's last value at a step)."""
+What is picked, and how groups are made, are the core's rules (`overbrainer_core::names`
+and `groups`), which the run viewer (`js/viewer/`) is given too: `pick_keys` (fnmatch's
+globs, the keys one pattern matches in sorted order, each key once), `sections` (a heading
+per prefix, the keys without `/` first), `entries_of` (a group per key of the regular
+expression, each at its first run's place), `band` (mean and population standard
+deviation per step, over the runs with a finite value there, each run's last value at a
+step) and `label_of` (a label cut to `LABEL_CHARS` characters)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from overbrainer_contract_core import _core
 from overbrainer_contract_core._core import Pattern
 
 from ..reader import FIELD_NAMES, TAGS, TableScan
@@ -154,7 +155,7 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
 def patterns(text: str) -> list[str]:
     """`--metric PATTERN`: its comma-separated globs, each trimmed, the empty ones dropped
     (argparse's type); a glob the core refuses (`glob`) is a usage error of one line."""
-    found = [each.strip() for each in text.split(",") if each.strip()]
+    found = _core.patterns_of(text)
     if not found:
         raise argparse.ArgumentTypeError(f"no glob in {text!r} (e.g. 'rewards/*,eval_loss')")
     for each in found:
@@ -187,8 +188,9 @@ Points = tuple[Any, Any]
 
 NO_POINTS: Points = ((), ())
 
-PLOTTED = ("loss", "eval_loss", "learning_rate")
-"""The keys drawn when `--metric` is not given (each where some run has its values)."""
+PLOTTED = tuple(_core.patterns_of(_core.DEFAULT_PATTERNS))
+"""The keys drawn when `--metric` is not given (each where some run has its values): the
+core's default patterns, the viewer's too."""
 
 OWN = ("loss", "eval_loss", "learning_rate", "grad_norm")
 """The log line's own numeric fields: metric keys beside those of its `scalars`."""
@@ -398,32 +400,17 @@ def metric_keys(runs: Sequence[Series]) -> list[str]:
 
 
 def pick_keys(globs: Sequence[str], keys: Sequence[str]) -> list[str]:
-    """The keys the globs pick, in their order: for each glob, the keys it matches
-    (`glob`: fnmatch's rules) that no glob before it did, sorted (by code point)."""
-    picked: list[str] = []
-    taken: set[str] = set()
-    for text in globs:
-        pattern = glob(text)
-        for key in sorted(set(keys)):
-            if key not in taken and pattern.search(key):
-                taken.add(key)
-                picked.append(key)
-    return picked
-
-
-def prefix_of(key: str) -> str:
-    """A key's heading: its text before its last `/` ("" for a key without one)."""
-    return key.rpartition("/")[0]
+    """The keys the globs pick, in their order (the core's rule): for each glob, the keys
+    it matches (`glob`: fnmatch's rules) that no glob before it did, sorted (by code
+    point)."""
+    return _core.pick_keys(list(globs), list(keys))
 
 
 def sections(picked: Sequence[str]) -> list[tuple[str, list[str]]]:
-    """The picked keys under their headings: the keys without `/` first (heading ""), then
-    each prefix in the order its first key was picked; in each, the keys in the order
-    picked."""
-    by_prefix: dict[str, list[str]] = {"": []}
-    for key in picked:
-        by_prefix.setdefault(prefix_of(key), []).append(key)
-    return [(heading, keys) for heading, keys in by_prefix.items() if keys]
+    """The picked keys under their headings (the core's rule): the keys without `/` first
+    (heading ""), then each prefix (the text before the last `/`) in the order its first
+    key was picked; in each, the keys in the order picked."""
+    return _core.sections(list(picked))
 
 
 @dataclass
@@ -448,51 +435,31 @@ def entries_of(names: Sequence[str], pattern: Pattern | None) -> list[Entry]:
     it, the runs whose names it matches (anywhere) in groups by key (`Pattern.key`: its
     first capture group, "" when that took no part in the match; else the whole match),
     each group at its first run's place, and each run it does not match alone."""
-    if pattern is None:
-        return [Entry(None, [index]) for index in range(len(names))]
-    entries: list[Entry] = []
-    by_key: dict[str, Entry] = {}
-    for index, name in enumerate(names):
-        key = pattern.key(name)
-        if key is None:
-            entries.append(Entry(None, [index]))
-            continue
-        if key in by_key:
-            by_key[key].members.append(index)
-        else:
-            by_key[key] = Entry(key, [index])
-            entries.append(by_key[key])
-    return entries
+    keys = [None if pattern is None else pattern.key(name) for name in names]
+    return [Entry(key, members) for key, members in _core.group_entries(keys)]
 
 
 def band(members: Sequence[Points]) -> tuple[Any, Any, Any, Any]:
-    """A group's band of one key: per step (sorted), the mean and the standard deviation
-    (population: divided by n) of its runs' values there, and how many runs had one. A run
-    counts at a step with its last value there (a run that logged a step twice, resumed),
-    and only when that value is finite (not NaN, an infinity or a null)."""
+    """A group's band of one key (the core's rule): per step (sorted), the mean and the
+    standard deviation (population: divided by n) of its runs' values there, and how many
+    runs had one. A run counts at a step with its last value there (a run that logged a
+    step twice, resumed), and only when that value is finite (not NaN, an infinity or a
+    null)."""
     numpy = _numpy()
-    all_steps = []
-    all_values = []
-    for steps_of, values_of in members:
-        steps = numpy.asarray(steps_of, numpy.uint64)[::-1]
-        values = numpy.asarray(values_of, numpy.float64)[::-1]
-        unique, first = numpy.unique(steps, return_index=True)  # the last, read backwards
-        last = values[first]
-        finite = numpy.isfinite(last)
-        all_steps.append(unique[finite])
-        all_values.append(last[finite])
-    if not all_steps:
-        empty = numpy.zeros(0, numpy.float64)
-        return empty, empty, empty, numpy.zeros(0, numpy.int64)
-    steps = numpy.concatenate(all_steps)
-    values = numpy.concatenate(all_values)
-    unique, inverse, count = numpy.unique(steps, return_inverse=True, return_counts=True)
-    mean = numpy.bincount(inverse, weights=values, minlength=len(unique)) / count
-    deviation = values - mean[inverse]
-    std = numpy.sqrt(
-        numpy.bincount(inverse, weights=deviation * deviation, minlength=len(unique)) / count
+    given = [
+        (
+            numpy.asarray(steps, "<u8").tobytes(),
+            numpy.asarray(values, "<f8").tobytes(),
+        )
+        for steps, values in members
+    ]
+    steps, mean, std, count = _core.band(given)
+    return (
+        numpy.frombuffer(steps, "<u8").astype(numpy.float64),
+        numpy.frombuffer(mean, "<f8"),
+        numpy.frombuffer(std, "<f8"),
+        numpy.frombuffer(count, "<u4").astype(numpy.int64),
     )
-    return unique.astype(numpy.float64), mean, std, count
 
 
 def run(args: argparse.Namespace) -> int:
@@ -567,19 +534,17 @@ def _picked(runs: Sequence[Series], given: list[list[str]] | None) -> list[str]:
 KEYS_LISTED = 40
 """The most keys an error lists."""
 
-LABEL_CHARS = 80
+LABEL_CHARS = _core.LABEL_CHARS
 """The most characters of a key or a run's name drawn as a label (a panel's axis, its
 heading, the legend, the title): a longer one is cut to its first 79 and an ellipsis, so
 that laying out the figure costs the same for a key of a megabyte. The data keeps it whole;
-the viewer cuts at the same length (js/viewer/src/plot.js)."""
+the core's rule, the viewer's too."""
 
 
 def label_of(text: str) -> str:
-    """`text` as a label is drawn: shown as data (`shown`), cut to `LABEL_CHARS` characters
-    (the last an ellipsis) when longer."""
-    if len(text) > LABEL_CHARS:
-        text = text[: LABEL_CHARS - 1] + "\N{HORIZONTAL ELLIPSIS}"
-    return shown(text)
+    """`text` as a label is drawn: cut by the core to `LABEL_CHARS` characters (the last an
+    ellipsis) when longer, shown as data (`shown`)."""
+    return shown(_core.label_of(text))
 
 
 # -- drawing ------------------------------------------------------------------------------

@@ -50,28 +50,23 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from overbrainer_contract_core._core import NaturalKey
+
 from ..contract.constants import METRICS_FILE
 from . import sidefile
-from .state import METRICS_GZ, STDIN, Run, RunError, resolve
-
-METRICS_NAMES = (METRICS_FILE, METRICS_GZ)
-"""The names of a run folder's metrics file, in the order looked for."""
+from .state import METRICS_NAMES, STDIN, Run, RunError, names_of, resolve, unit_of
 
 METRICS_SUFFIXES = (".jsonl", ".jsonl.gz")
 """What a metrics file's name ends with, for a file given among other paths."""
 
-_DIGITS = re.compile(r"(\d+)")
-
-
-def natural_key(text: str) -> list[tuple[int, int, str]]:
-    """`seed2` before `seed10`: the numbers in a name compared as numbers, the rest as text."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in _DIGITS.split(text)]
+natural_key = NaturalKey
+"""`seed2` before `seed10`: the core's natural order (`sorted(names, key=natural_key)`), runs
+of ASCII digits compared as numbers of any length, the rest by code point."""
 
 
 NOT_A_RUN = "not a run folder nor a metrics file (.jsonl, .jsonl.gz)"
@@ -211,29 +206,11 @@ def _enters(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _unit(run: Run) -> str | None:
-    """What a run's name is made from: its folder, or a metrics file of its own name."""
-    if run.metrics is None:
-        return None
-    if run.is_folder or run.metrics.name in METRICS_NAMES:
-        folder = run.folder if run.folder is not None else run.metrics.parent
-        return os.path.abspath(folder)
-    return os.path.abspath(run.metrics)
-
-
 def _identity(run: Run) -> str:
-    unit = _unit(run)
+    unit = unit_of(run)
     return STDIN if unit is None else os.path.realpath(unit)
 
 
 def _labelled(runs: list[Run]) -> list[Run]:
-    units = [_unit(run) for run in runs]
-    parents = [os.path.dirname(unit) for unit in units if unit is not None]
-    if not parents:
-        return [replace(run, label=STDIN) for run in runs]
-    common = os.path.commonpath(parents)
-    labelled = []
-    for run, unit in zip(runs, units, strict=True):
-        label = STDIN if unit is None else os.path.relpath(unit, common)
-        labelled.append(replace(run, label=label))
-    return labelled
+    """The runs with their names among them (`runs.state.names_of`: the core's rule)."""
+    return [replace(run, label=name) for run, name in zip(runs, names_of(runs), strict=True)]

@@ -11,10 +11,12 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, BinaryIO
+
+from overbrainer_contract_core import _core
 
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import MetricLine, Snapshot
@@ -115,19 +117,49 @@ def resolve(name: str, *, must_exist: bool = True) -> Run:
             if path.name in (METRICS_FILE, METRICS_GZ):
                 raise RunError(f"{name}: a folder, not a file")
             raise RunError(f"{name}: no {METRICS_FILE} in this folder")
-        return Run(name, metrics, path, is_folder=True, label=_label(path))
+        return _named(Run(name, metrics, path, is_folder=True))
     if mode is not None or not must_exist:
         if mode is None and not path.suffix:  # a run folder still to come
-            return Run(name, path / METRICS_FILE, path, is_folder=True, label=_label(path))
-        own = path.name not in (METRICS_FILE, METRICS_GZ)
-        label = path.name if own else _label(path.parent)
-        return Run(name, path, path.parent, label=label, named=True)
+            return _named(Run(name, path / METRICS_FILE, path, is_folder=True))
+        return _named(Run(name, path, path.parent, named=True))
     raise RunError(f"{name}: no such file or folder")
 
 
-def _label(folder: Path) -> str:
-    """A run folder's name (the working folder's for `.`), as the user wrote its path."""
-    return Path(os.path.abspath(folder)).name
+def _named(run: Run) -> Run:
+    """`run` with its name alone (`names_of`): its folder's last part (the working folder's
+    for `.`), or a metrics file's own name when it is not one of a run folder's."""
+    return replace(run, label=names_of([run])[0])
+
+
+METRICS_NAMES = (METRICS_FILE, METRICS_GZ)
+"""The names of a run folder's metrics file, in the order looked for."""
+
+
+def unit_of(run: Run) -> str | None:
+    """What a run's name is made from, as an absolute path (as the user wrote it: no link
+    followed): its folder — a run folder, or the folder of a metrics file named
+    `metrics.jsonl` or `metrics.jsonl.gz` — or a metrics file of any other name itself;
+    None for standard input."""
+    if run.metrics is None:
+        return None
+    if run.is_folder or run.metrics.name in METRICS_NAMES:
+        folder = run.folder if run.folder is not None else run.metrics.parent
+        return os.path.abspath(folder)
+    return os.path.abspath(run.metrics)
+
+
+def names_of(runs: Sequence[Run]) -> list[str]:
+    """The runs' names, by the core's one rule (the viewer's too): each its unit's path
+    (`unit_of`) below the folder the runs have in common (`exp1/seed1`; one run alone, its
+    unit's last part), standard input `-`; names alike numbered ` (2)`..."""
+    units = [unit_of(run) for run in runs]
+    return _core.run_names([(STDIN, False) if unit is None else (unit, True) for unit in units])
+
+
+def name_of(run: Run) -> str:
+    """A run's name as the commands show it: its name among the runs found (`label`), else
+    its name alone (`names_of`)."""
+    return run.label or names_of([run])[0]
 
 
 def _what(error: OSError) -> str:

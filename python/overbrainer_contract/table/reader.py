@@ -22,13 +22,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ..contract.constants import METRICS_FILE
 from ..contract.models import JobStage
 from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
 from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
 from ..runs.shown import as_text
-from ..runs.state import STDIN, Run
+from ..runs.state import STDIN, Run, name_of
 from .schema import DICTIONARIES, LONG_SCHEMA, SCHEMA, wide_schema
 
 if TYPE_CHECKING:
@@ -129,21 +128,11 @@ class KeptBatches:
 def run_name(run: Run) -> str:
     """The `run` value of a run: its name among the runs read (`runs.discover`: its path
     below the folder the runs have in common, `exp1/seed1`); alone, its folder's name, or a
-    metrics file's name when it is not `metrics.jsonl` (which stands for its folder); `-`
-    for standard input. A byte of the name that is not UTF-8 is the text `\\xff`
-    (`runs.shown.as_text`): the column is UTF-8, the name as the commands show it."""
-    return as_text(_name_of(run))
-
-
-def _name_of(run: Run) -> str:
-    if run.label:
-        return run.label
-    if run.metrics is None:
-        return run.name
-    if run.is_folder or run.metrics.name == METRICS_FILE:
-        folder = run.folder if run.folder is not None else run.metrics.parent
-        return folder.resolve().name
-    return run.metrics.name
+    metrics file's name when it is not `metrics.jsonl` or `metrics.jsonl.gz` (which stand
+    for their folder); `-` for standard input (`runs.state.name_of`, the core's rule). A
+    byte of the name that is not UTF-8 is the text `\\xff` (`runs.shown.as_text`): the
+    column is UTF-8, the name as the commands show it."""
+    return as_text(name_of(run))
 
 
 class RunReader:

@@ -81,6 +81,48 @@ class Pattern:
         text when the expression has one ("" when that group took no part in the match), else
         the whole match; None where it does not match."""
 
+# Names, keys and groups (`overbrainer_core::names`, `overbrainer_core::groups`): one rule
+# each for every face. A str holding lone surrogates is read as its `surrogateescape` bytes.
+class NaturalKey:
+    """The key of a name in the natural order (`sorted(names, key=NaturalKey)`): runs of
+    ASCII digits compared as numbers of any length, the rest by code point, a tie (`x01`,
+    `x1`) by the text itself."""
+
+    def __init__(self, text: str) -> None: ...
+    @property
+    def text(self) -> str:
+        """The name as given."""
+    def __lt__(self, other: NaturalKey) -> bool: ...
+    def __le__(self, other: NaturalKey) -> bool: ...
+    def __gt__(self, other: NaturalKey) -> bool: ...
+    def __ge__(self, other: NaturalKey) -> bool: ...
+
+def run_names(units: list[tuple[str, bool]], /) -> list[str]:
+    """The names of runs from their units, `(path, placed)`: a placed one its path below the
+    folder the placed ones have in common, one not placed as given; alike ones numbered."""
+
+def label_of(text: str, /) -> str:
+    """`text` cut to `LABEL_CHARS` characters (the last an ellipsis) when longer."""
+
+def patterns_of(text: str, /) -> list[str]:
+    """The globs of a text: split at commas, trimmed, the empty ones dropped."""
+
+def pick_keys(globs: list[str], keys: list[str], /) -> list[str]:
+    """The keys the globs pick, in their order, each glob's sorted, each key once."""
+
+def sections(picked: list[str], /) -> list[tuple[str, list[str]]]:
+    """The picked keys under their headings (the text before the last `/`), "" first."""
+
+def group_entries(keys: list[str | None], /) -> list[tuple[str | None, list[int]]]:
+    """The legend's entries from the runs' group keys, each group at its first run."""
+
+def band(members: list[tuple[bytes, bytes]], /) -> tuple[bytes, bytes, bytes, bytes]:
+    """A group's band from its runs' `(steps <u8, values <f8)`: `(steps <u8, mean <f8,
+    std <f8, count <u4)` per step, ascending."""
+
+LABEL_CHARS: int
+DEFAULT_PATTERNS: str
+
 class Pace:
     """The pace of a training, from its logs in order: steps per second between the first
     and the latest training log (the ones with a loss), on the plugin's own clock, and the
