@@ -23,6 +23,7 @@ export type {
   RunStatusConstructor,
   StatusOptions,
   StatusReport,
+  ViewOptions,
 } from "./run.js";
 
 /** The fields of a generated line type as the reader gives them: every field of the variant,
@@ -770,9 +771,9 @@ function bind(ex: Exports): Api {
     });
   }
 
-  const { check, checkRecords, status, Status, linesText, changeText } = bindRun(ex, { put, text: outputText, chunks });
+  const { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer } = bindRun(ex, { put, text: outputText, chunks });
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, status, Status, linesText, changeText };
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

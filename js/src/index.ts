@@ -43,6 +43,7 @@ export type {
   StatusOptions,
   StatusReport,
   U64,
+  ViewOptions,
 } from "./core.js";
 
 const module = await WebAssembly.compile(await readFile(new URL("./overbrainer_core.wasm", import.meta.url)));
@@ -162,6 +163,10 @@ export const status: Api["status"] = api.status;
 export const Status: Api["Status"] = api.Status;
 export const linesText: Api["linesText"] = api.linesText;
 export const changeText: Api["changeText"] = api.changeText;
+export const screen: Api["screen"] = api.screen;
+export const cells: Api["cells"] = api.cells;
+export const headings: Api["headings"] = api.headings;
+export const footer: Api["footer"] = api.footer;
 export const matchPattern: Api["matchPattern"] = api.matchPattern;
 export const Pace: Api["Pace"] = api.Pace;
 export type Pace = PaceType;

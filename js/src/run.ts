@@ -83,6 +83,24 @@ export interface RunApi {
   /** The words every face says a followed file's change in, found at `path` (as the page
    * shows it): `runs/7/metrics.jsonl was truncated: reading it again from its start`. */
   changeText(change: FileChange, path: string): string;
+  /** The rows `overbrainer-contract status --color never` prints for the run of `record` (a
+   * `StatusReport`, as `status()` or `Status.report(now)` gives it), `[label, words][]`, word
+   * for word: the words are told at the record's own `now` (tell the record again for
+   * another time). `options.metrics`: the scalars asked for (`KEY[:last|min|max]`, as
+   * `--metric`), a row each. Strings from the run's files are in the words as they are. */
+  screen(record: StatusReport, options?: ViewOptions): [string, string][];
+  /** A run's cells in `status`'s table of runs, in the order of `headings()` (a cell for each
+   * scalar of `options.metrics` after the fifth). */
+  cells(record: StatusReport, options?: ViewOptions): string[];
+  /** The table's headings: those before the scalars asked for, and those after. */
+  headings(): [string[], string[]];
+  /** The line under the table of these runs: `3 runs, 1 ended, 1 invalid`. */
+  footer(records: StatusReport[]): string;
+}
+
+/** The scalars a screen or a row shows besides the record's own fields. */
+export interface ViewOptions {
+  metrics?: string[];
 }
 
 /** What a look at a followed file found there other than new bytes. */
@@ -104,6 +122,10 @@ export interface RunExports {
   ob_lines_text(invalid: number, cut: number): void;
   ob_change_text(nameLen: number, pathLen: number): number;
   ob_gzip_not_named_text(stdin: number): void;
+  ob_screen(recordLen: number, askedLen: number): number;
+  ob_cells(recordLen: number, askedLen: number): number;
+  ob_headings(): number;
+  ob_footer(len: number): number;
 }
 
 /** How the glue reaches the module: bytes into its input (their length there), and its last
@@ -192,6 +214,21 @@ export function parseExact(text: string): unknown {
     const exact = BigInt(value.slice(BIG.length));
     return exact <= BigInt(Number.MAX_SAFE_INTEGER) && exact >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(exact) : exact;
   });
+}
+
+/** A value as the core's JSON, every integer exact: a `bigint` written as its digits (the
+ * other values as `JSON.stringify` writes them; `undefined` in an object left out). */
+export function stringifyExact(value: unknown): string {
+  if (typeof value === "bigint") return value.toString();
+  if (Array.isArray(value)) return `[${value.map((each) => (each === undefined ? "null" : stringifyExact(each))).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const fields: string[] = [];
+    for (const [key, each] of Object.entries(value)) {
+      if (each !== undefined) fields.push(`${JSON.stringify(key)}:${stringifyExact(each)}`);
+    }
+    return `{${fields.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 function records(text: string): CheckRecord[] {
@@ -337,5 +374,43 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     return io.text();
   }
 
-  return { check, checkRecords, status, Status, linesText, changeText };
+  /** The record and the scalars asked for in the input: their lengths. */
+  function putView(record: StatusReport, options: ViewOptions | undefined): [number, number] {
+    const metrics = options?.metrics ?? [];
+    if (!Array.isArray(metrics) || !metrics.every((each) => typeof each === "string")) {
+      throw new TypeError("metrics is an array of KEY[:last|min|max] texts");
+    }
+    const recordBytes = encoder.encode(stringifyExact(record));
+    const askedBytes = encoder.encode(metrics.length === 0 ? "" : JSON.stringify(metrics));
+    const both = new Uint8Array(recordBytes.length + askedBytes.length);
+    both.set(recordBytes);
+    both.set(askedBytes, recordBytes.length);
+    io.put(both);
+    return [recordBytes.length, askedBytes.length];
+  }
+
+  function viewed<T>(done: number): T {
+    if (done === 0) throw new TypeError("not a StatusReport (the record status() gives)");
+    return JSON.parse(io.text()) as T;
+  }
+
+  function screen(record: StatusReport, options?: ViewOptions): [string, string][] {
+    const [recordLen, askedLen] = putView(record, options);
+    return viewed(ex.ob_screen(recordLen, askedLen));
+  }
+
+  function cells(record: StatusReport, options?: ViewOptions): string[] {
+    const [recordLen, askedLen] = putView(record, options);
+    return viewed(ex.ob_cells(recordLen, askedLen));
+  }
+
+  function headings(): [string[], string[]] {
+    return viewed(ex.ob_headings());
+  }
+
+  function footer(records: StatusReport[]): string {
+    return viewed(ex.ob_footer(io.put(encoder.encode(stringifyExact(records)))));
+  }
+
+  return { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer };
 }

@@ -36,8 +36,10 @@
 
 use std::cell::RefCell;
 
+mod names;
 mod pattern;
 mod reports;
+mod view;
 
 use overbrainer_core::generated::{EXTRAS, FIELDS, NAMES, TAGS, TAG_FIELD};
 use overbrainer_core::scan::{answer, Answer, Consumer, Options, Part, Scan};
