@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 HEADER = """\
 // @generated from schema/ by core/codegen/reports.py: do not edit.
@@ -228,6 +229,62 @@ def stale_constants(folder: Path) -> list[str]:
     return out
 
 
+def max_bytes_constants(folder: Path) -> list[str]:
+    """`max_bytes` of `contract.json` as Rust constants (`usize`), each documented by its
+    property in `contract.schema.json`: the most bytes a run folder's side file may hold."""
+    limits = json.loads((folder / "contract.json").read_text(encoding="utf-8"))["max_bytes"]
+    schema = json.loads((folder / "contract.schema.json").read_text(encoding="utf-8"))
+    node = schema["properties"]["max_bytes"]
+    out = ["// contract.json: max_bytes", *_doc(node.get("description", ""), "")]
+    out += ["pub mod max_bytes {"]
+    for key in ("snapshot_request", "snapshot"):
+        out += _doc(node["properties"][key].get("description", ""), "    ")
+        out.append(f"    pub const {key.upper()}: usize = {int(limits[key])};")
+    out.append("}")
+    return out
+
+
+def side_constants(folder: Path) -> list[str]:
+    """What the core checks of a run folder's side files beyond their Rust types, from the
+    schemas: the files' names (`contract.json` `files`), the proof's required fields in
+    order and its checkpoint's `minLength` (`snapshot.schema.json`), the `Word` a reason is
+    (its title and pattern) and the request's pattern (`snapshot-request.schema.json`)."""
+
+    def read(name: str) -> Any:
+        return json.loads((folder / name).read_text(encoding="utf-8"))
+
+    files = read("contract.json")["files"]
+    proof = read("snapshot.schema.json")
+    request = read("snapshot-request.schema.json")
+    word = request["$defs"]["Word"]
+    required = ", ".join(json.dumps(name) for name in proof["required"])
+
+    def text(value: str) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    return [
+        "// snapshot.schema.json, snapshot-request.schema.json, contract.json: files",
+        "/// What the core checks of a run folder's side files beyond their Rust types.",
+        "pub mod side {",
+        "    /// The request's file name.",
+        f"    pub const REQUEST_FILE: &str = {text(files['snapshot_request'])};",
+        "    /// The proof's file name.",
+        f"    pub const PROOF_FILE: &str = {text(files['snapshot'])};",
+        "    /// The proof's required fields, in the schema's order.",
+        f"    pub const PROOF_REQUIRED: [&str; {len(proof['required'])}] = [{required}];",
+        "    /// The proof's `checkpoint`: its `minLength`.",
+        "    pub const CHECKPOINT_MIN_LENGTH: usize ="
+        f" {int(proof['properties']['checkpoint']['minLength'])};",
+        f"    /// {word['description']}",
+        f"    pub const WORD_TITLE: &str = {text(word['title'])};",
+        "    /// The pattern of a `Word`.",
+        f"    pub const WORD_PATTERN: &str = {text(word['pattern'])};",
+        "    /// The request's text: its schema's pattern.",
+        f"    pub const REQUEST_PATTERN: &str = {text(request['pattern'])};",
+        "}",
+    ]
+
+
 def generate(folder: Path) -> str:
     parts = [
         HEADER,
@@ -252,6 +309,8 @@ def generate(folder: Path) -> str:
         for item in made.items:
             parts += [*item, ""]
     parts += [*stale_constants(folder), ""]
+    parts += [*max_bytes_constants(folder), ""]
+    parts += [*side_constants(folder), ""]
     return "\n".join(parts)
 
 

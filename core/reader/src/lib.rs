@@ -32,6 +32,7 @@ mod plain;
 pub mod reports;
 pub mod scalars;
 pub mod scan;
+pub mod side;
 pub mod split;
 pub mod status;
 pub mod values;

@@ -344,3 +344,31 @@ pub mod stale {
     /// Silence, in seconds, below which an ETA is never stale (`STALE_FLOOR`): a fast run's saves and evaluations are not taken for a stall.
     pub const FLOOR_SECONDS: f64 = 120.0;
 }
+
+// contract.json: max_bytes
+/// The most bytes each side file of a run folder may hold, by its key in `files`: the command line refuses a larger one unread, the plugin reads no reason from a larger request. Since contract 1.2.0.
+pub mod max_bytes {
+    /// `snapshot.request` (`REQUEST_LIMIT`): its word of at most 64 characters and any white space around it. What the plugin reads of a request (its own `_REQUEST_READ_LIMIT`, since it travels alone), so that the command line and the plugin agree on every request.
+    pub const SNAPSHOT_REQUEST: usize = 65536;
+    /// `snapshot.json` (`PROOF_LIMIT`): four short fields and a checkpoint's path.
+    pub const SNAPSHOT: usize = 65536;
+}
+
+// snapshot.schema.json, snapshot-request.schema.json, contract.json: files
+/// What the core checks of a run folder's side files beyond their Rust types.
+pub mod side {
+    /// The request's file name.
+    pub const REQUEST_FILE: &str = "snapshot.request";
+    /// The proof's file name.
+    pub const PROOF_FILE: &str = "snapshot.json";
+    /// The proof's required fields, in the schema's order.
+    pub const PROOF_REQUIRED: [&str; 4] = ["checkpoint", "step", "time", "reason"];
+    /// The proof's `checkpoint`: its `minLength`.
+    pub const CHECKPOINT_MIN_LENGTH: usize = 1;
+    /// One word: 1 to 64 ASCII letters, digits, `_` or `-`.
+    pub const WORD_TITLE: &str = "Word";
+    /// The pattern of a `Word`.
+    pub const WORD_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+    /// The request's text: its schema's pattern.
+    pub const REQUEST_PATTERN: &str = "^[ \\t\\r\\n]*([A-Za-z0-9_-]{1,64}[ \\t\\r\\n]*)?$";
+}
