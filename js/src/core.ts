@@ -771,9 +771,9 @@ function bind(ex: Exports): Api {
     });
   }
 
-  const { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer } = bindRun(ex, { put, text: outputText, chunks });
+  const { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber } = bindRun(ex, { put, text: outputText, chunks });
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer };
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

@@ -167,6 +167,7 @@ export const screen: Api["screen"] = api.screen;
 export const cells: Api["cells"] = api.cells;
 export const headings: Api["headings"] = api.headings;
 export const footer: Api["footer"] = api.footer;
+export const formatNumber: Api["formatNumber"] = api.formatNumber;
 export const matchPattern: Api["matchPattern"] = api.matchPattern;
 export const Pace: Api["Pace"] = api.Pace;
 export type Pace = PaceType;

@@ -96,6 +96,9 @@ export interface RunApi {
   headings(): [string[], string[]];
   /** The line under the table of these runs: `3 runs, 1 ended, 1 invalid`. */
   footer(records: StatusReport[]): string;
+  /** `x` as Python's `format(x, spec)` writes it, for the specifications the faces use: `,`
+   * (a whole number), `.4g`, `.2f`, `.0%` (any count of digits). */
+  formatNumber(x: number, spec: string): string;
 }
 
 /** The scalars a screen or a row shows besides the record's own fields. */
@@ -126,6 +129,7 @@ export interface RunExports {
   ob_cells(recordLen: number, askedLen: number): number;
   ob_headings(): number;
   ob_footer(len: number): number;
+  ob_format(x: number, specLen: number): number;
 }
 
 /** How the glue reaches the module: bytes into its input (their length there), and its last
@@ -412,5 +416,13 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     return viewed(ex.ob_footer(io.put(encoder.encode(stringifyExact(records)))));
   }
 
-  return { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer };
+  function formatNumber(x: number, spec: string): string {
+    if (typeof x !== "number") throw new TypeError(`formatNumber formats a number, not ${typeof x}`);
+    if (ex.ob_format(x, io.put(encoder.encode(String(spec)))) === 0) {
+      throw new TypeError(`no such format for ${String(x)}: ${JSON.stringify(String(spec))} (",", ".Ng", ".Nf" or ".N%")`);
+    }
+    return io.text();
+  }
+
+  return { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber };
 }

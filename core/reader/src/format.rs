@@ -335,6 +335,33 @@ pub fn ago(seconds: f64) -> String {
     "0 s".to_owned()
 }
 
+/// `format(x, spec)` of Python for the specifications the faces use: `,` (an integer, its
+/// digits grouped by three), `.Ng`, `.Nf`, `.N%`; `None` for another specification, or for
+/// `,` of a number that is not a whole one of at most 20 digits.
+#[must_use]
+pub fn python(x: f64, spec: &str) -> Option<String> {
+    if spec == "," {
+        if !x.is_finite() || x.fract() != 0.0 || x.abs() >= 1e20 {
+            return None;
+        }
+        let (digits, _) = fixed_parts(x, 0);
+        let sign = if x < 0.0 { "-" } else { "" };
+        return Some(format!("{sign}{}", group(&digits)));
+    }
+    let rest = spec.strip_prefix('.')?;
+    let kind = rest.chars().last()?;
+    let digits: usize = rest[..rest.len() - kind.len_utf8()].parse().ok()?;
+    if digits > 100 {
+        return None;
+    }
+    match kind {
+        'g' => Some(general(x, digits)),
+        'f' => Some(fixed(x, digits)),
+        '%' => Some(format!("{}%", fixed(x * 100.0, digits))),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +391,18 @@ mod tests {
         assert_eq!(percent(0.125), "12%");
         assert_eq!(percent(0.995), "100%");
         assert_eq!(percent(1.0), "100%");
+    }
+
+    #[test]
+    fn specifications_as_python() {
+        assert_eq!(python(1_234_567.0, ",").as_deref(), Some("1,234,567"));
+        assert_eq!(python(-1234.0, ",").as_deref(), Some("-1,234"));
+        assert_eq!(python(1.5, ","), None);
+        assert_eq!(python(0.125, ".2g").as_deref(), Some("0.12"));
+        assert_eq!(python(0.5, ".0%").as_deref(), Some("50%"));
+        assert_eq!(python(2.675, ".2f").as_deref(), Some("2.67"));
+        assert_eq!(python(1.0, ".x"), None);
+        assert_eq!(python(1.0, "g"), None);
     }
 
     #[test]

@@ -70,3 +70,22 @@ pub extern "C" fn ob_footer(len: usize) -> u32 {
         with_state(|state| serde_json::from_slice(state.input.get(..len)?).ok());
     answer(records.and_then(|records| serde_json::to_string(&view::footer(&records)).ok()))
 }
+
+/// `format(x, spec)` as Python writes it (`overbrainer_core::format::python`): the input
+/// holds the specification (`spec_len` bytes: `,`, `.4g`, `.2f`, `.0%`), the output the
+/// text; 0, the output empty, for a specification it does not write.
+#[no_mangle]
+pub extern "C" fn ob_format(x: f64, spec_len: usize) -> u32 {
+    let spec = with_state(|state| {
+        String::from_utf8_lossy(state.input.get(..spec_len).unwrap_or(&[])).into_owned()
+    });
+    let text = overbrainer_core::format::python(x, &spec);
+    let done = u32::from(text.is_some());
+    with_state(|state| {
+        state.output.clear();
+        state
+            .output
+            .extend_from_slice(text.unwrap_or_default().as_bytes());
+    });
+    done
+}
