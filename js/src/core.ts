@@ -8,10 +8,13 @@
 // shipped beside it.
 
 import type { Begin, End, Eval, JobStage, Log, Stage } from "../types/metrics-line.js";
+import { bindNames } from "./names.js";
+import type { NamesApi, NamesExports } from "./names.js";
 import { bindRun } from "./run.js";
 import type { RunApi, RunExports } from "./run.js";
 
 export type { JobStage, MetricLine, U64 } from "../types/metrics-line.js";
+export type { Band, BandPoints, Entry, Section, Unit } from "./names.js";
 export type {
   CheckOptions,
   CheckRecord,
@@ -199,7 +202,7 @@ export interface ReaderConstructor {
 export type Source = Uint8Array | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 /** What the package gives, from one instance of the module. */
-export interface Api extends RunApi {
+export interface Api extends RunApi, NamesApi {
   /** A line (a string, or its bytes) read as the reference reads it: the typed line, or a
    * thrown `ParseError`. White space around the value, a trailing newline included, is the
    * reference's too. Bytes that are not UTF-8 are a syntax error. */
@@ -230,7 +233,7 @@ export interface Api extends RunApi {
   matchPattern(pattern: string, texts: readonly string[], options?: { glob?: boolean }): (string | null)[];
 }
 
-interface Exports extends RunExports {
+interface Exports extends RunExports, NamesExports {
   memory: WebAssembly.Memory;
   ob_input(len: number): number;
   ob_output(): number;
@@ -773,7 +776,15 @@ function bind(ex: Exports): Api {
 
   const { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber } = bindRun(ex, { put, text: outputText, chunks });
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber };
+  const names = bindNames(ex, {
+    put,
+    output: () => {
+      const [start, end] = output();
+      return bytes.subarray(start, end);
+    },
+  });
+
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber, ...names };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

@@ -14,6 +14,7 @@ import type { Answer, Api, Pace as PaceType, Reader as ReaderType, ReaderOptions
 import type { Reply, Request } from "./worker.js";
 
 export { ParseError, load } from "./core.js";
+export type { Band, BandPoints, Entry, Section, Unit } from "./names.js";
 export type {
   Answer,
   Api,
@@ -169,6 +170,19 @@ export const headings: Api["headings"] = api.headings;
 export const footer: Api["footer"] = api.footer;
 export const formatNumber: Api["formatNumber"] = api.formatNumber;
 export const matchPattern: Api["matchPattern"] = api.matchPattern;
+export const naturalCompare: Api["naturalCompare"] = api.naturalCompare;
+export const naturalOrder: Api["naturalOrder"] = api.naturalOrder;
+export const runNames: Api["runNames"] = api.runNames;
+export const unitOf: Api["unitOf"] = api.unitOf;
+export const labelsOf: Api["labelsOf"] = api.labelsOf;
+export const labelOf: Api["labelOf"] = api.labelOf;
+export const LABEL_CHARS: Api["LABEL_CHARS"] = api.LABEL_CHARS;
+export const DEFAULT_PATTERNS: Api["DEFAULT_PATTERNS"] = api.DEFAULT_PATTERNS;
+export const patternsOf: Api["patternsOf"] = api.patternsOf;
+export const pickKeys: Api["pickKeys"] = api.pickKeys;
+export const sections: Api["sections"] = api.sections;
+export const groupEntries: Api["groupEntries"] = api.groupEntries;
+export const band: Api["band"] = api.band;
 export const Pace: Api["Pace"] = api.Pace;
 export type Pace = PaceType;
 export const Reader: Api["Reader"] = api.Reader;

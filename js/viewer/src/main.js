@@ -12,10 +12,9 @@ import { validateRequest, validateSnapshot } from "viewer:validators";
 import { files as contractFiles, version as contractVersion } from "viewer:contract";
 import { Excerpts } from "./excerpts.js";
 import { formatG, thousands } from "./format.js";
-import { DEFAULT_PATTERNS, patternsOf, pickKeys, sections } from "./glob.js";
-import { bandOf, entriesOf, groupKeys } from "./groups.js";
-import { namesOf, naturalCompare, unitOf } from "./names.js";
-import { dashPattern, drawPanel, labelOf, style, tooltipAt } from "./plot.js";
+import { bandOf, groupKeys } from "./groups.js";
+import { naturalCompare, useCore } from "./names.js";
+import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
 import { servedBy } from "./served.js";
 import { Series } from "./series.js";
 import { PROOF_LIMIT, REQUEST_LIMIT, snapshotText } from "./snapshot.js";
@@ -32,7 +31,7 @@ import { RunTable } from "./table.js";
  * @typedef {{ proof: File | null, request: File | null }} Side */
 /** A run to read: what its name is made from (names.js), its metrics file as the records
  * name it, the file, its side files (null for a file opened alone).
- * @typedef {{ unit: import("./names.js").Unit, path: string, metrics: File, side: Side | null }} Found */
+ * @typedef {{ unit: import("overbrainer-contract/core").Unit, path: string, metrics: File, side: Side | null }} Found */
 /** A run's errors as `check` makes them: the first LISTED, how many more, the file's summary.
  * @typedef {{ listed: ReportFinding[], more: number, summary: ReportFile | null }} Findings */
 /** A run's card: the card, its status table, its training's summary, its section of bad lines.
@@ -50,7 +49,7 @@ import { RunTable } from "./table.js";
  * its plotted series, its findings, the excerpts of its bad lines (by line number), its
  * style, its card; a run served, how it is followed.
  * @typedef {{
- *   name: string, unit: import("./names.js").Unit, path: string, files: { metrics: File | null }, side: Side | null, status: RunStatus,
+ *   name: string, unit: import("overbrainer-contract/core").Unit, path: string, files: { metrics: File | null }, side: Side | null, status: RunStatus,
  *   record: StatusReport | null, series: Series, findings: Findings, excerpts: Map<number, string | null>,
  *   lines: number, colour: string, done: boolean, snapshot: string | null, view: RunView, following?: Following,
  * }} Run */
@@ -142,6 +141,7 @@ function yieldToPage() {
 let core;
 try {
   core = await load(decodeBase64(wasmBase64));
+  useCore(core);
 } catch (error) {
   $("problem").hidden = false;
   $("problem").textContent = `the reader core could not be loaded: ${messageOf(error)}`;
@@ -339,9 +339,10 @@ function renderKeys(keys, picked) {
   const signature = JSON.stringify([keys, [...picked]]);
   if (list.dataset.signature === signature) return; // unchanged: the page is not laid out again
   list.dataset.signature = signature;
-  const items = keys.map((key) => {
+  const labels = core.labelsOf(keys);
+  const items = keys.map((key, at) => {
     const item = element("li");
-    item.append(element("button", labelOf(key), { type: "button", "data-key": key, "aria-pressed": String(picked.has(key)) }));
+    item.append(element("button", labels[at], { type: "button", "data-key": key, "aria-pressed": String(picked.has(key)) }));
     return item;
   });
   replaceAllChildren(list, items);
@@ -352,7 +353,7 @@ $("metric-keys").addEventListener("click", (event) => {
   if (!(button instanceof HTMLElement) || button.dataset.key === undefined) return;
   const key = button.dataset.key;
   const input = $of("metrics", HTMLInputElement);
-  const patterns = patternsOf(input.value);
+  const patterns = core.patternsOf(input.value);
   input.value = (patterns.includes(key) ? patterns.filter((each) => each !== key) : [...patterns, key]).join(",");
   scheduleDraw();
 });
@@ -361,7 +362,7 @@ $("metric-keys").addEventListener("click", (event) => {
  * one panel per picked key, under its prefix's heading. */
 function redraw() {
   const names = runs.map((run) => run.name);
-  const entries = entriesOf(names, groupsAsked(names));
+  const entries = core.groupEntries(names.length, groupsAsked(names));
   const legend = entries.map((entry, index) => {
     const look = style(index);
     for (const member of entry.members) {
@@ -372,7 +373,7 @@ function redraw() {
     }
     const grouped = entry.key !== null;
     const count = entry.members.length;
-    const text = grouped ? `${labelOf(entry.key ?? "")} (${count} ${count === 1 ? "run" : "runs"})` : labelOf(runs[entry.members[0]].name);
+    const text = grouped ? `${core.labelOf(entry.key ?? "")} (${count} ${count === 1 ? "run" : "runs"})` : core.labelOf(runs[entry.members[0]].name);
     return { entry, ...look, text, grouped };
   });
   const signature = JSON.stringify(legend.map(({ text, colour, dash, grouped }) => [text, colour, dash, grouped]));
@@ -389,8 +390,8 @@ function redraw() {
 
   const found = new Set();
   for (const run of runs) for (const key of run.series.points.keys()) found.add(key);
-  const picked = pickKeys(core, patternsOf($of("metrics", HTMLInputElement).value), found);
-  renderKeys(pickKeys(core, ["*"], found), new Set(picked));
+  const picked = core.pickKeys(core.patternsOf($of("metrics", HTMLInputElement).value), found);
+  renderKeys(core.pickKeys(["*"], found), new Set(picked));
   setHidden($("plot-box"), runs.length === 0);
   setHidden($("no-panels"), picked.length > 0 || found.size === 0);
 
@@ -414,14 +415,14 @@ function redraw() {
   // a panel keeps its record (its tooltip) until it is drawn again; one no longer shown goes
   for (const key of [...drawnPanels.keys()]) if (!picked.includes(key)) drawnPanels.delete(key);
   const drawing = [];
-  const laidOut = sections(picked);
+  const laidOut = core.sections(picked);
   // the panels' elements made again only when the keys shown or their headings change
   const layout = JSON.stringify(laidOut);
   const relaid = $("panels").dataset.layout !== layout;
   $("panels").dataset.layout = layout;
   for (const { heading, keys } of laidOut) {
     const group = element("section", null, { class: "panel-group", "data-heading": heading });
-    if (heading !== "") group.append(element("h3", labelOf(heading)));
+    if (heading !== "") group.append(element("h3", core.labelOf(heading)));
     const grid = element("div", null, { class: "panels" });
     group.append(grid);
     for (const key of keys) {
@@ -429,8 +430,9 @@ function redraw() {
       if (view === undefined) {
         const figure = element("figure", null, { class: "panel", "data-key": key });
         const canvas = document.createElement("canvas");
-        canvas.setAttribute("aria-label", `${labelOf(key)} against step`);
-        figure.append(element("figcaption", labelOf(key)), canvas);
+        const label = core.labelOf(key);
+        canvas.setAttribute("aria-label", `${label} against step`);
+        figure.append(element("figcaption", label), canvas);
         resized.observe(canvas);
         view = { figure, canvas };
         panelViews.set(key, view);
@@ -479,7 +481,7 @@ function* drawingPanels(drawing, sizes, legend, log, xRange) {
         const points = members[at];
         if (points !== null) lines.push({ label: runs[member].name, colour, dash, points, faint: grouped });
       });
-      if (grouped && members.some((points) => points !== null)) bands.push({ label: text, colour, dash, band: bandOf(members) });
+      if (grouped && members.some((points) => points !== null)) bands.push({ label: text, colour, dash, band: bandOf(core, members) });
     }
     const drawn = yield* drawPanel(canvas, { key, lines, bands, log, xRange }, sizes[at]);
     if (shown(key, canvas)) drawnPanels.set(key, drawn);
@@ -508,7 +510,7 @@ function showTooltip(event) {
     row.append(element("span", `${name}: `, { class: "name" }), element("span", value));
     return row;
   });
-  tooltip.replaceChildren(element("div", `${labelOf(drawn.key)} at step ${thousands(told.step)}`, { class: "step" }), ...rows);
+  tooltip.replaceChildren(element("div", `${core.labelOf(drawn.key)} at step ${thousands(told.step)}`, { class: "step" }), ...rows);
   tooltip.hidden = false;
   const box = $("plot-box").getBoundingClientRect();
   tooltip.style.left = `${Math.min(event.clientX - box.left + 14, box.width - 260)}px`;
@@ -922,7 +924,7 @@ async function loadQueued() {
 /** Every run named again among the runs opened (names.js): a run opened later may move the
  * folder they have in common. A run renamed has its card and status told again. */
 function rename() {
-  const names = namesOf(runs.map((run) => run.unit));
+  const names = core.runNames(runs.map((run) => run.unit));
   runs.forEach((run, index) => {
     if (run.name === names[index]) return;
     run.name = names[index];
@@ -935,7 +937,7 @@ function rename() {
 
 /** A run to read, nothing read of it yet, with its card on the page.
  * @param {string} name
- * @param {import("./names.js").Unit} unit
+ * @param {import("overbrainer-contract/core").Unit} unit
  * @param {string} path its metrics file as the records name it
  * @param {File | null} metrics the file (null for a run served, until it is read whole)
  * @param {Side | null} side
@@ -964,7 +966,7 @@ function newRun(name, unit, path, metrics, side, colour) {
 /** Runs to read, each a card on the page, read in turn.
  * @param {Found[]} found */
 function open(found) {
-  const names = namesOf([...runs.map((run) => run.unit), ...found.map((each) => each.unit)]).slice(runs.length);
+  const names = core.runNames([...runs.map((run) => run.unit), ...found.map((each) => each.unit)]).slice(runs.length);
   rename();
   found.forEach((each, index) => {
     const { colour } = style(runs.length);
@@ -1008,7 +1010,7 @@ function runsOf(loose, inFolders) {
     if (!metrics) continue;
     const path = folder ? `${folder}/${metrics.name}` : metrics.name;
     found.push({
-      unit: { unit: unitOf(path, METRICS_NAMES), placed: true },
+      unit: { unit: core.unitOf(path, METRICS_NAMES), placed: true },
       path,
       metrics,
       side: { proof: files[SNAPSHOT_FILE] || null, request: files[SNAPSHOT_REQUEST] || null },
@@ -1420,7 +1422,7 @@ window.addEventListener("resize", scheduleDraw);
 setInterval(() => {
   for (const run of runs) if (run.done || (run.following && !run.following.busy)) renderStatus(run);
 }, 10_000);
-$of("metrics", HTMLInputElement).value = DEFAULT_PATTERNS;
+$of("metrics", HTMLInputElement).value = core.DEFAULT_PATTERNS;
 $("core-version").textContent = `contract ${contractVersion}; the reader core: overbrainer's reference, compiled to WebAssembly`;
 const server = servedBy();
 if (server !== null) follow(server);

@@ -45,26 +45,6 @@ export function style(index) {
   return { colour: COLOURS[index % COLOURS.length], dash: DASHES[Math.floor(index / COLOURS.length) % DASHES.length] };
 }
 
-/** The most characters of a key or a run's name shown as a label (a panel's title, its
- * heading, the legend, a tooltip): plot.py's `LABEL_CHARS` (test/picker.test.mjs holds them
- * equal). A longer one is cut to its first 79 and an ellipsis; the data keeps it whole. */
-export const LABEL_CHARS = 80;
-
-/** `text` as a label shows it: cut to LABEL_CHARS characters (code points, the last an
- * ellipsis) when longer, reading no more of it than that.
- * @param {string} text
- * @returns {string} */
-export function labelOf(text) {
-  if (text.length <= LABEL_CHARS) return text; // UTF-16 units: never fewer than code points
-  /** @type {string[]} */
-  const chars = [];
-  for (const char of text) {
-    if (chars.length === LABEL_CHARS) return `${chars.slice(0, LABEL_CHARS - 1).join("")}\u2026`;
-    chars.push(char);
-  }
-  return text;
-}
-
 const FONT = "12px system-ui, sans-serif";
 
 /** The path vertices a panel's lines add before its drawing is rasterised and the panel
