@@ -93,6 +93,20 @@ fn run_names(py: Python<'_>, units: Vec<(&PyString, bool)>) -> PyResult<Vec<PyOb
         .collect()
 }
 
+/// What a run's name is made from, given its metrics file's path: its folder when the file
+/// is named one of `metrics_names`, else the path itself.
+#[pyfunction]
+#[pyo3(text_signature = "(path, metrics_names, /)")]
+fn unit_of(py: Python<'_>, path: &PyString, metrics_names: Vec<&PyString>) -> PyResult<PyObject> {
+    let bytes = bytes_of(path)?;
+    let names = metrics_names
+        .iter()
+        .map(|name| bytes_of(name))
+        .collect::<PyResult<Vec<_>>>()?;
+    let names: Vec<&[u8]> = names.iter().map(|name| &name[..]).collect();
+    text_of(py, names::unit_of(&bytes, &names))
+}
+
 /// `text` as a label shows it: whole up to `LABEL_CHARS` characters, else its first
 /// `LABEL_CHARS - 1` and an ellipsis.
 #[pyfunction]
@@ -217,6 +231,7 @@ fn band(py: Python<'_>, members: Vec<(&[u8], &[u8])>) -> PyResult<PyObject> {
 pub(crate) fn add(module: &PyModule) -> PyResult<()> {
     module.add_class::<NaturalKey>()?;
     module.add_function(wrap_pyfunction!(run_names, module)?)?;
+    module.add_function(wrap_pyfunction!(unit_of, module)?)?;
     module.add_function(wrap_pyfunction!(label_of, module)?)?;
     module.add_function(wrap_pyfunction!(patterns_of, module)?)?;
     module.add_function(wrap_pyfunction!(pick_keys, module)?)?;

@@ -84,6 +84,18 @@ pub struct Unit<'a> {
     pub placed: bool,
 }
 
+/// What a run's name is made from, given its metrics file's path (`/` between its parts):
+/// the file's folder when the file's name is one of `metrics_names` (a run folder's metrics
+/// file, `metrics.jsonl` or `metrics.jsonl.gz`, stands for its folder), else the file's own
+/// path (a metrics file of another name stands for itself), as is a path without a folder.
+#[must_use]
+pub fn unit_of<'a>(path: &'a [u8], metrics_names: &[&[u8]]) -> &'a [u8] {
+    match path.iter().rposition(|&byte| byte == b'/') {
+        Some(cut) if metrics_names.contains(&&path[cut + 1..]) => &path[..cut],
+        _ => path,
+    }
+}
+
 /// The name of a run without a folder of its own below the common folder: the common
 /// folder itself (a run at the file system's root, `/`).
 pub const HERE: &[u8] = b".";
@@ -398,6 +410,20 @@ mod tests {
         );
         assert_eq!(natural_cmp(b"a\xff2", b"a\xff10"), Ordering::Less);
         assert_eq!(natural_cmp(b"a\xff", b"a\xc3\xa9"), Ordering::Greater);
+    }
+
+    #[test]
+    fn a_metrics_file_of_a_run_folder_stands_for_its_folder() {
+        let names: [&[u8]; 2] = [b"metrics.jsonl", b"metrics.jsonl.gz"];
+        assert_eq!(unit_of(b"runs/7/metrics.jsonl", &names), b"runs/7");
+        assert_eq!(unit_of(b"runs/7/metrics.jsonl.gz", &names), b"runs/7");
+        assert_eq!(
+            unit_of(b"runs/7/other.jsonl", &names),
+            b"runs/7/other.jsonl"
+        );
+        assert_eq!(unit_of(b"metrics.jsonl", &names), b"metrics.jsonl");
+        assert_eq!(unit_of(b"/metrics.jsonl", &names), b"");
+        assert_eq!(unit_of(b"", &names), b"");
     }
 
     fn placed(path: &str) -> Unit<'_> {

@@ -130,6 +130,22 @@ pub extern "C" fn ob_run_names(len: usize) -> u32 {
     })
 }
 
+/// What a run's name is made from: the input holds the count of metrics files' names, the
+/// names, then the metrics file's path (texts each); the output, the unit (a text).
+#[no_mangle]
+pub extern "C" fn ob_unit(len: usize) -> u32 {
+    call(len, |mut input, out| {
+        let count = input.u32()?;
+        let mut metrics_names = Vec::with_capacity(count.min(input.rest.len()));
+        for _ in 0..count {
+            metrics_names.push(input.text()?);
+        }
+        let path = input.text()?;
+        put_text(out, names::unit_of(path, &metrics_names));
+        Ok(())
+    })
+}
+
 /// Each of the input's texts as a label: the output holds, for each, `0` where it is whole,
 /// else the label's length plus one and the label.
 #[no_mangle]
@@ -378,6 +394,15 @@ mod tests {
         assert_eq!((f64_at(4 + 16), f64_at(4 + 24)), (2.0, 2.0)); // the means
         assert_eq!((f64_at(4 + 32), f64_at(4 + 40)), (1.0, 0.0)); // the deviations
         assert_eq!(u32s(&out[4 + 48..]), [2, 1]);
+    }
+
+    #[test]
+    fn a_unit_is_its_folder_or_its_file() {
+        let mut input = Vec::new();
+        put_u32(&mut input, 1);
+        input.extend(texts(&[b"metrics.jsonl", b"a/metrics.jsonl"]));
+        let (_, out) = run(input, ob_unit);
+        assert_eq!(out, texts(&[b"a"]));
     }
 
     #[test]

@@ -142,10 +142,9 @@ def unit_of(run: Run) -> str | None:
     None for standard input."""
     if run.metrics is None:
         return None
-    if run.is_folder or run.metrics.name in METRICS_NAMES:
-        folder = run.folder if run.folder is not None else run.metrics.parent
-        return os.path.abspath(folder)
-    return os.path.abspath(run.metrics)
+    if run.is_folder and run.folder is not None:
+        return os.path.abspath(run.folder)
+    return _core.unit_of(os.path.abspath(run.metrics), list(METRICS_NAMES))
 
 
 def names_of(runs: Sequence[Run]) -> list[str]:

@@ -101,6 +101,9 @@ def run_names(units: list[tuple[str, bool]], /) -> list[str]:
     """The names of runs from their units, `(path, placed)`: a placed one its path below the
     folder the placed ones have in common, one not placed as given; alike ones numbered."""
 
+def unit_of(path: str, metrics_names: list[str], /) -> str:
+    """A metrics file's folder when it is named one of `metrics_names`, else its path."""
+
 def label_of(text: str, /) -> str:
     """`text` cut to `LABEL_CHARS` characters (the last an ellipsis) when longer."""
 
