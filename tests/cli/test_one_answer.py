@@ -133,7 +133,7 @@ def test_a_request_of_two_words_means_the_same_to_check_as_to_the_plugin(
     assert check.returncode == 0, check.stdout  # a warning: the snapshot is taken
     assert (
         "run/snapshot.request $: warning: the request is not one word (1 to 64 of A-Z a-z 0-9"
-        " _ -): 'two words\\n'; the plugin takes the snapshot all the same, with no reason"
+        ' _ -): "two words\\n"; the plugin takes the snapshot all the same, with no reason'
     ) in check.stdout.splitlines()
     assert "run/snapshot.request: valid: 0 errors, 1 warning" in check.stdout.splitlines()
     # the plugin: the same request, a warning, and the snapshot taken with no reason

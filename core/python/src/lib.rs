@@ -36,6 +36,7 @@ static BOUND: GILOnceCell<Bound> = GILOnceCell::new();
 mod names;
 mod pattern;
 mod scanner;
+mod side;
 mod status;
 mod view;
 mod watch;
@@ -764,6 +765,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(status::stale_after, module)?)?;
     module.add_function(wrap_pyfunction!(status::step_seconds, module)?)?;
     view::add(module)?;
+    side::add(module)?;
     module.add_class::<watch::WatchScan>()?;
     module.add_class::<watch::StageStarted>()?;
     module.add_class::<watch::TrainingBegan>()?;

@@ -212,8 +212,9 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
     }
 }
 
-/// Whether `text` is a `Word` (its schema's pattern).
-fn is_word(text: &str) -> bool {
+/// Whether `text` is a `Word` (its schema's pattern): a snapshot's reason.
+#[must_use]
+pub fn is_word(text: &str) -> bool {
     // the schema's pattern is fixed text: it always compiles; refused, nothing is a word
     regex::Regex::new(side::WORD_PATTERN).map_or(false, |pattern| pattern.is_match(text))
 }
@@ -375,6 +376,13 @@ pub fn snapshot_state(request: SideFile<'_>, proof: SideFile<'_>) -> SnapshotSta
         taken,
         problem: (!problems.is_empty()).then(|| problems.join("; ")),
     }
+}
+
+/// Whether a run's side files are valid as `check` finds them (and so may its record be):
+/// no snapshot state (no run folder), or one with no problem.
+#[must_use]
+pub fn valid(state: Option<&SnapshotState>) -> bool {
+    state.map_or(true, |state| state.problem.is_none())
 }
 
 /// A side file's bytes and time, `None` when absent; the words of one refused by the face

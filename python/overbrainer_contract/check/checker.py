@@ -6,8 +6,9 @@ the lines (of any length), answers each on every core and makes the findings —
 severity, category, JSON path and words — as the contract's `ReportFinding` records
 (`schema/check-report.schema.json`), then the file's `ReportFile`. What is left here is
 Python's own: the chunks of a file (gzip, standard input), the hint said beside a finding
-on a terminal, and the snapshot files. Memory stays flat whatever the file's size; a line
-is held whole only while it is read.
+on a terminal, and the snapshot files' bytes, read safely and given to the core (their
+findings are its too). Memory stays flat whatever the file's size; a line is held whole
+only while it is read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import msgspec
 from overbrainer_contract_core import _core
 from overbrainer_contract_models.check_report_schema import (
     Category,
@@ -31,8 +33,8 @@ from overbrainer_contract_models.check_report_schema import (
 from ..reader import CheckScan
 from ..runs.chunks import GzipCutError, GzipNotNamedError
 from ..runs.nonfinite import NONFINITE_HINT
-from ..runs.sidefile import ProofError
-from ..runs.state import REQUEST_PATTERN, Run, read_request, read_snapshot
+from ..runs.sidefile import PROOF_LIMIT, REQUEST_LIMIT, SideFileError
+from ..runs.state import Run, read_side
 
 _core.bind_reports((ReportFinding, ReportFile, EventCounts), (Severity, Category, FileKind))
 
@@ -79,11 +81,6 @@ class FileResult:
     @property
     def valid(self) -> bool:
         return self.report.valid
-
-
-def side_result(name: str, kind: FileKind, errors: int = 0, warnings: int = 0) -> FileResult:
-    """The summary of a snapshot file (no lines)."""
-    return FileResult(ReportFile(name, kind, errors == 0, None, None, errors, warnings))
 
 
 Emit = Callable[[Finding], None]
@@ -142,38 +139,33 @@ def _noted(hint: Hint) -> Callable[[Finding, str], None]:
 
 
 def check_snapshot(path: Path, name: str, emit: Emit) -> FileResult:
-    """Check `snapshot.json` against its model (read by `sidefile`: `SideFileError` when it
-    is not a small regular file, FileNotFoundError when it is gone)."""
-    errors = 0
-    try:
-        if read_snapshot(path) is None:
-            raise FileNotFoundError(2, "No such file or directory", str(path))
-    except ProofError as error:  # every problem, in the line findings' words
-        for at, message in error.problems:
-            errors += 1
-            emit(Finding(name, None, None, at, Severity.error, Category.schema, message))
-    return side_result(name, FileKind.snapshot, errors=errors)
+    """Check `snapshot.json`, named `name` in the findings: every problem of the proof, in
+    serde's words, as the core finds them (`SideFileError` when it is not a small regular
+    file, FileNotFoundError when it is gone)."""
+    return _check_side(path, name, emit, FileKind.snapshot, PROOF_LIMIT)
 
 
 def check_request(path: Path, name: str, emit: Emit) -> FileResult:
-    """Check `snapshot.request`: one word, or nothing, white space around it allowed.
+    """Check `snapshot.request`: one word, or nothing, white space around it allowed
+    (its schema's pattern). Anything else is the core's warning: the plugin takes the
+    snapshot all the same, with no reason."""
+    return _check_side(path, name, emit, FileKind.snapshot_request, REQUEST_LIMIT)
 
-    Anything else (two words...) is a warning, as the plugin takes it (its docstring and
-    the request's schema; the reference: the request's existence asks for the snapshot):
-    the snapshot is taken all the same, with no reason."""
-    read = read_request(path)
+
+def _check_side(path: Path, name: str, emit: Emit, kind: FileKind, limit: int) -> FileResult:
+    """A side file read here (safely: `sidefile`), checked by the core
+    (`overbrainer_core::side`): its findings emitted, its summary."""
+    read = read_side(path, limit)
     if read is None:
         raise FileNotFoundError(2, "No such file or directory", str(path))
-    text = read[0]
-    if REQUEST_PATTERN.match(text):
-        return side_result(name, FileKind.snapshot_request)
-    shown = text if len(text) <= 40 else text[:37] + "..."
-    message = (
-        f"the request is not one word (1 to 64 of A-Z a-z 0-9 _ -): {shown!r};"
-        " the plugin takes the snapshot all the same, with no reason"
-    )
-    emit(Finding(name, None, None, "$", Severity.warning, Category.schema, message))
-    return side_result(name, FileKind.snapshot_request, warnings=1)
+    try:
+        made = _core.side_check(kind.value, name, read[0])
+    except ValueError as error:  # over the contract's max_bytes
+        raise SideFileError(name, str(error)) from None
+    findings, report = msgspec.json.decode(made, type=tuple[list[ReportFinding], ReportFile])
+    for finding in findings:
+        emit(finding)
+    return FileResult(report)
 
 
 def run_files(run: Run) -> list[tuple[Path, Kind]]:

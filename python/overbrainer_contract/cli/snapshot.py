@@ -11,15 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from overbrainer_contract_core import _core
+from overbrainer_contract_models.status_report_schema import SnapshotState
 
 from ..contract.constants import SNAPSHOT_FILE, SNAPSHOT_REQUEST
-from ..contract.models import Begin, End, Snapshot, Stage
+from ..contract.models import Begin, End, Stage
 from ..plugin.source import JOB_STAGES
 from ..runs import sidefile
 from ..runs.atomic import write_atomically
 from ..runs.follower import Follower
 from ..runs.shown import shown
-from ..runs.state import WORD, RunError, resolve
+from ..runs.state import RunError, resolve
 from ._common import (
     EXIT_CODES,
     INVALID,
@@ -115,7 +117,7 @@ def write_request(folder: Path, reason: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not WORD.match(args.reason):
+    if not _core.is_word(args.reason):
         raise CliError(
             f"the reason must be one word of 1 to 64 letters, digits, _ or -: {args.reason!r}"
         )
@@ -204,22 +206,31 @@ def _wait(
 
 
 def _print_new_proof(proof: Path, before: tuple[int, int, int] | None, requested_at: int) -> bool:
-    """Print the proof if there is one newer than the request; whether it did."""
+    """Print the proof if there is one that answers the request (the core's pending rule:
+    a valid proof not older than the request); whether it did."""
     now = _identity(proof)
-    if now is None or now == before or now[1] < requested_at:
+    if now is None or now == before:
         return False
     try:
-        read = sidefile.read_side_file(proof, sidefile.PROOF_LIMIT)
-        if read is None:
-            return False
-        msgspec.json.decode(read, type=Snapshot)
+        read = sidefile.read_stamped(proof, sidefile.PROOF_LIMIT)
     except sidefile.SideFileError as error:
         raise CliError(shown(str(error))) from error
-    except (msgspec.ValidationError, msgspec.DecodeError) as error:
-        raise CliError(shown(f"{proof}: not a valid proof: {error}"), INVALID) from error
+    if read is None:
+        return False
+    asked = (b"", requested_at / 1e9)  # the request's words do not matter here
+    state = _core.snapshot_state(asked, (read[0], read[1] / 1e9))
+    answered = msgspec.json.decode(state, type=SnapshotState)
+    if answered.taken is None:  # not a proof: every problem, in the core's words
+        said = "; ".join(
+            message if path == "$" else f"{path}: {message}"
+            for path, message in _core.proof_problems(read[0])
+        )
+        raise CliError(shown(f"{proof}: not a valid proof: {said}"), INVALID)
+    if answered.pending:  # older than the request
+        return False
     # JSON again, as the plugin writes it: ASCII, every control character in its strings
     # (a checkpoint's path, a reason) an escape that no terminal acts on.
-    document = msgspec.json.decode(read)
+    document = msgspec.json.decode(read[0])
     sys.stdout.write(json.dumps(document, separators=(",", ":"), ensure_ascii=True) + "\n")
     return True
 

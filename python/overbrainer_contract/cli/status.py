@@ -25,7 +25,6 @@ from typing import Any
 
 import msgspec
 from overbrainer_contract_core import _core
-from overbrainer_contract_models.check_report_schema import Severity
 from overbrainer_contract_models.status_report_schema import (
     Phase,
     ScalarStats,
@@ -33,22 +32,18 @@ from overbrainer_contract_models.status_report_schema import (
     StatusReport,
 )
 
-from ..check.checker import Finding, check_request, check_snapshot, run_files
 from ..check.reporter import paint, plural
-from ..contract.models import Snapshot
 from ..runs import clock
 from ..runs.discover import discover, natural_key
 from ..runs.shown import as_text, shown
-from ..runs.sidefile import SideFileError
+from ..runs.sidefile import PROOF_LIMIT, REQUEST_LIMIT, SideFileError
 from ..runs.sizes import invalid_text
 from ..runs.state import (
     Run,
     RunError,
     StatusRead,
-    read_request,
-    read_snapshot,
+    read_side,
     read_status,
-    request_reason,
     resolve,
 )
 from ._common import (
@@ -285,46 +280,16 @@ def _say_invalid(target: Run, read: StatusRead, record: StatusReport) -> None:
 
 
 def snapshot_status(target: Run) -> SnapshotState:
-    """Whether a snapshot was requested (and why), whether it was taken, and whether the
-    request is pending: there, and newer than the proof if there is one. `problem`: the
-    errors `check` finds in the snapshot files, in its words (`snapshot.json $.step: ...`)."""
+    """The core's snapshot state of a run folder (`overbrainer_core::side`): whether a
+    snapshot was requested (and why), whether it was taken, whether the request is pending
+    (there, and newer than the proof if there is one), and `problem`, the errors `check`
+    finds in the snapshot files in its words (`snapshot.json: $.step: ...`). The files are
+    read here, safely (`SideFileError` for one that is not a small regular file)."""
     assert target.request is not None
     assert target.snapshot is not None
-    request = read_request(target.request)
-    reason = None if request is None else request_reason(request[0])
-    taken: Snapshot | None = None
-    proof_time: int | None = None
-    try:
-        proof = read_snapshot(target.snapshot)
-        if proof is not None:
-            taken, proof_time = proof
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        pass  # `check`'s findings say what is wrong
-    by_file: dict[str, list[str]] = {}
-    for finding in side_findings(target):
-        if finding.severity is Severity.error:
-            where = "" if finding.path == "$" else f"{finding.path}: "
-            by_file.setdefault(finding.file, []).append(where + finding.message)
-    errors = [f"{name}: {'; '.join(said)}" for name, said in by_file.items()]
-    pending = request is not None and (proof_time is None or proof_time < request[1])
-    return SnapshotState(
-        requested=request is not None,
-        pending=pending,
-        reason=reason,
-        taken=taken,
-        problem="; ".join(errors) or None,
-    )
-
-
-def side_findings(target: Run) -> list[Finding]:
-    """What `check` finds in a run folder's snapshot files (named by their file's name)."""
-    found: list[Finding] = []
-    for path, kind in run_files(target):
-        if kind == "snapshot":
-            check_snapshot(path, path.name, found.append)
-        elif kind == "snapshot-request":
-            check_request(path, path.name, found.append)
-    return found
+    request = read_side(target.request, REQUEST_LIMIT)
+    proof = read_side(target.snapshot, PROOF_LIMIT)
+    return msgspec.json.decode(_core.snapshot_state(request, proof), type=SnapshotState)
 
 
 def report(target: Run, read: StatusRead, at: float) -> StatusReport:

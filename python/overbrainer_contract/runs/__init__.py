@@ -16,7 +16,7 @@
 - `signatures`: what a file's name or first bytes say it is (gzip, a byte order mark):
   below both `chunks` and `sidefile`;
 - `state`: resolving a RUN (a folder, a metrics file, `-`) and what its files say
-  (`Run`, `read_request`, `read_snapshot`, `read_status`: the run's state folded by the
+  (`Run`, `read_side`, `read_status`: the run's state folded by the
   core; `iter_lines`, the package's API for one run's lines).
 
 Imports the contract (`..contract`) and the reader (`..reader`), nothing above them.

@@ -14,6 +14,9 @@ symlink there is refused unread (`a symlink, not read`), whatever it points to. 
 written by the plugin and by `snapshot`, never as links; one planted in the folder could
 point at a file its planter may not read (a token, a key) that `status` would print
 otherwise. A metrics file may be a link: an orchestrator may set one up before the run.
+
+What a side file's bytes mean (a proof's problems, a request's word, the pending rule) is
+the core's (`overbrainer_core::side`): this module only opens and reads.
 """
 
 from __future__ import annotations
@@ -22,15 +25,12 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import msgspec
+from typing import BinaryIO
 
 # The most bytes `snapshot.request` and `snapshot.json` may hold: the contract's
 # `max_bytes` (schema/contract.json), the request's what the plugin reads of it.
 from ..contract.constants import PROOF_LIMIT as PROOF_LIMIT
 from ..contract.constants import REQUEST_LIMIT as REQUEST_LIMIT
-from .signatures import FILE_BOM_NOTE, starts_with_bom
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -167,157 +167,3 @@ def open_metrics(path: Path | str, *, pipe: bool = True) -> BinaryIO:
         raise SideFileError(path, f"{what_it_is(mode)}, not a file")
     os.set_blocking(descriptor, True)
     return os.fdopen(descriptor, "rb")
-
-
-# -- snapshot.json, every problem in the line findings' words ----------------------------
-
-
-class ProofError(msgspec.ValidationError):
-    """A `snapshot.json` that is not a proof: `problems`, every one found, each `(JSON
-    path, message)` in the words of the line findings (serde's: `missing field `step``,
-    `invalid value: integer `-1`, expected u64`); its text, all of them, `; `-joined."""
-
-    def __init__(self, problems: list[tuple[str, str]]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(f"{path}: {message}" for path, message in problems))
-
-
-def decode_proof(data: bytes) -> Any:
-    """The `Snapshot` model of a `snapshot.json`'s bytes; `ProofError` listing every
-    problem when it is not one (`proof_problems`)."""
-    from ..contract.models import Snapshot
-
-    try:
-        return msgspec.json.decode(data, type=Snapshot)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        raise ProofError(proof_problems(data)) from None
-
-
-def proof_problems(data: bytes) -> list[tuple[str, str]]:
-    """Every problem of a `snapshot.json`'s bytes against the generated `Snapshot` model,
-    as `(JSON path, message)`: JSON that is not JSON in the reference's words (serde_json,
-    through the core: `expected value at column 1`); then each field, missing or not what
-    its type and bounds say (`invalid type: string "x", expected u64`, `invalid value:
-    string "", expected a string of at least 1 character`), in the model's order. The
-    words for what is expected come from the model (its types, bounds, titles and
-    descriptions), so from the schema. Empty for a valid proof."""
-    from ..contract.models import Snapshot
-
-    try:
-        document = msgspec.json.decode(data)
-    except msgspec.DecodeError as error:
-        path, message = _not_json(data, error)
-        if starts_with_bom(data):
-            message += f" ({FILE_BOM_NOTE})"
-        return [(path, message)]
-    if not isinstance(document, dict):
-        return [("$", f"invalid type: {_unexpected(document)}, expected struct Snapshot")]
-    info = msgspec.inspect.type_info(Snapshot)
-    assert isinstance(info, msgspec.inspect.StructType)
-    problems: list[tuple[str, str]] = []
-    for model_field, annotated in zip(info.fields, msgspec.structs.fields(Snapshot), strict=True):
-        name = model_field.encode_name
-        if name not in document:
-            if model_field.required:
-                problems.append(("$", f"missing field `{name}`"))
-            continue
-        value = document[name]
-        try:
-            msgspec.convert(value, annotated.type)
-        except msgspec.ValidationError:
-            fits = _fits(value, model_field.type)
-            how = "invalid value" if fits else "invalid type"
-            expected = _expected(model_field.type)
-            problems.append((f"$.{name}", f"{how}: {_unexpected(value)}, expected {expected}"))
-    return problems
-
-
-def _not_json(data: bytes, error: Exception) -> tuple[str, str]:
-    """JSON that does not parse, in the reference's words when the core has them."""
-    from ..reader import ParseError, parse_line
-
-    try:
-        parse_line(data)
-    except ParseError as parsed:
-        if parsed.category in ("syntax", "eof") or "UTF-8" in str(parsed):
-            return (parsed.path or "$", str(parsed))
-    except Exception:  # any other answer: msgspec's words, below
-        pass
-    text = str(error)
-    return ("$", text[:1].lower() + text[1:])
-
-
-def _unexpected(value: Any) -> str:
-    """A JSON value as serde names what it did not expect."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{'true' if value else 'false'}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        return f"floating point `{value!r}`"
-    if isinstance(value, str):
-        import json
-
-        return f"string {json.dumps(value)}"
-    return "sequence" if isinstance(value, list) else "map"
-
-
-def _unwrap(kind: Any) -> tuple[Any, dict[str, Any]]:
-    """A msgspec type without its metadata, and the metadata's JSON Schema words."""
-    extra: dict[str, Any] = {}
-    while isinstance(kind, msgspec.inspect.Metadata):
-        extra = {**(kind.extra_json_schema or {}), **extra}
-        kind = kind.type
-    return kind, extra
-
-
-def _fits(value: Any, kind: Any) -> bool:
-    """Whether `value` is of the kind `kind` takes (a bound or pattern aside)."""
-    kind, _ = _unwrap(kind)
-    inspect = msgspec.inspect
-    if isinstance(kind, inspect.UnionType):
-        return any(_fits(value, each) for each in kind.types)
-    if isinstance(value, bool):
-        return isinstance(kind, inspect.BoolType)
-    if isinstance(value, int):
-        return isinstance(kind, inspect.IntType | inspect.FloatType)
-    if isinstance(value, float):
-        return isinstance(kind, inspect.FloatType)
-    if isinstance(value, str):
-        return isinstance(kind, inspect.StrType)
-    return value is None and isinstance(kind, inspect.NoneType)
-
-
-def _expected(kind: Any) -> str:
-    """What a field of the model takes, in words: `u64`, `f64`, `null`, `a string of at
-    least 1 character`, a titled type by its title and what it is (`a Word (a string
-    matching ^[A-Za-z0-9_-]{1,64}$)`)."""
-    kind, extra = _unwrap(kind)
-    inspect = msgspec.inspect
-    if isinstance(kind, inspect.UnionType):
-        return " or ".join(_expected(each) for each in kind.types)
-    title = extra.get("title")
-    if title == "U64" and isinstance(kind, inspect.IntType):
-        return "u64"
-    if title:
-        return f"a {title} ({_expected(kind)})"
-    if isinstance(kind, inspect.FloatType):
-        return "f64"
-    if isinstance(kind, inspect.NoneType):
-        return "null"
-    if isinstance(kind, inspect.BoolType):
-        return "a boolean"
-    if isinstance(kind, inspect.IntType):
-        bounds = [f">= {kind.ge}"] if kind.ge is not None else []
-        bounds += [f"<= {kind.le}"] if kind.le is not None else []
-        return "an integer" + (f" {' and '.join(bounds)}" if bounds else "")
-    if isinstance(kind, inspect.StrType):
-        words = "a string"
-        if kind.min_length:
-            words += f" of at least {kind.min_length} character" + "s" * (kind.min_length > 1)
-        if kind.pattern:
-            words += f" matching {kind.pattern}"
-        return words
-    return "a JSON value"

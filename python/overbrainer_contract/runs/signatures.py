@@ -3,8 +3,7 @@ bytes), or text behind a UTF-8 byte order mark (`EF BB BF`), which JSON lines ma
 (the reference rejects such a line, `expected value at column 1`; the commands add
 `BOM_NOTE`, which names the mark).
 
-Imports nothing of the package but the core's words: `chunks` (metrics files) and `sidefile` (the
-snapshot files) both ask it.
+Imports nothing of the package but the core's words: `chunks` (metrics files) asks it.
 """
 
 from __future__ import annotations
@@ -24,18 +23,7 @@ BOM_NOTE: str = _core.BOM_NOTE
 """What `check` and `status` add to the reference's error for a line that begins with it
 (the core's words)."""
 
-FILE_BOM_NOTE = (
-    "the file begins with a UTF-8 byte order mark, bytes EF BB BF, which JSON may not hold:"
-    " save it without"
-)
-"""The same, for a side file (`snapshot.json`): one JSON document, not lines."""
-
 
 def is_gzip_name(name: str | Path | None) -> bool:
     """Whether a file's name says it is gzip-compressed (`*.gz`)."""
     return name is not None and os.fspath(name).endswith(".gz")
-
-
-def starts_with_bom(data: bytes) -> bool:
-    """Whether `data`, a file's first bytes, begin with a UTF-8 byte order mark."""
-    return data.startswith(BOM)

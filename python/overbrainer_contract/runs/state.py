@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -19,7 +18,7 @@ from typing import IO, BinaryIO
 from overbrainer_contract_core import _core
 
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
-from ..contract.models import MetricLine, Snapshot
+from ..contract.models import MetricLine
 from ..reader import LineScan, ParseError, StatusScan
 from . import sidefile
 from .chunks import GzipCutError, GzipNotNamedError, read_chunks
@@ -28,12 +27,6 @@ STDIN = "-"
 
 METRICS_GZ = METRICS_FILE + ".gz"
 """A run folder's metrics file, gzip-compressed (read when there is no `metrics.jsonl`)."""
-
-REQUEST_PATTERN = re.compile(r"[ \t\r\n]*([A-Za-z0-9_-]{1,64})?[ \t\r\n]*\Z")
-"""The text of `snapshot.request` (its schema's pattern): one word, or nothing."""
-
-WORD = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
-"""A snapshot reason: 1 to 64 ASCII letters, digits, `_` or `-`."""
 
 
 class RunError(Exception):
@@ -167,27 +160,14 @@ def _what(error: OSError) -> str:
     return (error.strerror or str(error)).lower()
 
 
-def read_request(path: Path) -> tuple[str, int] | None:
-    """The text of a snapshot request (bytes that are not UTF-8 replaced) and when it was
-    written (mtime, ns), or None when there is none; `SideFileError` when it is not a small
-    regular file."""
-    read = sidefile.read_stamped(path, sidefile.REQUEST_LIMIT)
-    return None if read is None else (read[0].decode("utf-8", errors="replace"), read[1])
-
-
-def request_reason(text: str) -> str | None:
-    """The reason in a request's text, or None when it is empty or not one word."""
-    match = REQUEST_PATTERN.match(text)
-    return match.group(1) if match else None
-
-
-def read_snapshot(path: Path) -> tuple[Snapshot, int] | None:
-    """The proof of a snapshot and when it was written (mtime, ns), None when there is
-    none; `sidefile.ProofError` (a `msgspec.ValidationError`: every problem, in the line
-    findings' words) when it is not one, `SideFileError` when it is not a small regular
-    file."""
-    read = sidefile.read_stamped(path, sidefile.PROOF_LIMIT)
-    return None if read is None else (sidefile.decode_proof(read[0]), read[1])
+def read_side(path: Path, limit: int) -> tuple[bytes, float] | None:
+    """A side file (`snapshot.request`, `snapshot.json`) as the core takes it: its bytes and
+    when it was written (seconds since the epoch), or None when there is none;
+    `SideFileError` when it is not a regular file of at most `limit` bytes (a symlink is
+    refused unread). What the bytes mean is the core's (`_core.snapshot_state`,
+    `_core.side_check`)."""
+    read = sidefile.read_stamped(path, limit)
+    return None if read is None else (read[0], read[1] / 1e9)
 
 
 @dataclass(frozen=True)
