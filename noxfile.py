@@ -661,7 +661,9 @@ def js(session: nox.Session) -> None:
     # expectation: verdict, category, value to the bit, dump, mark, pace, the bignum lines
     # included; each input file through the whole-file readers too); the JSON paths of
     # tests/json_paths.json (the core's, Python's strings); the run-level suite
-    # (tests/conformance/runs/) through `check(bytes)` and `status(bytes, {now})`; Ajv's
+    # (tests/conformance/runs/) through `check(bytes)` and `status(bytes, {now})`, each run
+    # folder through `status(bytes, {now, name, snapshot, request})`, and that status equal to
+    # the installed command line's `status -o json` of the folder (test/runs-cli.test.mjs); Ajv's
     # schema verdicts on the suite (bignum lines skipped: JSON.parse rounds them); the
     # generated TypeScript types' drift check; a typed consumer checked by tsc against the
     # declarations; then `npm pack`, the tarball installed offline into a fresh folder (no
@@ -689,6 +691,10 @@ def js(session: nox.Session) -> None:
         session.run("node", "test/golden.mjs", *session.posargs, **npm)
         session.run("node", "test/paths.mjs", **npm)
         session.run("node", "test/runs.mjs", **npm)
+        # every case's run folder: the package's status() equal to the installed command's
+        install_project(session)
+        cli = {"OVERBRAINER_CONTRACT_CLI": str(Path(session.bin) / "overbrainer-contract")}
+        session.run("node", "--test", "test/runs-cli.test.mjs", env=cli, **npm)
         session.run("node", "run-conformance.mjs", **npm)
         session.run("node", "generate-types.mjs", "--check", **npm)
         with tempfile.TemporaryDirectory() as tmp:

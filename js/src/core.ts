@@ -24,6 +24,8 @@ export type {
   RunSource,
   RunStatus,
   RunStatusConstructor,
+  SideFileRead,
+  SideFiles,
   StatusOptions,
   StatusReport,
   ViewOptions,

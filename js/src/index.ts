@@ -41,6 +41,8 @@ export type {
   StageLine,
   RunStatus,
   RunStatusConstructor,
+  SideFileRead,
+  SideFiles,
   StatusOptions,
   StatusReport,
   U64,

@@ -34,8 +34,26 @@ export interface CheckOptions {
   maxFindings?: number;
 }
 
+/** A run folder's side file as it was read: its bytes, and when it was last written
+ * (seconds since the epoch, as a file's `mtime`; a browser's `File.lastModified / 1000`). */
+export interface SideFileRead {
+  bytes: Uint8Array;
+  mtime: number;
+}
+
+/** A run folder's side files, `snapshot.json` (`snapshot`) and `snapshot.request`
+ * (`request`): each as read, or `undefined` / `null` where the file is absent. Given (either
+ * key, even undefined), the run is a run folder's: the record's `snapshot` is the core's
+ * state of these files (requested, pending, reason, the proof taken, what is wrong in
+ * `check`'s words) and `valid` accounts for it, as `status` of the folder says; not given,
+ * the run is its metrics file alone and `snapshot` is null. */
+export interface SideFiles {
+  snapshot?: SideFileRead | null | undefined;
+  request?: SideFileRead | null | undefined;
+}
+
 /** Options of `status`. */
-export interface StatusOptions extends CheckOptions {
+export interface StatusOptions extends CheckOptions, SideFiles {
   /** The time the status is told at, seconds since the epoch (the lines' clock): `--now`. */
   now: number;
   /** The run as the user named it (`run`); default `name`. */
@@ -53,8 +71,9 @@ export interface RunStatus {
   /** The end of the file: its last line, without its newline, read. */
   end(): void;
   /** The `StatusReport` of the lines fed so far at `now` (seconds since the epoch); `run`:
-   * the run as the user named it (default `name`). */
-  report(now: number, run?: string): StatusReport;
+   * the run as the user named it (default `name`); `side`: a run folder's side files (see
+   * `SideFiles`; not given, `snapshot` is null). */
+  report(now: number, run?: string, side?: SideFiles): StatusReport;
   /** Its memory given back (also when it is collected). */
   close(): void;
 }
@@ -72,8 +91,9 @@ export interface RunApi {
    * finding by default (`options.maxFindings`): a file of a million bad lines in flat
    * memory. */
   checkRecords(source: RunSource, options?: CheckOptions): AsyncGenerator<CheckRecord[], void, undefined>;
-  /** The status of a run read from its metrics file alone (`snapshot` null) at `now`. An
-   * `Error` for gzip data where lines should be (no run is read, as `status` refuses it). */
+  /** The status of a run at `now`: its metrics file's bytes, and a run folder's side files
+   * when `options` gives them (`snapshot`, `request`: see `SideFiles`; else `snapshot` null).
+   * An `Error` for gzip data where lines should be (no run is read, as `status` refuses it). */
   status(source: RunSource, options: StatusOptions): Promise<StatusReport>;
   /** A status fed as its file grows, told again as time goes (a page's countdown). */
   Status: RunStatusConstructor;
@@ -121,6 +141,17 @@ export interface RunExports {
   ob_status_gzip_cut(id: number): number;
   ob_status_finish(id: number): number;
   ob_status_report(id: number, runLen: number, nameLen: number, now: number): number;
+  ob_status_report_side(
+    id: number,
+    runLen: number,
+    nameLen: number,
+    now: number,
+    present: number,
+    requestLen: number,
+    requestMtime: number,
+    proofLen: number,
+    proofMtime: number,
+  ): number;
   ob_status_free(id: number): void;
   ob_lines_text(invalid: number, cut: number): void;
   ob_change_text(nameLen: number, pathLen: number): number;
@@ -251,6 +282,15 @@ function shownOf(maxFindings: number | undefined, all: boolean): [number, number
   return [1, maxFindings];
 }
 
+/** A side file as given, checked: `null` where it is absent. */
+function sideFile(given: SideFileRead | null | undefined, key: string): SideFileRead | null {
+  if (given === undefined || given === null) return null;
+  if (!(given.bytes instanceof Uint8Array) || typeof given.mtime !== "number" || !Number.isFinite(given.mtime)) {
+    throw new TypeError(`${key} is a side file as read, {bytes: Uint8Array, mtime: seconds since the epoch}, or absent`);
+  }
+  return given;
+}
+
 export function bindRun(ex: RunExports, io: Io): RunApi {
   /** The check's records as they are made, in batches (never empty); the summary last. `all`:
    * every finding unless `options.maxFindings` says otherwise (else the core's default). */
@@ -324,18 +364,39 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
       this.#ended = true;
     }
 
-    report(now: number, run: string = this.name): StatusReport {
+    report(now: number, run: string = this.name, side?: SideFiles): StatusReport {
       if (typeof now !== "number" || !Number.isFinite(now)) {
         throw new TypeError(`a status is told at now, seconds since the epoch (a finite number), not ${String(now)}`);
       }
       const id = this.#open();
       const runBytes = encoder.encode(run);
       const nameBytes = encoder.encode(this.name);
-      const both = new Uint8Array(runBytes.length + nameBytes.length);
-      both.set(runBytes);
-      both.set(nameBytes, runBytes.length);
-      io.put(both);
-      ex.ob_status_report(id, runBytes.length, nameBytes.length, now);
+      const request = side === undefined ? null : sideFile(side.request, "request");
+      const proof = side === undefined ? null : sideFile(side.snapshot, "snapshot");
+      const requestBytes = request?.bytes ?? new Uint8Array(0);
+      const proofBytes = proof?.bytes ?? new Uint8Array(0);
+      const input = new Uint8Array(runBytes.length + nameBytes.length + requestBytes.length + proofBytes.length);
+      input.set(runBytes);
+      input.set(nameBytes, runBytes.length);
+      input.set(requestBytes, runBytes.length + nameBytes.length);
+      input.set(proofBytes, runBytes.length + nameBytes.length + requestBytes.length);
+      io.put(input);
+      if (side === undefined) {
+        ex.ob_status_report(id, runBytes.length, nameBytes.length, now);
+      } else {
+        const present = (request === null ? 0 : 1) | (proof === null ? 0 : 2);
+        ex.ob_status_report_side(
+          id,
+          runBytes.length,
+          nameBytes.length,
+          now,
+          present,
+          requestBytes.length,
+          request?.mtime ?? 0,
+          proofBytes.length,
+          proof?.mtime ?? 0,
+        );
+      }
       return parseExact(io.text()) as StatusReport;
     }
 
@@ -348,14 +409,19 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
   }
 
   async function status(source: RunSource, options: StatusOptions): Promise<StatusReport> {
-    const { chunkSize = 1 << 20, now, run, ...rest } = options;
+    const { chunkSize = 1 << 20, now, run, snapshot, request, ...rest } = options;
+    const side = "snapshot" in options || "request" in options ? { snapshot, request } : undefined;
+    if (side !== undefined) {
+      sideFile(snapshot, "snapshot"); // a bad one refused before the file is read
+      sideFile(request, "request");
+    }
     const told = new Status(rest);
     try {
       const cut = { size: null as number | null };
       for await (const chunk of bytesOf(io, source, told.name, chunkSize, cut)) told.feed(chunk);
       if (cut.size !== null) told.gzipCut();
       told.end();
-      return told.report(now, run);
+      return told.report(now, run, side);
     } finally {
       told.close();
     }

@@ -1,17 +1,20 @@
 #!/usr/bin/env node
 // The run-level golden suite (tests/conformance/runs/, its README) through the npm package:
 // each case's metrics file as bytes alone (the `stdin` variant, named `-`), checked by
-// `check(bytes)` and told by `status(bytes, {now})`, the records compared with the
-// expectations value by value (numbers as doubles, records in order). Prints `N passed,
+// `check(bytes)` and told by `status(bytes, {now})`; and each case's run folder (the
+// `folder` variant, named `run`) told by `status(bytes, {now, name, snapshot, request})`,
+// its side files given as read, with the manifest's `mtimes`. The records are compared with
+// the expectations value by value (numbers as doubles, records in order). Prints `N passed,
 // N failed`; exit status 0 when nothing failed. A changed expectation must be found: the
 // comparison is run once more on a copy with one field changed, and must fail.
 //
 //   node test/runs.mjs [SUITE_DIR]
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
+import { gunzipSync } from "node:zlib";
 import { check, status } from "../dist/index.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -61,6 +64,41 @@ async function caseProblems(item) {
   } else {
     const report = await status(bytes, { now: item.now });
     differences(`${item.name} status`, report, JSON.parse(readFileSync(join(folder, run.status.expect), "utf8")), problems);
+  }
+  problems.push(...(await folderProblems(item, folder)));
+  return problems;
+}
+
+/** A case's run folder as `status run` reads it: its metrics file's bytes (a `.gz`
+ * decompressed here, as `status` does before its lines are read; the record is named
+ * `run`, not by the file) and its side files as read, each with the manifest's time. */
+function folderInput(item, folder) {
+  const run = join(folder, "run");
+  const gz = join(run, "metrics.jsonl.gz");
+  const bytes = existsSync(gz) ? gunzipSync(readFileSync(gz)) : readFileSync(join(run, "metrics.jsonl"));
+  const side = (file) => {
+    const path = join(run, file);
+    if (!existsSync(path)) return undefined;
+    return { bytes: readFileSync(path), mtime: item.mtimes[`run/${file}`] };
+  };
+  return { bytes, options: { now: item.now, name: "run", snapshot: side("snapshot.json"), request: side("snapshot.request") } };
+}
+
+/** What the package says of one case's run folder, against its `folder` status. */
+async function folderProblems(item, folder) {
+  const run = item.runs.find((each) => each.variant === "folder");
+  const problems = [];
+  const { bytes, options } = folderInput(item, folder);
+  if (run.status.expect === null) {
+    const refused = await status(bytes, options).then(
+      () => false,
+      (error) => error instanceof Error && /gzip/.test(error.message),
+    );
+    if (!refused) problems.push(`${item.name} folder status: expected a refusal`);
+  } else {
+    const report = await status(bytes, options);
+    const expected = JSON.parse(readFileSync(join(folder, run.status.expect), "utf8"));
+    differences(`${item.name} folder status`, report, expected, problems);
   }
   return problems;
 }

@@ -39,6 +39,7 @@ use std::cell::RefCell;
 mod names;
 mod pattern;
 mod reports;
+mod side;
 mod view;
 
 use overbrainer_core::generated::{EXTRAS, FIELDS, NAMES, TAGS, TAG_FIELD};

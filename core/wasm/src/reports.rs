@@ -11,8 +11,9 @@ use std::cell::RefCell;
 use overbrainer_core::check::{FileCheck, Shown, GZIP_MAGIC, PIECE_LINES, SHOWN_DEFAULT};
 use overbrainer_core::notable::Notables;
 use overbrainer_core::order::Order;
-use overbrainer_core::reports::CheckReport;
+use overbrainer_core::reports::{CheckReport, SnapshotState};
 use overbrainer_core::scan::{pieces_of_lines, Options, Scan};
+use overbrainer_core::side;
 use overbrainer_core::status::RunState;
 
 use crate::with_state;
@@ -328,20 +329,35 @@ pub extern "C" fn ob_status_finish(id: u32) -> u32 {
 /// (`name_len` bytes after); the output holds the `StatusReport` as JSON.
 #[no_mangle]
 pub extern "C" fn ob_status_report(id: u32, run_len: usize, name_len: usize, now: f64) -> u32 {
-    let (run, name) = with_state(|state| {
+    status_report(id, run_len, name_len, now, |_| None)
+}
+
+/// `ob_status_report`, with the snapshot state `snapshot` makes of the input after the
+/// names (a run folder's side files; `None`: a run read from its metrics file alone).
+pub(crate) fn status_report(
+    id: u32,
+    run_len: usize,
+    name_len: usize,
+    now: f64,
+    snapshot: impl FnOnce(&[u8]) -> Option<SnapshotState>,
+) -> u32 {
+    let (run, name, snapshot) = with_state(|state| {
         let input = &state.input;
+        let names_end = run_len.saturating_add(name_len);
         let run = input.get(..run_len).unwrap_or(&[]);
-        let name = input.get(run_len..run_len + name_len).unwrap_or(&[]);
+        let name = input.get(run_len..names_end).unwrap_or(&[]);
         (
             String::from_utf8_lossy(run).into_owned(),
             String::from_utf8_lossy(name).into_owned(),
+            snapshot(input.get(names_end..).unwrap_or(&[])),
         )
     });
+    let side_valid = side::valid(snapshot.as_ref());
     let mut text = String::new();
     let done = RUNS.with(
         |runs| match runs.borrow_mut().statuses.get_mut(id as usize) {
             Some(Some(telling)) => {
-                let report = telling.state.report(&run, &name, now, None, true);
+                let report = telling.state.report(&run, &name, now, snapshot, side_valid);
                 text = serde_json::to_string(&report).unwrap_or_default();
                 1
             }
