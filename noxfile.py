@@ -685,6 +685,7 @@ def js(session: nox.Session) -> None:
             "test/find-cargo.test.mjs",
             "test/pack.test.mjs",
             "test/pattern.test.mjs",
+            "test/side.test.mjs",
             **npm,
         )
         _publish_dry_run(session, wasm)

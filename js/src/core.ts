@@ -25,6 +25,7 @@ export type {
   RunStatus,
   RunStatusConstructor,
   SideFileRead,
+  SideFileRefused,
   SideFiles,
   StatusOptions,
   StatusReport,

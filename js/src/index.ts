@@ -42,6 +42,7 @@ export type {
   RunStatus,
   RunStatusConstructor,
   SideFileRead,
+  SideFileRefused,
   SideFiles,
   StatusOptions,
   StatusReport,

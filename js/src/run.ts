@@ -35,10 +35,19 @@ export interface CheckOptions {
 }
 
 /** A run folder's side file as it was read: its bytes, and when it was last written
- * (seconds since the epoch, as a file's `mtime`; a browser's `File.lastModified / 1000`). */
+ * (seconds since the epoch, as a file's `mtime`; a browser's `File.lastModified / 1000`).
+ * `size`: the file's size, where only part of it was read (a file over the contract's
+ * `max_bytes` is refused by its size, as the command line refuses it unread). */
 export interface SideFileRead {
   bytes: Uint8Array;
   mtime: number;
+  size?: number;
+}
+
+/** A side file there but refused unread, in the reader's words (`a symlink, not read`):
+ * said in the snapshot's `problem`, after the file's name. */
+export interface SideFileRefused {
+  refused: string;
 }
 
 /** A run folder's side files, `snapshot.json` (`snapshot`) and `snapshot.request`
@@ -48,8 +57,8 @@ export interface SideFileRead {
  * `check`'s words) and `valid` accounts for it, as `status` of the folder says; not given,
  * the run is its metrics file alone and `snapshot` is null. */
 export interface SideFiles {
-  snapshot?: SideFileRead | null | undefined;
-  request?: SideFileRead | null | undefined;
+  snapshot?: SideFileRead | SideFileRefused | null | undefined;
+  request?: SideFileRead | SideFileRefused | null | undefined;
 }
 
 /** Options of `status`. */
@@ -149,8 +158,10 @@ export interface RunExports {
     present: number,
     requestLen: number,
     requestMtime: number,
+    requestSize: number,
     proofLen: number,
     proofMtime: number,
+    proofSize: number,
   ): number;
   ob_status_free(id: number): void;
   ob_lines_text(invalid: number, cut: number): void;
@@ -282,13 +293,31 @@ function shownOf(maxFindings: number | undefined, all: boolean): [number, number
   return [1, maxFindings];
 }
 
+/** A side file as the glue hands it over: read, refused, or `null` where it is absent. */
+type SideFile = SideFileRead | SideFileRefused | null;
+
 /** A side file as given, checked: `null` where it is absent. */
-function sideFile(given: SideFileRead | null | undefined, key: string): SideFileRead | null {
+function sideFile(given: SideFileRead | SideFileRefused | null | undefined, key: string): SideFile {
   if (given === undefined || given === null) return null;
-  if (!(given.bytes instanceof Uint8Array) || typeof given.mtime !== "number" || !Number.isFinite(given.mtime)) {
-    throw new TypeError(`${key} is a side file as read, {bytes: Uint8Array, mtime: seconds since the epoch}, or absent`);
+  if ("refused" in given && typeof given.refused === "string") return given;
+  const read = given as SideFileRead;
+  const size = read.size === undefined || (typeof read.size === "number" && read.size >= 0);
+  if (!(read.bytes instanceof Uint8Array) || typeof read.mtime !== "number" || !Number.isFinite(read.mtime) || !size) {
+    throw new TypeError(`${key} is a side file as read, {bytes: Uint8Array, mtime: seconds since the epoch, size?}, or {refused: words}, or absent`);
   }
-  return given;
+  return read;
+}
+
+/** The bytes a side file puts in the core's input: its own, or the words it was refused in. */
+function sideBytes(file: SideFile): Uint8Array {
+  if (file === null) return new Uint8Array(0);
+  return "refused" in file ? encoder.encode(file.refused) : file.bytes;
+}
+
+/** The bits of `present` for one side file: `there` when it is, `refused` too when refused. */
+function presence(file: SideFile, there: number, refused: number): number {
+  if (file === null) return 0;
+  return "refused" in file ? there | refused : there;
 }
 
 export function bindRun(ex: RunExports, io: Io): RunApi {
@@ -373,8 +402,8 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
       const nameBytes = encoder.encode(this.name);
       const request = side === undefined ? null : sideFile(side.request, "request");
       const proof = side === undefined ? null : sideFile(side.snapshot, "snapshot");
-      const requestBytes = request?.bytes ?? new Uint8Array(0);
-      const proofBytes = proof?.bytes ?? new Uint8Array(0);
+      const requestBytes = sideBytes(request);
+      const proofBytes = sideBytes(proof);
       const input = new Uint8Array(runBytes.length + nameBytes.length + requestBytes.length + proofBytes.length);
       input.set(runBytes);
       input.set(nameBytes, runBytes.length);
@@ -384,18 +413,9 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
       if (side === undefined) {
         ex.ob_status_report(id, runBytes.length, nameBytes.length, now);
       } else {
-        const present = (request === null ? 0 : 1) | (proof === null ? 0 : 2);
-        ex.ob_status_report_side(
-          id,
-          runBytes.length,
-          nameBytes.length,
-          now,
-          present,
-          requestBytes.length,
-          request?.mtime ?? 0,
-          proofBytes.length,
-          proof?.mtime ?? 0,
-        );
+        const present = presence(request, 1, 4) | presence(proof, 2, 8);
+        const read = (file: SideFile): [number, number] => (file === null || "refused" in file ? [0, 0] : [file.mtime, file.size ?? 0]);
+        ex.ob_status_report_side(id, runBytes.length, nameBytes.length, now, present, requestBytes.length, ...read(request), proofBytes.length, ...read(proof));
       }
       return parseExact(io.text()) as StatusReport;
     }
