@@ -2,12 +2,17 @@
 //! every case's metrics file, as bytes alone (the `stdin` variant: named `-`), checked by
 //! `check::check_bytes` and told by `status::status_bytes` at the case's `now`, each record
 //! serialised as every face writes it and compared with the expectation field by field
-//! (numbers as doubles, read correctly rounded from both sides).
+//! (numbers as doubles, read correctly rounded from both sides). And every case's run folder
+//! (the `folder` variant): its side files checked by `side::check_side` (the records after
+//! the metrics file's) and its snapshot state made by `side::snapshot_state` from their bytes
+//! and the manifest's `mtimes`, against the folder's expectations.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use overbrainer_core::check::{check_bytes, GZIP_MAGIC};
+use overbrainer_core::reports::{side, CheckReport, FileKind};
+use overbrainer_core::side::{check_side, snapshot_state, SideFile};
 use overbrainer_core::status::status_bytes;
 
 mod common;
@@ -114,12 +119,105 @@ fn case_problems(case: &Json) -> Vec<String> {
     problems
 }
 
+/// A side file as read (its time from the manifest), or absent.
+fn given(bytes: Option<&[u8]>, mtime: impl FnOnce() -> f64) -> SideFile<'_> {
+    match bytes {
+        Some(bytes) => SideFile::Read {
+            bytes,
+            mtime: mtime(),
+        },
+        None => SideFile::Absent,
+    }
+}
+
+/// What the core says of one case's side files, against its `folder` expectations: the
+/// check's records of `snapshot.request` then `snapshot.json` (as `check` reads a folder),
+/// and the status's `snapshot`.
+fn side_problems(case: &Json) -> Vec<String> {
+    let name = case.field("name").text();
+    let folder = suite_dir().join(name);
+    let run = case
+        .field("runs")
+        .items()
+        .iter()
+        .find(|run| run.field("variant").text() == "folder")
+        .unwrap_or_else(|| panic!("{name}: no folder variant"));
+    let mtime = |file: &str| match case.field("mtimes").get(&format!("run/{file}")) {
+        Some(Json::Number(text)) => text.parse::<f64>().expect("a number"),
+        _ => panic!("{name}: no mtime for {file}"),
+    };
+    let read = |file: &str| fs::read(folder.join("run").join(file)).ok();
+    let (request, proof) = (read(side::REQUEST_FILE), read(side::PROOF_FILE));
+    let mut problems = Vec::new();
+    let mut records = Vec::new();
+    for (file, kind, bytes) in [
+        (side::REQUEST_FILE, FileKind::SnapshotRequest, &request),
+        (side::PROOF_FILE, FileKind::Snapshot, &proof),
+    ] {
+        if let Some(bytes) = bytes {
+            let (findings, summary) =
+                check_side(kind, &format!("run/{file}"), bytes).expect("within the limit");
+            let made = findings
+                .into_iter()
+                .map(CheckReport::Finding)
+                .chain([CheckReport::File(summary)]);
+            for record in made {
+                let text = serde_json::to_string(&record).expect("a record serialises");
+                records.push(Reader::parse(&text));
+            }
+        }
+    }
+    let expected: Vec<Json> = json_lines(&folder.join(run.field("check").field("expect").text()))
+        .into_iter()
+        .filter(|record| {
+            let file = record.field("file").text();
+            [side::REQUEST_FILE, side::PROOF_FILE]
+                .iter()
+                .any(|side| file == format!("run/{side}"))
+        })
+        .collect();
+    differences(
+        &format!("{name} side files' check"),
+        &Json::Array(records),
+        &Json::Array(expected),
+        &mut problems,
+    );
+    if let Json::String(expect) = run.field("status").field("expect") {
+        let state = snapshot_state(
+            given(request.as_deref(), || mtime(side::REQUEST_FILE)),
+            given(proof.as_deref(), || mtime(side::PROOF_FILE)),
+        );
+        let got = Reader::parse(&serde_json::to_string(&state).expect("a state serialises"));
+        let expected = read_json(&folder.join(expect));
+        differences(
+            &format!("{name} snapshot"),
+            &got,
+            expected.field("snapshot"),
+            &mut problems,
+        );
+    }
+    problems
+}
+
 #[test]
 fn every_case_reads_as_the_suite_expects() {
     let manifest = read_json(&suite_dir().join("manifest.json"));
     let cases = manifest.field("cases").items();
     assert!(cases.len() >= 20, "{} cases", cases.len());
     let problems: Vec<String> = cases.iter().flat_map(case_problems).collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_run_folder_side_files_read_as_the_suite_expects() {
+    let manifest = read_json(&suite_dir().join("manifest.json"));
+    let cases = manifest.field("cases").items();
+    let with_side = cases
+        .iter()
+        .filter(|case| matches!(case.field("mtimes"), Json::Object(files) if !files.is_empty()))
+        .count();
+    assert!(with_side >= 7, "{with_side} cases with side files");
+    let problems: Vec<String> = cases.iter().flat_map(side_problems).collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
