@@ -11,14 +11,12 @@ import wasmBase64 from "viewer:wasm";
 import { validateRequest, validateSnapshot } from "viewer:validators";
 import { files as contractFiles, version as contractVersion } from "viewer:contract";
 import { Excerpts } from "./excerpts.js";
-import { formatG, thousands } from "./format.js";
 import { bandOf, groupKeys } from "./groups.js";
 import { naturalCompare, useCore } from "./names.js";
 import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
 import { servedBy } from "./served.js";
 import { Series } from "./series.js";
 import { PROOF_LIMIT, REQUEST_LIMIT, snapshotText } from "./snapshot.js";
-import { statusRows } from "./status.js";
 import { RunTable } from "./table.js";
 
 /** @typedef {import("overbrainer-contract/core").Api} Api */
@@ -523,7 +521,7 @@ $("panels").addEventListener("mouseleave", () => {
 for (const id of ["metrics", "group"]) $(id).addEventListener("input", scheduleDraw);
 $("log").addEventListener("change", scheduleDraw);
 
-const runTable = new RunTable($of("run-table", HTMLTableElement));
+const runTable = new RunTable($of("run-table", HTMLTableElement), core);
 let tablePending = false;
 let tableAt = -Infinity;
 /** @type {ReturnType<typeof setTimeout> | null} a table put off while files are read */
@@ -617,7 +615,7 @@ function renderSummary(table, summary) {
   const body = element("tbody");
   for (const [key, value] of Object.entries(summary)) {
     const row = element("tr");
-    const text = typeof value === "number" ? formatG(value, 4) : String(value);
+    const text = typeof value === "number" ? core.formatNumber(value, ".4g") : String(value);
     const cell = element("td", text, { "data-key": key });
     if (typeof value === "number") cell.title = String(value);
     row.append(element("th", key), cell);
@@ -625,6 +623,23 @@ function renderSummary(table, summary) {
   }
   table.replaceChildren(element("caption", "summary (the end line's)"), body);
 }
+
+/** The exact value behind a rounded row of the screen (its title), or null.
+ * @param {StatusReport} record
+ * @param {string} label
+ * @returns {string | null} */
+function exactOf(record, label) {
+  if (label === "loss") return record.loss === null ? null : String(record.loss.value);
+  if (label === "eval loss") return record.eval_loss === null ? null : String(record.eval_loss.value);
+  if (label === "learning rate") return record.learning_rate === null ? null : String(record.learning_rate);
+  const counting = label === "eta" && record.eta_remaining_seconds !== null && !record.ended && !record.eta_stale;
+  return counting ? String(record.eta_remaining_seconds) : null;
+}
+
+/** A count as the command line writes it, digits grouped by three: the core's.
+ * @param {number | bigint} count
+ * @returns {string} */
+const thousands = (count) => core.formatNumber(Number(count), ",");
 
 /** The run's status at this page's now: the core's record, told again at each call.
  * @param {Run} run
@@ -636,7 +651,11 @@ async function renderStatus(run) {
   run.lines = record.lines;
   scheduleTable();
   const body = element("tbody");
-  for (const [label, text, title] of statusRows(record, run.snapshot, core.linesText)) {
+  for (const [label, words] of core.screen(record)) {
+    // the snapshot row: the page's own words of the folder's side files while the record
+    // holds none (a run opened without its folder: the record's own words)
+    const text = label === "snapshot" && record.snapshot === null && run.side !== null ? run.snapshot : words;
+    const title = exactOf(record, label);
     const row = element("tr");
     row.append(element("th", label));
     const cell = element("td", text, { "data-field": label.replace(" ", "_") });

@@ -1,19 +1,20 @@
-// The table of many runs: one row per run, the fields of the core's status record (the
-// package's `Status` report, what `status -o json` writes) in the words and number formats of
-// `overbrainer-contract status`'s table (cli/status.py `_cells`), then one column per key of
-// the records' `scalars` (its latest value; the union of the keys over the runs). Sorted by
-// any column: a click on its heading sorts ascending, a second descending; the runs without
-// a value there last either way, the ties in the order of their names. Every text is set as
+// The table of many runs: one row per run, the cells of `overbrainer-contract status`'s table
+// of runs, the core's words (the package's `cells`, made from the core's status record, what
+// `status -o json` writes), then one column per key of the records' `scalars` (its latest
+// value, as `--metric KEY` shows it; the union of the keys over the runs). Sorted by any
+// column: a click on its heading sorts ascending, a second descending; the runs without a
+// value there last either way, the ties in the order of their names. Every text is set as
 // text (textContent), never markup.
 
-import { ago, formatDuration, formatG, percent, thousands } from "./format.js";
 import { codePointCompare, naturalCompare } from "./names.js";
 
+/** @typedef {import("overbrainer-contract/core").Api} Api */
 /** @typedef {import("overbrainer-contract/core").StatusReport} StatusReport */
 /** @typedef {{ name: string, record: StatusReport }} Row */
-/** A column: its id, heading, a cell's text and exact value (or null), and the value a row is
- * sorted by (null: none, last).
- * @typedef {{ id: string, heading: string, cell: (record: StatusReport) => [string, string | null],
+/** A column: its id, its heading, the index of its cell among the core's cells of a row, the
+ * exact value behind a rounded cell (or null), and the value a row is sorted by (null: none,
+ * last).
+ * @typedef {{ id: string, heading: string, at: number, title: (record: StatusReport) => string | null,
  *   key: (row: Row) => number | string | null, text?: boolean }} Column */
 
 /** The phases in the schema's order: a run's course, `waiting` to `ended` (how `status
@@ -23,13 +24,8 @@ const PHASES = ["waiting", "started", "training", "evaluating", "ended"];
 /** @param {number | bigint} value @returns {number} */
 const count = (value) => Number(value);
 
-/** A `{step, value}` as a cell: `.4g`, the exact value and its step as the title.
- * @param {{ step: number | bigint, value: number } | null | undefined} stepValue
- * @returns {[string, string | null]} */
-function valueCell(stepValue) {
-  if (stepValue === null || stepValue === undefined) return ["-", null];
-  return [formatG(stepValue.value, 4), `${stepValue.value} at step ${thousands(stepValue.step)}`];
-}
+/** @param {{ value: number } | null | undefined} stepValue @returns {string | null} */
+const exact = (stepValue) => (stepValue === null || stepValue === undefined ? null : String(stepValue.value));
 
 /** A scalar's value as the row is sorted by it: a number, the infinities as numbers; NaN and
  * null as none.
@@ -42,114 +38,73 @@ function scalarKey(value) {
   return null;
 }
 
-/** The status record's columns.
- * @type {Column[]} */
-export const FIELDS = [
-  {
-    id: "name",
-    heading: "name",
-    text: true,
-    cell: (record) => [record.run, null],
-    key: (row) => row.name,
-  },
-  {
-    id: "phase",
-    heading: "phase",
-    text: true,
-    cell: (record) => {
-      let phase = record.phase;
-      const { evaluation } = record;
-      if (evaluation !== null && evaluation.total) phase += ` ${evaluation.step}/${evaluation.total}`;
-      if (record.begins > 1) phase += ", resumed";
-      return [phase, null];
+/** The columns of the command line's table before the scalars (the core's cells 0 to 4), and
+ * after them (the last four), by id; the headings are the core's (`headings()`).
+ * @type {[Omit<Column, "heading" | "at">[], Omit<Column, "heading" | "at">[]]} */
+const COLUMNS = [
+  [
+    { id: "name", text: true, title: () => null, key: (row) => row.name },
+    { id: "stage", text: true, title: () => null, key: (row) => PHASES.indexOf(row.record.phase) },
+    { id: "step", title: () => null, key: (row) => count(row.record.step) },
+    { id: "loss", title: (record) => exact(record.loss), key: (row) => row.record.loss?.value ?? null },
+    { id: "best_eval_loss", title: (record) => exact(record.best_eval_loss), key: (row) => row.record.best_eval_loss?.value ?? null },
+  ],
+  [
+    {
+      id: "eta",
+      title: (record) => (record.eta_remaining_seconds === null || record.ended || record.eta_stale ? null : String(record.eta_remaining_seconds)),
+      key: (row) => row.record.eta_remaining_seconds,
     },
-    key: (row) => PHASES.indexOf(row.record.phase),
-  },
-  {
-    id: "step",
-    heading: "step / max_steps",
-    cell: (record) => [thousands(record.step) + (record.max_steps === null ? "" : `/${thousands(record.max_steps)}`), null],
-    key: (row) => count(row.record.step),
-  },
-  {
-    id: "progress",
-    heading: "progress",
-    cell: (record) => (record.progress === null ? ["-", null] : [percent(record.progress), String(record.progress)]),
-    key: (row) => row.record.progress,
-  },
-  {
-    id: "loss",
-    heading: "loss",
-    cell: (record) => valueCell(record.loss),
-    key: (row) => row.record.loss?.value ?? null,
-  },
-  {
-    id: "eval_loss",
-    heading: "eval loss",
-    cell: (record) => valueCell(record.eval_loss),
-    key: (row) => row.record.eval_loss?.value ?? null,
-  },
-  {
-    id: "best_eval_loss",
-    heading: "best eval loss",
-    cell: (record) => {
-      const best = record.best_eval_loss;
-      if (best === null) return ["-", null];
-      return [`${formatG(best.value, 4)} @${thousands(best.step)}`, String(best.value)];
-    },
-    key: (row) => row.record.best_eval_loss?.value ?? null,
-  },
-  {
-    id: "eta",
-    heading: "ETA",
-    cell: (record) => {
-      if (record.ended) return ["-", null];
-      if (record.eta_stale) return ["stale", null];
-      const remaining = record.eta_remaining_seconds;
-      return remaining === null ? ["?", null] : [formatDuration(remaining), String(remaining)];
-    },
-    key: (row) => row.record.eta_remaining_seconds,
-  },
-  {
-    id: "last_line",
-    heading: "last line",
-    cell: (record) => {
-      const silence = record.last_line_seconds;
-      if (record.last_time === null || silence === null) return ["-", null];
-      return [silence < 0 ? `${ago(-silence)} ahead` : `${ago(silence)} ago`, null];
-    },
-    key: (row) => row.record.last_line_seconds,
-  },
-  {
-    id: "valid",
-    heading: "valid",
-    text: true,
-    cell: (record) => [record.valid ? "yes" : "no", null],
-    key: (row) => (row.record.valid ? 1 : 0),
-  },
+    { id: "last_line", title: () => null, key: (row) => row.record.last_line_seconds },
+    { id: "snapshot", text: true, title: () => null, key: (row) => row.record.snapshot?.taken?.step ?? null },
+    { id: "invalid", title: () => null, key: (row) => count(row.record.invalid_lines) },
+  ],
 ];
 
-/** The column of a scalars key: its latest value, `.4g` (its word when not finite, `null`
- * for a null), the exact value and its step as the title; `-` for a run without the key.
+/** The table's columns for these scalar keys: the command line's, each scalar's after the
+ * fifth, as the core orders the cells of a row.
+ * @param {Api} core
+ * @param {string[]} keys
+ * @returns {Column[]} */
+export function columnsOf(core, keys) {
+  const [before, after] = core.headings();
+  const named = (/** @type {Omit<Column, "heading" | "at">} */ column, /** @type {string} */ heading, /** @type {number} */ at) => ({ ...column, heading, at });
+  return [
+    ...COLUMNS[0].map((column, index) => named(column, before[index], index)),
+    ...keys.map((key, index) => scalarColumn(key, before.length + index)),
+    ...COLUMNS[1].map((column, index) => named(column, after[index], before.length + keys.length + index)),
+  ];
+}
+
+/** The column of a scalars key, its cell the core's `at`-th: its latest value, the exact
+ * value as the title.
  * @param {string} key
+ * @param {number} at
  * @returns {Column} */
-export function scalarColumn(key) {
+export function scalarColumn(key, at) {
   return {
     id: `scalars:${key}`,
     heading: key,
-    cell: (record) => {
-      const stats = record.scalars?.[key];
-      if (stats === undefined) return ["-", null];
-      const { value, step } = stats.last;
-      if (value === null) return ["null", `null at step ${thousands(step)}`];
-      if (typeof value === "string") return [value, `${value} at step ${thousands(step)}`];
-      return [formatG(value, 4), `${value} at step ${thousands(step)}`];
+    at,
+    title: (record) => {
+      const value = record.scalars?.[key]?.last.value;
+      return typeof value === "number" ? String(value) : null;
     },
     key: (row) => {
       const stats = row.record.scalars?.[key];
       return stats === undefined ? null : scalarKey(stats.last.value);
     },
   };
+}
+
+/** A run's cells, the core's, for these scalar keys: its name the page's.
+ * @param {Api} core
+ * @param {Row} row
+ * @param {string[]} keys
+ * @returns {string[]} */
+export function cellsOf(core, row, keys) {
+  // `KEY:last`: the key's latest value, whatever the key ends in (`acc:max` is a key)
+  return core.cells({ ...row.record, name: row.name }, { metrics: keys.map((key) => `${key}:last`) });
 }
 
 /** The rows in the order of `column` (ascending, or descending when `descending`): the rows
@@ -175,9 +130,10 @@ export function sortRows(rows, column, descending) {
 /** The table of runs in `table` (a <table> element), redrawn by `render`, sorted by a click
  * on a heading. */
 export class RunTable {
-  /** @param {HTMLTableElement} table */
-  constructor(table) {
+  /** @param {HTMLTableElement} table @param {Api} core */
+  constructor(table, core) {
     this.table = table;
+    this.core = core;
     /** @type {string | null} the id of the column sorted by; null: the runs' order */
     this.sortedBy = null;
     this.descending = false;
@@ -188,7 +144,10 @@ export class RunTable {
     /** @type {HTMLTableSectionElement | null} */
     this.body = null;
     /** Each run's row as shown: its cells and their texts and titles, by column.
-     * @type {Map<string, { row: HTMLTableRowElement, cells: HTMLTableCellElement[], texts: string[], titles: (string | null)[] }>} */
+     * `scalars`: its scalar cells, the core's, and the count of lines they were made at (the
+     * clock does not move them: made again only when the run grew, not at every tick).
+     * @type {Map<string, { row: HTMLTableRowElement, cells: HTMLTableCellElement[], texts: string[], titles: (string | null)[],
+     *   scalars: { lines: number | bigint, texts: string[] } | null }>} */
     this.shown = new Map();
     table.addEventListener("click", (event) => {
       const target = event.target instanceof Element ? event.target.closest("th[data-column]") : null;
@@ -223,7 +182,8 @@ export class RunTable {
     this.rows = rows;
     const keys = new Set();
     for (const { record } of rows) for (const key of Object.keys(record.scalars ?? {})) keys.add(key);
-    const columns = [...FIELDS, ...[...keys].sort(codePointCompare).map(scalarColumn)];
+    const scalars = [...keys].sort(codePointCompare);
+    const columns = columnsOf(this.core, scalars);
     const column = columns.find((each) => each.id === this.sortedBy) ?? null;
     const ordered = column === null ? rows : sortRows(rows, column, this.descending);
     const heading = JSON.stringify([columns.map((each) => each.id), this.sortedBy, this.descending]);
@@ -269,11 +229,21 @@ export class RunTable {
           row.append(cell);
           cells.push(cell);
         }
-        shown = { row, cells, texts: columns.map(() => ""), titles: columns.map(() => null) };
+        shown = { row, cells, texts: columns.map(() => ""), titles: columns.map(() => null), scalars: null };
         this.shown.set(key, shown);
       }
+      const base = cellsOf(this.core, { name, record }, []);
+      if (shown.scalars === null || shown.scalars.lines !== record.lines) {
+        const made = scalars.length === 0 ? [] : cellsOf(this.core, { name, record }, scalars);
+        shown.scalars = { lines: record.lines, texts: made.slice(5, 5 + scalars.length) };
+      }
+      const texts = [...base.slice(0, 5), ...shown.scalars.texts, ...base.slice(5)];
+      // painted as the command line paints the row: an invalid run, a stale ETA
+      shown.row.classList.toggle("invalid", !record.valid);
+      shown.row.classList.toggle("stale", record.valid && record.eta_stale);
       for (let index = 0; index < columns.length; index += 1) {
-        const [text, title] = columns[index].cell(record);
+        const text = texts[columns[index].at] ?? "";
+        const title = columns[index].title(record);
         if (shown.texts[index] !== text) {
           shown.cells[index].textContent = text;
           shown.texts[index] = text;

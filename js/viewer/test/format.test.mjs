@@ -1,10 +1,11 @@
-// The page writes numbers as the command line does: held to Python's own format() on many
-// doubles (python3 formats them; the doubles travel as their shortest round-trip text).
+// The page writes numbers as the command line does, by the core (the package's formatNumber,
+// the WebAssembly module's): held to Python's own format() on many doubles (python3 formats
+// them; the doubles travel as their shortest round-trip text).
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { it } from "node:test";
-import { formatDuration, formatG, percent, thousands } from "../src/format.js";
+import { formatNumber } from "../../dist/index.js";
 
 const PYTHON = process.env.PYTHON || "python3";
 
@@ -27,31 +28,31 @@ function doubles() {
   return out;
 }
 
-it("formats as Python's .4g, .3g, .0% and round() do, ties to even", () => {
+it("formats as Python's .4g, .3g, .0% and .2f do, ties to even", () => {
   const values = doubles();
   const script = [
     "import sys, json",
     "values = [float(v) for v in json.load(sys.stdin)]",
-    "def clock(s):",
-    "    w = round(s); h, r = divmod(w, 3600); m, s2 = divmod(r, 60); return f'{h}:{m:02}:{s2:02}'",
-    "rows = [[f'{v:.4g}', f'{v:.3g}', f'{min(abs(v), 1.0):.0%}', clock(abs(v)) if abs(v) < 1e15 else None] for v in values]",
+    "rows = [[f'{v:.4g}', f'{v:.3g}', f'{min(abs(v), 1.0):.0%}', f'{v:.2f}' if abs(v) < 1e22 else None] for v in values]",
     "json.dump(rows, sys.stdout)",
   ].join("\n");
   const text = JSON.stringify(values.map((value) => (Object.is(value, -0) ? "-0.0" : String(value))));
   const want = JSON.parse(execFileSync(PYTHON, ["-c", script], { input: text }).toString());
   values.forEach((value, at) => {
-    const [g4, g3, share, clock] = want[at];
-    assert.equal(formatG(value, 4), g4, `${value}:.4g`);
-    assert.equal(formatG(value, 3), g3, `${value}:.3g`);
-    assert.equal(percent(Math.min(Math.abs(value), 1.0)), share, `${value}:.0%`);
-    if (clock !== null) assert.equal(formatDuration(Math.abs(value)), clock, `format_duration(${value})`);
+    const [g4, g3, share, fixed] = want[at];
+    assert.equal(formatNumber(value, ".4g"), g4, `${value}:.4g`);
+    assert.equal(formatNumber(value, ".3g"), g3, `${value}:.3g`);
+    assert.equal(formatNumber(Math.min(Math.abs(value), 1.0), ".0%"), share, `${value}:.0%`);
+    if (fixed !== null) assert.equal(formatNumber(value, ".2f"), fixed, `${value}:.2f`);
   });
 });
 
-it("groups digits as Python's {:,} does, bigints too", () => {
-  assert.equal(thousands(0), "0");
-  assert.equal(thousands(999), "999");
-  assert.equal(thousands(1000), "1,000");
-  assert.equal(thousands(1_000_000), "1,000,000");
-  assert.equal(thousands(18446744073709551615n), "18,446,744,073,709,551,615");
+it("groups digits as Python's {:,} does, and refuses what it does not write", () => {
+  assert.equal(formatNumber(0, ","), "0");
+  assert.equal(formatNumber(999, ","), "999");
+  assert.equal(formatNumber(1000, ","), "1,000");
+  assert.equal(formatNumber(-1_000_000, ","), "-1,000,000");
+  assert.equal(formatNumber(2 ** 53, ","), "9,007,199,254,740,992");
+  assert.throws(() => formatNumber(1.5, ","), TypeError);
+  assert.throws(() => formatNumber(1, "x"), TypeError);
 });

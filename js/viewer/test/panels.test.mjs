@@ -18,7 +18,6 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import * as core from "../../dist/index.js";
-import { formatG } from "../src/format.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const VIEWER = resolve(HERE, "..");
@@ -230,7 +229,7 @@ describe("the viewer's panels, groups and table", () => {
     assert.deepEqual(await panels(page), [{ heading: "", title: null, keys: ["loss", "eval_loss", "learning_rate"], captions: ["loss", "eval_loss", "learning_rate"] }]);
     // the end line's summary on r1's card, as the record gives it
     const summary = await page.evaluate(() => [...document.querySelectorAll('.run[data-run="r1"] table.summary tr')].map((row) => [row.querySelector("th").textContent, row.querySelector("td").textContent, row.querySelector("td").title]));
-    assert.deepEqual(summary, [["train_runtime", "12.5", "12.5"], ["total_flos", formatG(1.23456789e15, 4), "1234567890000000"], ["train_loss", "NaN", ""], ["epoch", "null", ""]]);
+    assert.deepEqual(summary, [["train_runtime", "12.5", "12.5"], ["total_flos", core.formatNumber(1.23456789e15, ".4g"), "1234567890000000"], ["train_loss", "NaN", ""], ["epoch", "null", ""]]);
     assert.equal(await page.isVisible('.run[data-run="r2"] table.summary'), false);
     // every key of the runs' logs listed, in sorted order
     const listed = await page.evaluate(() => [...document.querySelectorAll("#metric-keys button")].map((button) => button.dataset.key));
@@ -410,17 +409,22 @@ describe("the viewer's panels, groups and table", () => {
     assert.equal(shown.length, 40);
     assert.deepEqual(shown.map((row) => row.name), files.map((each) => each.name));
     const headings = await page.evaluate(() => [...document.querySelectorAll("#run-table th")].map((cell) => cell.dataset.column));
-    assert.deepEqual(headings, ["name", "phase", "step", "progress", "loss", "eval_loss", "best_eval_loss", "eta", "last_line", "valid", "scalars:eval_accuracy"]);
-    // each cell the record's value, as the command line writes it
+    assert.deepEqual(headings, ["name", "stage", "step", "loss", "best_eval_loss", "scalars:eval_accuracy", "eta", "last_line", "snapshot", "invalid"]);
+    const texts = await page.evaluate(() => [...document.querySelectorAll("#run-table th")].map((cell) => cell.textContent));
+    const [before, after] = core.headings();
+    assert.deepEqual(texts, [...before, "eval_accuracy", ...after], "the command line's headings");
+    // each row the command line's cells of the record (`status --metric eval_accuracy`), but
+    // those the clock moves (the page's now is not the record's here)
     for (const row of shown) {
       const record = records[row.name];
-      assert.equal(row.cells.name, record.run);
-      assert.equal(row.cells.phase, record.phase);
-      assert.equal(row.cells.loss, record.loss === null ? "-" : formatG(record.loss.value, 4));
+      const cells = core.cells({ ...record, name: row.name }, { metrics: ["eval_accuracy"] });
+      headings.forEach((id, at) => {
+        if (id !== "eta" && id !== "last_line") assert.equal(row.cells[id], cells[at], `${row.name}: ${id}`);
+      });
+      assert.equal(row.cells.name, row.name);
       const accuracy = record.scalars.eval_accuracy;
-      const value = accuracy === undefined ? "-" : typeof accuracy.last.value === "number" ? formatG(accuracy.last.value, 4) : accuracy.last.value;
+      const value = accuracy === undefined ? "" : typeof accuracy.last.value === "number" ? core.formatNumber(accuracy.last.value, ".4g") : accuracy.last.value;
       assert.equal(row.cells["scalars:eval_accuracy"], value, row.name);
-      assert.equal(row.cells.valid, record.valid ? "yes" : "no");
     }
     assert.equal(shown.find((row) => row.name === "run7").cells["scalars:eval_accuracy"], "NaN");
 
@@ -440,12 +444,12 @@ describe("the viewer's panels, groups and table", () => {
     await page.click('#run-table th[data-column="scalars:eval_accuracy"]');
     shown = await rows();
     assert.deepEqual(shown.map((row) => row.name), expected(accuracy, false));
-    assert.equal(shown.at(-1).cells["scalars:eval_accuracy"], "-");
+    assert.equal(shown.at(-1).cells["scalars:eval_accuracy"], "");
     assert.equal(await page.getAttribute('#run-table th[data-column="scalars:eval_accuracy"]', "aria-sort"), "ascending");
     await page.click('#run-table th[data-column="scalars:eval_accuracy"]');
     shown = await rows();
     assert.deepEqual(shown.map((row) => row.name), expected(accuracy, true));
-    assert.equal(shown.at(-1).cells["scalars:eval_accuracy"], "-", "the runs without a value still last");
+    assert.equal(shown.at(-1).cells["scalars:eval_accuracy"], "", "the runs without a value still last");
     assert.equal(await page.getAttribute('#run-table th[data-column="scalars:eval_accuracy"]', "aria-sort"), "descending");
     await page.click('#run-table th[data-column="loss"]');
     shown = await rows();

@@ -75,7 +75,7 @@ function listedError(finding) {
 /** The rows of the command line's screen of `path` at `now` (`overbrainer-contract status
  * --now`), label → text: each row its label, padded, then its text. */
 function screenOf(path, now) {
-  const done = spawnSync(CLI, ["status", "--now", String(now), path], { encoding: "utf8" });
+  const done = spawnSync(CLI, ["status", "--color", "never", "--now", String(now), path], { encoding: "utf8" });
   if (done.error) throw new Error(`${CLI}: ${done.error.message} (OVERBRAINER_CONTRACT names the console script)`);
   assert.ok(done.status === 0 || done.status === 1, `status ${path}: exit ${done.status}: ${done.stderr}`);
   const rows = {};
