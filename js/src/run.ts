@@ -265,12 +265,22 @@ export function parseExact(text: string): unknown {
 /** A value as the core's JSON, every integer exact: a `bigint` written as its digits (the
  * other values as `JSON.stringify` writes them; `undefined` in an object left out). */
 export function stringifyExact(value: unknown): string {
+  try {
+    // a record without a bigint (the usual one): at once
+    return JSON.stringify(value) ?? "null";
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+  return written(value);
+}
+
+function written(value: unknown): string {
   if (typeof value === "bigint") return value.toString();
-  if (Array.isArray(value)) return `[${value.map((each) => (each === undefined ? "null" : stringifyExact(each))).join(",")}]`;
+  if (Array.isArray(value)) return `[${value.map((each) => (each === undefined ? "null" : written(each))).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const fields: string[] = [];
     for (const [key, each] of Object.entries(value)) {
-      if (each !== undefined) fields.push(`${JSON.stringify(key)}:${stringifyExact(each)}`);
+      if (each !== undefined) fields.push(`${JSON.stringify(key)}:${written(each)}`);
     }
     return `{${fields.join(",")}}`;
   }
@@ -470,7 +480,17 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     if (!Array.isArray(metrics) || !metrics.every((each) => typeof each === "string")) {
       throw new TypeError("metrics is an array of KEY[:last|min|max] texts");
     }
-    const recordBytes = encoder.encode(stringifyExact(record));
+    // the words read no scalar but those asked for (`KEY`, or the text before its last `:`),
+    // nor the summary: a record of 100,000 keys is not written out for a screen of 12 rows
+    const all = (record.scalars ?? {}) as Record<string, unknown>;
+    const scalars: Record<string, unknown> = {};
+    for (const text of metrics) {
+      const colon = text.lastIndexOf(":");
+      for (const key of colon < 0 ? [text] : [text, text.slice(0, colon)]) {
+        if (Object.hasOwn(all, key)) scalars[key] = all[key];
+      }
+    }
+    const recordBytes = encoder.encode(stringifyExact({ ...record, scalars, summary: null }));
     const askedBytes = encoder.encode(metrics.length === 0 ? "" : JSON.stringify(metrics));
     const both = new Uint8Array(recordBytes.length + askedBytes.length);
     both.set(recordBytes);
