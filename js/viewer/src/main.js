@@ -12,7 +12,7 @@ import { validateRequest, validateSnapshot } from "viewer:validators";
 import { files as contractFiles, version as contractVersion } from "viewer:contract";
 import { Excerpts } from "./excerpts.js";
 import { bandOf, groupKeys } from "./groups.js";
-import { naturalCompare, useCore } from "./names.js";
+import { useCore } from "./names.js";
 import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
 import { servedBy } from "./served.js";
 import { Series } from "./series.js";
@@ -1024,7 +1024,9 @@ function runsOf(loose, inFolders) {
     if (files === undefined) folders.set(folder, (files = {}));
     files[path.slice(cut + 1)] = file;
   }
-  for (const [folder, files] of [...folders].sort(([a], [b]) => naturalCompare(a, b))) {
+  const listed = [...folders];
+  const order = core.naturalOrder(listed.map(([folder]) => folder)); // one call of the core
+  for (const [folder, files] of order.map((at) => listed[at])) {
     const metrics = files[METRICS_FILE] || files[METRICS_GZ];
     if (!metrics) continue;
     const path = folder ? `${folder}/${metrics.name}` : metrics.name;
