@@ -5,7 +5,8 @@
 // `folder` variant, named `run`) told by `status(bytes, {now, name, snapshot, request})`,
 // its side files given as read, with the manifest's `mtimes`. The records are compared with
 // the expectations value by value (numbers as doubles, records in order). Prints `N passed,
-// N failed`; exit status 0 when nothing failed. A changed expectation must be found: the
+// N failed`; exit status 0 when nothing failed. And each status's words (`screen`, `cells`)
+// against the case's view (`<variant>.view.json`). A changed expectation must be found: the
 // comparison is run once more on a copy with one field changed, and must fail.
 //
 //   node test/runs.mjs [SUITE_DIR]
@@ -15,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { gunzipSync } from "node:zlib";
-import { check, status } from "../dist/index.js";
+import { cells, check, screen, status } from "../dist/index.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SUITE = process.argv[2] ?? join(HERE, "..", "..", "tests", "conformance", "runs");
@@ -103,11 +104,33 @@ async function folderProblems(item, folder) {
   return problems;
 }
 
+/** The words of each status of a case (`<variant>.view.json`): `screen(record)` and
+ * `cells(record)` of the package's own record of the `stdin` bytes and of the run folder,
+ * and of the expected record of a `file` run (a metrics file named alone), against the rows
+ * and cells the suite reasons from the record. */
+async function viewProblems(item) {
+  const folder = join(SUITE, item.name);
+  const problems = [];
+  for (const run of item.runs) {
+    if (run.view === undefined) continue;
+    const want = JSON.parse(readFileSync(join(folder, run.view.expect), "utf8"));
+    let record;
+    if (run.variant === "stdin") record = await status(readFileSync(join(folder, run.stdin)), { now: item.now });
+    else if (run.variant === "folder") {
+      const { bytes, options } = folderInput(item, folder);
+      record = await status(bytes, options);
+    } else record = JSON.parse(readFileSync(join(folder, run.status.expect), "utf8"));
+    differences(`${item.name} ${run.variant} screen`, screen(record), want.screen, problems);
+    differences(`${item.name} ${run.variant} cells`, cells(record), want.cells, problems);
+  }
+  return problems;
+}
+
 const manifest = JSON.parse(readFileSync(join(SUITE, "manifest.json"), "utf8"));
 let passed = 0;
 const failed = [];
 for (const item of manifest.cases) {
-  const problems = await caseProblems(item);
+  const problems = [...(await caseProblems(item)), ...(await viewProblems(item))];
   if (problems.length === 0) passed += 1;
   else failed.push(...problems);
 }

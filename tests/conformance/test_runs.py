@@ -1,8 +1,9 @@
 """The run-level golden suite (`runs/`): what a whole run's files mean. Each case is a run
 folder and what `check -o json` and `status -o json --now NOW` write for it, each way the
-run is named; the console command runs on a copy of the case, its side files given the
-manifest's modification times. The manifest and every expectation are checked against
-their schemas; runs/README.md says how other runners read the files."""
+run is named, and the words `status --color never` prints for it; the console command runs
+on a copy of the case, its side files given the manifest's modification times. The manifest
+and every expectation are checked against their schemas; runs/README.md says how other
+runners read the files."""
 
 from __future__ import annotations
 
@@ -146,6 +147,9 @@ def test_the_manifest_names_every_case_and_file() -> None:
         for run in case["runs"]:
             named.update(run[command]["expect"] for command in ("check", "status"))
             named.add(run.get("stdin"))
+            named.add(run.get("view", {}).get("expect"))
+            has_status = run["status"]["expect"] is not None
+            assert ("view" in run) == has_status, f"{case['name']} {run['variant']}: its view"
         named.discard(None)
         for path in named:
             assert (folder / path).is_file(), f"{case['name']}: {path}"
@@ -174,6 +178,53 @@ def test_every_expectation_follows_its_schema(
             validator("check-report").validate(record)
     else:
         validator("status-report").validate(want)
+
+
+def _views() -> Iterator[Any]:
+    for case in MANIFEST["cases"]:
+        for run in case["runs"]:
+            if "view" in run:
+                name = f"{case['name']}:{run['variant']}:screen"
+                yield pytest.param(case, run, id=name)
+
+
+def view_of(case: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    """The words the suite reasons from a status (`<variant>.view.json`)."""
+    path = RUNS / case["name"] / run["view"]["expect"]
+    view: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return view
+
+
+def screen_text(rows: list[list[str]]) -> str:
+    """The rows as `status` lays them out: each label padded to the longest and two spaces."""
+    width = max(len(label) for label, _ in rows) + 2
+    return "".join(f"{label.ljust(width)}{words}\n" for label, words in rows)
+
+
+@pytest.mark.parametrize(("case", "run"), list(_views()))
+def test_the_screen_says_the_suites_words(
+    case: dict[str, Any], run: dict[str, Any], tmp_path: Path
+) -> None:
+    """`status --color never --now NOW RUN` prints the view's rows, word for word."""
+    folder = placed(case, tmp_path)
+    given = (folder / run["stdin"]).read_bytes() if "stdin" in run else b""
+    line = ["status", "--color", "never", "--now", repr(float(case["now"])), run["named"]]
+    done = subprocess.run(
+        [sys.executable, "-m", "overbrainer_contract", *line],
+        cwd=folder,
+        input=given,
+        capture_output=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == run["status"]["exit"], done.stderr
+    assert done.stdout.decode("utf-8") == screen_text(view_of(case, run)["screen"])
+
+
+@pytest.mark.parametrize(("case", "run"), list(_views()))
+def test_every_view_follows_its_schema(case: dict[str, Any], run: dict[str, Any]) -> None:
+    schema = json.loads((RUNS / "view.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(view_of(case, run))
 
 
 def _case(name: str) -> dict[str, Any]:

@@ -229,9 +229,9 @@ fn eta_unknown_reason(record: &StatusReport) -> &'static str {
     if record.loss.is_none() {
         "no training log yet"
     } else if record.max_steps.is_none() {
-        "no log line with max_steps yet"
+        "no line with max_steps yet"
     } else {
-        "it needs two training logs apart in steps and time, and max_steps on a log"
+        "no two training logs apart in steps and time yet, or no log line with max_steps"
     }
 }
 

@@ -5,15 +5,17 @@
 //! (numbers as doubles, read correctly rounded from both sides). And every case's run folder
 //! (the `folder` variant): its side files checked by `side::check_side` (the records after
 //! the metrics file's) and its snapshot state made by `side::snapshot_state` from their bytes
-//! and the manifest's `mtimes`, against the folder's expectations.
+//! and the manifest's `mtimes`, against the folder's expectations. And the words of every
+//! status of the suite (`view`): the screen's rows, the table's cells, `watch`'s line.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use overbrainer_core::check::{check_bytes, GZIP_MAGIC};
-use overbrainer_core::reports::{side, CheckReport, FileKind};
+use overbrainer_core::reports::{side, CheckReport, FileKind, StatusReport};
 use overbrainer_core::side::{check_side, snapshot_state, SideFile};
 use overbrainer_core::status::status_bytes;
+use overbrainer_core::view;
 
 mod common;
 use common::{read_json, Json, Reader};
@@ -238,4 +240,66 @@ fn a_changed_expectation_is_found() {
     let same = Reader::parse(r#"{"message":"EOF","column":27.0,"line":2,"type":"finding"}"#);
     differences("$", &got, &same, &mut none);
     assert!(none.is_empty(), "{none:?}");
+}
+
+/// The words of every status of the suite (`<variant>.view.json`): the one-run screen's
+/// rows, the table's cells and `watch`'s line, made by `view` from the expected status
+/// object, against those the suite reasons from it.
+fn view_problems(case: &Json) -> Vec<String> {
+    let name = case.field("name").text();
+    let folder = suite_dir().join(name);
+    let mut problems = Vec::new();
+    for run in case.field("runs").items() {
+        let variant = run.field("variant").text();
+        let status = run.field("status").field("expect");
+        let view = match (status, run.get("view")) {
+            (Json::Null, None) => continue,
+            (Json::Null, Some(_)) => {
+                problems.push(format!("{name} {variant}: a view of no status"));
+                continue;
+            }
+            (_, None) => {
+                problems.push(format!("{name} {variant}: a status without its view"));
+                continue;
+            }
+            (status, Some(view)) => (status.text().to_owned(), view.field("expect").text()),
+        };
+        let bytes = fs::read(folder.join(&view.0)).expect("the status expectation");
+        let record: StatusReport = serde_json::from_slice(&bytes).expect("a status object");
+        let words: serde_json::Value =
+            serde_json::from_slice(&fs::read(folder.join(view.1)).expect("the view"))
+                .expect("the view is JSON");
+        let at = format!("{name} {variant}");
+        let screen: Vec<(String, String)> = serde_json::from_value(words["screen"].clone())
+            .unwrap_or_else(|error| panic!("{at}: screen: {error}"));
+        let got = view::screen(&record, &[]);
+        if got != screen {
+            problems.push(format!("{at} screen: {got:?}\n  expected {screen:?}"));
+        }
+        let cells: Vec<String> = serde_json::from_value(words["cells"].clone())
+            .unwrap_or_else(|error| panic!("{at}: cells: {error}"));
+        let got = view::cells(&record, &[]);
+        if got != cells {
+            problems.push(format!("{at} cells: {got:?}\n  expected {cells:?}"));
+        }
+        let got = view::progress(&record, None);
+        if words["watch"] != got.as_str() {
+            problems.push(format!("{at} watch: {got:?}, expected {}", words["watch"]));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_status_says_the_suites_words() {
+    let manifest = read_json(&suite_dir().join("manifest.json"));
+    let cases = manifest.field("cases").items();
+    let views = cases
+        .iter()
+        .flat_map(|case| case.field("runs").items())
+        .filter(|run| run.get("view").is_some())
+        .count();
+    assert!(views >= 40, "{views} views");
+    let problems: Vec<String> = cases.iter().flat_map(view_problems).collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
