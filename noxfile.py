@@ -733,8 +733,8 @@ def viewer(session: nox.Session) -> None:
     # The package built (`node build.mjs` in js/: its WebAssembly by Debian's Rust 1.63), the
     # page's modules type-checked by tsc (JSDoc, strict: js/viewer/tsconfig.json, against the
     # package's declarations just built), then the page (js/viewer/build.mjs: one
-    # self-contained HTML file, the package's glue and its .wasm inlined, the snapshot
-    # validators generated from schema/ by Ajv); its tests under node's runner: numbers
+    # self-contained HTML file, the package's glue and its .wasm inlined; a run folder's side
+    # files read by the core through the package's status()); its tests under node's runner: numbers
     # written as Python writes them (python3 the oracle), and the page from file:// and over
     # HTTP in Debian's headless Chromium (playwright-core, `npm ci` from
     # js/viewer/package-lock.json): the example runs' status rows held to

@@ -6,9 +6,9 @@
 //
 // Inlined into the page: the package's glue (../dist/core.js) and its WebAssembly module
 // (../dist/overbrainer_core.wasm, as base64) — both built by `cd js && node build.mjs` — the
-// page's own modules (src/), bundled by esbuild, the validators of a snapshot's proof and
-// request, generated from schema/ by Ajv (standalone code: no schema compiled in the page),
-// and the contract's file names and side-file limits (schema/contract.json). The page's
+// page's own modules (src/), bundled by esbuild, and the contract's file names and side-file
+// limits (schema/contract.json, checked against its schema by Ajv here). A side file's
+// meaning is the core's, in the WebAssembly module: the page holds no validator. The page's
 // Content-Security-Policy allows only its own script and style (by their SHA-256) and
 // WebAssembly: nothing else runs, whatever a file holds.
 
@@ -17,11 +17,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Ajv2020Module from "ajv/dist/2020.js";
-import standaloneModule from "ajv/dist/standalone/index.js";
 import * as esbuild from "esbuild";
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
-const standalone = standaloneModule.default ?? standaloneModule;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PACKAGE = resolve(HERE, "..");
@@ -37,32 +35,6 @@ for (const needed of [GLUE, WASM]) {
     console.error(`${needed}: missing; build the package first: cd js && npm ci && node build.mjs`);
     process.exit(2);
   }
-}
-
-/** The validators of a snapshot's proof and of a request's text, from schema/: every schema
- * registered under its `$id` (they refer to each other), the contract's `x-` annotations
- * declared as keywords that validate nothing, strict otherwise. */
-function validators() {
-  const schemas = readdirSync(SCHEMA)
-    .filter((name) => name.endsWith(".schema.json"))
-    .sort()
-    .map((name) => JSON.parse(readFileSync(join(SCHEMA, name), "utf8")));
-  const ajv = new Ajv2020({ strict: true, discriminator: true, allErrors: true, code: { source: true, esm: true } });
-  const annotations = new Set();
-  const visit = (node) => {
-    if (Array.isArray(node)) node.forEach(visit);
-    else if (node && typeof node === "object") {
-      for (const [key, value] of Object.entries(node)) {
-        if (key.startsWith("x-")) annotations.add(key);
-        visit(value);
-      }
-    }
-  };
-  schemas.forEach(visit);
-  for (const keyword of annotations) ajv.addKeyword(keyword);
-  for (const schema of schemas) ajv.addSchema(schema);
-  const id = (title) => schemas.find((schema) => schema.title === title).$id;
-  return standalone(ajv, { validateSnapshot: id("Snapshot"), validateRequest: id("SnapshotRequest") });
 }
 
 /** The contract's constants (schema/contract.json, checked against its schema here): the
@@ -95,7 +67,6 @@ const generated = {
         const base64 = readFileSync(WASM).toString("base64");
         return { contents: `export default ${JSON.stringify(base64)};`, loader: "js" };
       }
-      if (args.path === "viewer:validators") return { contents: validators(), loader: "js", resolveDir: HERE };
       if (args.path === "viewer:contract") return { contents: contract(), loader: "js" };
       return null;
     });

@@ -8,7 +8,6 @@
 
 import { load } from "overbrainer-contract/core";
 import wasmBase64 from "viewer:wasm";
-import { validateRequest, validateSnapshot } from "viewer:validators";
 import { files as contractFiles, version as contractVersion } from "viewer:contract";
 import { Excerpts } from "./excerpts.js";
 import { bandOf, groupKeys } from "./groups.js";
@@ -16,7 +15,7 @@ import { useCore } from "./names.js";
 import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
 import { servedBy } from "./served.js";
 import { Series } from "./series.js";
-import { PROOF_LIMIT, REQUEST_LIMIT, snapshotText } from "./snapshot.js";
+import { PROOF_LIMIT, REQUEST_LIMIT, sideFiles } from "./snapshot.js";
 import { RunTable } from "./table.js";
 
 /** @typedef {import("overbrainer-contract/core").Api} Api */
@@ -45,11 +44,12 @@ import { RunTable } from "./table.js";
 /** A run opened: its name (among the runs opened) and what it is made from, its file (null
  * for a run served, until it is read whole), the core's Status of it and its latest record,
  * its plotted series, its findings, the excerpts of its bad lines (by line number), its
- * style, its card; a run served, how it is followed.
+ * style, its card, its side files as the core's status takes them (read once, null before);
+ * a run served, how it is followed.
  * @typedef {{
  *   name: string, unit: import("overbrainer-contract/core").Unit, path: string, files: { metrics: File | null }, side: Side | null, status: RunStatus,
  *   record: StatusReport | null, series: Series, findings: Findings, excerpts: Map<number, string | null>,
- *   lines: number, colour: string, done: boolean, snapshot: string | null, view: RunView, following?: Following,
+ *   lines: number, colour: string, done: boolean, sideFiles: import("overbrainer-contract/core").SideFiles | null, view: RunView, following?: Following,
  * }} Run */
 
 /** Bytes read from a file at a time: one feed of the core between two turns of the page. */
@@ -86,8 +86,6 @@ function $of(id, kind) {
   if (!(found instanceof kind)) throw new Error(`page.html's #${id} is not a ${kind.name}`);
   return found;
 }
-
-const validators = { snapshot: validateSnapshot, request: validateRequest };
 
 /** What an error says: its message, else the thrown value as text.
  * @param {unknown} error
@@ -641,24 +639,22 @@ function exactOf(record, label) {
  * @returns {string} */
 const thousands = (count) => core.formatNumber(Number(count), ",");
 
-/** The run's status at this page's now: the core's record, told again at each call.
+/** The run's status at this page's now: the core's record, told again at each call, a run
+ * folder's with its side files (the snapshot row's words the core's, as `status` says them).
  * @param {Run} run
  * @returns {Promise<StatusReport>} */
 async function renderStatus(run) {
-  if (run.snapshot === null) run.snapshot = await snapshotText(run.side, validators);
-  const record = run.status.report(Date.now() / 1000, run.name);
+  if (run.side !== null && run.sideFiles === null) run.sideFiles = await sideFiles(run.side);
+  const record = run.status.report(Date.now() / 1000, run.name, run.sideFiles ?? undefined);
   run.record = record;
   run.lines = record.lines;
   scheduleTable();
   const body = element("tbody");
   for (const [label, words] of core.screen(record)) {
-    // the snapshot row: the page's own words of the folder's side files while the record
-    // holds none (a run opened without its folder: the record's own words)
-    const text = label === "snapshot" && record.snapshot === null && run.side !== null ? run.snapshot : words;
     const title = exactOf(record, label);
     const row = element("tr");
     row.append(element("th", label));
-    const cell = element("td", text, { "data-field": label.replace(" ", "_") });
+    const cell = element("td", words, { "data-field": label.replace(" ", "_") });
     if (title !== null) cell.title = title;
     row.append(cell);
     body.append(row);
@@ -977,7 +973,7 @@ function newRun(name, unit, path, metrics, side, colour) {
     lines: 0,
     colour,
     done: false,
-    snapshot: null,
+    sideFiles: null,
     view: runView(name, colour),
   };
 }
@@ -1280,7 +1276,7 @@ async function followTurn(run, following, server) {
     ]);
     run.side = { proof, request };
     // told again from these, with why a side file was refused (a symlink, a FIFO), if so
-    run.snapshot = await snapshotText(run.side, validators, entry.side_problem);
+    run.sideFiles = await sideFiles(run.side, entry.side_problem);
   }
   if (file === null) {
     if (following.id !== null && !following.removed) {

@@ -1,98 +1,61 @@
-// The snapshot row of `status`: whether a snapshot was requested (and why), whether it was
-// taken (the proof, `snapshot.json`), and whether the request is still pending (there, and
-// newer than the proof). cli/status.py `snapshot_status` and `_snapshot_text`, with the
-// files of a folder the user opened. The proof and the request are checked by validators
-// generated from schema/ (Ajv's standalone code, made by build.mjs): a proof's problems are
-// listed as status lists them (`snapshot.json: $.step: ...`), in Ajv's words.
+// A run folder's side files, `snapshot.json` and `snapshot.request`, as the package's
+// status() takes them: each file's bytes and when it was last written, or the words it was
+// refused in. What they mean (a proof's problems in serde's words, the request's word, the
+// pending rule, the snapshot row's words) is the core's: the record the status gives.
 
-import { maxBytes } from "viewer:contract";
-import { thousands } from "./format.js";
+import { files as contractFiles, maxBytes } from "viewer:contract";
 
-/** The most bytes each side file may hold: the contract's `max_bytes` (schema/contract.json,
- * as runs/sidefile.py reads it: REQUEST_LIMIT, PROOF_LIMIT), inlined by build.mjs. */
+/** The most bytes each side file may hold: the contract's `max_bytes` (schema/contract.json),
+ * inlined by build.mjs: a larger file is not read (the core refuses it by its size). */
 export const REQUEST_LIMIT = maxBytes.snapshot_request;
 export const PROOF_LIMIT = maxBytes.snapshot;
 
-/** @typedef {import("viewer:validators").ValidationError} ValidationError */
-/** @typedef {import("overbrainer-contract/types/snapshot.js").Snapshot} Snapshot */
-/** @typedef {{ snapshot: import("viewer:validators").Validator<Snapshot>, request: import("viewer:validators").Validator<string> }} Validators */
+/** @typedef {import("overbrainer-contract/core").SideFiles} SideFiles */
+/** @typedef {import("overbrainer-contract/core").SideFileRead} SideFileRead */
+/** @typedef {import("overbrainer-contract/core").SideFileRefused} SideFileRefused */
 
-/** Ajv's errors as status lists a proof's problems.
- * @param {ValidationError[] | null | undefined} errors
- * @returns {string} */
-function ajvProblem(errors) {
-  return (errors || [])
-    .map((error) => `${error.instancePath ? `$${error.instancePath.replaceAll("/", ".")}` : "$"}: ${error.message}`)
-    .join("; ");
-}
-
-/** A side file's text, refused over `limit` bytes.
- * @param {File} file
+/** A side file as status() takes it: its bytes (none past `limit`: its size says it is too
+ * large) and its time in seconds, or the words it was refused in, or undefined when absent.
+ * @param {File | null} file
+ * @param {string | null} refused
  * @param {number} limit
- * @returns {Promise<string>} */
-async function readSide(file, limit) {
-  if (file.size > limit) {
-    throw new Error(`${file.name}: ${thousands(file.size)} bytes, over the ${thousands(limit)} it may hold`);
-  }
-  return new TextDecoder("utf-8").decode(await file.arrayBuffer()); // bytes not UTF-8 replaced
+ * @returns {Promise<SideFileRead | SideFileRefused | undefined>} */
+async function sideFile(file, refused, limit) {
+  if (refused !== null) return { refused };
+  if (file === null) return undefined;
+  const mtime = file.lastModified / 1000;
+  if (file.size > limit) return { bytes: new Uint8Array(0), mtime, size: file.size };
+  return { bytes: new Uint8Array(await file.arrayBuffer()), mtime };
 }
 
-/** The reason of a request's text: its one word, or null when it is empty or not one word.
- * @param {string} text
- * @param {Validators["request"]} validRequest
- * @returns {string | null} */
-function requestReason(text, validRequest) {
-  if (!validRequest(text)) return null;
-  const word = text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-  return word === "" ? null : word;
+/** The words a server refused each side file in, from its `side_problem` line (each file's
+ * `NAME: words`, `; `-joined, the proof's first): null for a file not refused.
+ * @param {string | null} line
+ * @returns {{ proof: string | null, request: string | null }} */
+function refusals(line) {
+  /** @type {{ proof: string | null, request: string | null }} */
+  const found = { proof: null, request: null };
+  if (line === null) return found;
+  const proof = `${contractFiles.snapshot}: `;
+  const request = `${contractFiles.snapshot_request}: `;
+  const at = line.indexOf(`; ${request}`);
+  const [proofPart, requestPart] = at >= 0 ? [line.slice(0, at), line.slice(at + 2)] : [line, ""];
+  if (proofPart.startsWith(proof)) found.proof = proofPart.slice(proof.length);
+  else if (proofPart.startsWith(request)) found.request = proofPart.slice(request.length);
+  if (requestPart.startsWith(request)) found.request = requestPart.slice(request.length);
+  return found;
 }
 
-/** The snapshot row's text. `side` is null without a run folder, else `{proof, request}`
- * (Files or null); `validators` holds `snapshot` and `request` (generated from schema/);
- * `refused`, why a side file was not read (the server's words, `snapshot.json: a symlink,
- * not read`), said after the rest.
- * @param {{ proof: File | null, request: File | null } | null} side
- * @param {Validators} validators
+/** A run folder's side files for status(): `side` holds its Files (each null where the
+ * folder has none); `refused`, a server's `side_problem` line (why it did not serve a side
+ * file: `snapshot.json: a symlink, not read`).
+ * @param {{ proof: File | null, request: File | null }} side
  * @param {string | null} [refused]
- * @returns {Promise<string>} */
-export async function snapshotText(side, validators, refused = null) {
-  if (side === null) return "- (no run folder opened: open the folder to see its snapshot)";
-  /** @type {{ reason: string | null, time: number } | null} */
-  let request = null;
-  /** @type {(Snapshot & { written: number }) | null} */
-  let taken = null;
-  /** @type {string | null} */
-  let problem = null;
-  try {
-    if (side.request) {
-      const text = await readSide(side.request, REQUEST_LIMIT);
-      request = { reason: requestReason(text, validators.request), time: side.request.lastModified };
-    }
-    if (side.proof) {
-      const text = await readSide(side.proof, PROOF_LIMIT);
-      let proof;
-      try {
-        proof = JSON.parse(text);
-      } catch (error) {
-        problem = `${side.proof.name}: $: not JSON (${error instanceof Error ? error.message : error})`;
-      }
-      if (problem === null) {
-        if (validators.snapshot(proof)) taken = { ...proof, written: side.proof.lastModified };
-        else problem = `${side.proof.name}: ${ajvProblem(validators.snapshot.errors)}`;
-      }
-    }
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-  const pending = request !== null && (taken === null || taken.written < request.time);
-  const parts = [];
-  if (pending && request !== null) parts.push(`requested (${request.reason || "no reason"}), not taken yet`);
-  if (taken !== null) {
-    const reason = taken.reason || "no reason";
-    const earlier = pending ? "an earlier one " : "";
-    parts.push(`${earlier}taken at step ${thousands(taken.step)}: ${taken.checkpoint} (${reason})`);
-  }
-  if (problem) parts.push(problem);
-  if (refused) parts.push(refused);
-  return parts.join("; ") || "none requested";
+ * @returns {Promise<SideFiles>} */
+export async function sideFiles(side, refused = null) {
+  const why = refusals(refused);
+  return {
+    snapshot: await sideFile(side.proof, why.proof, PROOF_LIMIT),
+    request: await sideFile(side.request, why.request, REQUEST_LIMIT),
+  };
 }
