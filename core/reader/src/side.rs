@@ -216,7 +216,16 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
 #[must_use]
 pub fn is_word(text: &str) -> bool {
     // the schema's pattern is fixed text: it always compiles; refused, nothing is a word
-    regex::Regex::new(side::WORD_PATTERN).map_or(false, |pattern| pattern.is_match(text))
+    WORD.with(|word| {
+        word.as_ref()
+            .map_or(false, |pattern| pattern.is_match(text))
+    })
+}
+
+thread_local! {
+    /// The schema's patterns, compiled once a thread (`None`: refused, never the case).
+    static WORD: Option<regex::Regex> = regex::Regex::new(side::WORD_PATTERN).ok();
+    static REQUEST: Option<regex::Regex> = regex::Regex::new(side::REQUEST_PATTERN).ok();
 }
 
 /// The reason a request's bytes hold: `Ok(Some(word))`, `Ok(None)` for one that is empty
@@ -229,15 +238,17 @@ pub fn is_word(text: &str) -> bool {
 /// The warning's words, for a request that is not one word.
 pub fn read_request(bytes: &[u8]) -> Result<Option<String>, String> {
     let text = String::from_utf8_lossy(bytes);
-    let found = regex::Regex::new(side::REQUEST_PATTERN)
-        .ok()
-        .and_then(|pattern| pattern.captures(&text).map(|found| found.get(1)));
+    let found = REQUEST.with(|pattern| {
+        pattern.as_ref().and_then(|pattern| {
+            pattern
+                .captures(&text)
+                .map(|found| found.get(1).map(|word| word.range()))
+        })
+    });
     match found {
-        Some(word) => Ok(word.map(|word| {
-            word.as_str()
-                .trim_end_matches([' ', '\t', '\r', '\n'])
-                .to_owned()
-        })),
+        Some(word) => Ok(word
+            .and_then(|range| text.get(range))
+            .map(|word| word.trim_end_matches([' ', '\t', '\r', '\n']).to_owned())),
         None => {
             let shown = if text.chars().take(SHOWN_CHARS + 1).count() <= SHOWN_CHARS {
                 text.into_owned()
@@ -556,6 +567,35 @@ mod tests {
         }
         let deep = "[".repeat(100_000);
         assert_eq!(problems(deep.as_bytes()).len(), 1);
+        // bytes of every kind, pieces of a proof among them: an answer each time
+        let pieces: [&[u8]; 8] = [
+            b"{",
+            b"}",
+            b"\"checkpoint\":",
+            b"\"step\":",
+            b"\"reason\":",
+            b"\"a b\"",
+            b"-1",
+            b"\xff",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..5_000 {
+            let mut bytes = Vec::new();
+            for _ in 0..(seed % 12) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let at = usize::try_from(seed % 9).unwrap_or(0);
+                match pieces.get(at) {
+                    Some(piece) => bytes.extend_from_slice(piece),
+                    None => bytes.push(seed.to_le_bytes()[3]),
+                }
+            }
+            let answer = read_proof(&bytes);
+            assert!(answer.is_ok() || answer.map_err(|found| found.len()) != Err(0));
+            let _ = read_request(&bytes);
+            let _ = snapshot_state(read(&bytes, 1.0), read(&bytes, 2.0));
+        }
     }
 
     #[test]
