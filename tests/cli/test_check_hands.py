@@ -67,7 +67,7 @@ def test_bad_lines_are_checked_in_flat_memory(tmp_path: Path, output: str) -> No
         assert findings[-1]["message"] == "expected value at column 1"
         assert json.loads(lines[-1])["errors"] == BAD_LINES
     else:
-        assert lines[0] == b"bad.jsonl:1 $: expected value at column 1"
+        assert lines[0] == b"bad.jsonl:1 $: expected value at column 1 (the line is not JSON)"
         assert f"{BAD_LINES:,} errors".encode() in lines[-1]
 
 
@@ -96,11 +96,11 @@ def test_a_nonfinite_value_keeps_the_reference_words_and_is_explained(
     (tmp_path / "m.jsonl").write_bytes(begin + b"\n" + line + b"\n" + line + b"\n")
     code, out, _ = check(tmp_path, "m.jsonl")
     assert code == 1
-    finding = f"m.jsonl:2 $.loss: {words} at column {column}".encode()
+    finding = f"m.jsonl:2 $.loss: {words} at column {column} (the line is not JSON)".encode()
     assert out.splitlines()[:4] == [
         finding,
         HINT.encode(),  # once per file, after the first
-        f"m.jsonl:3 $.loss: {words} at column {column}".encode(),
+        f"m.jsonl:3 $.loss: {words} at column {column} (the line is not JSON)".encode(),
         b"m.jsonl: invalid: 3 lines (begin 1, log 0, eval 0, stage 0, end 0),"
         b" 2 errors, 0 warnings (2 invalid lines)",
     ]
@@ -133,12 +133,12 @@ def test_a_nan_in_the_last_line_and_across_reads_is_explained(tmp_path: Path) ->
     code, out, _ = check(tmp_path, "a.jsonl", "b.jsonl")
     assert code == 1
     assert out.splitlines()[:2] == [
-        f"a.jsonl:40001 $.loss: expected value at column {column}".encode(),
+        f"a.jsonl:40001 $.loss: expected value at column {column} (the line is not JSON)".encode(),
         HINT.encode(),
     ]
     assert out.splitlines()[3:5] == [
         f"b.jsonl:1 $.loss: expected value at column {column}"
-        " (the last line, without its newline)".encode(),
+        " (the last line, without its newline; the line is not JSON)".encode(),
         HINT.encode(),
     ]
 
@@ -182,7 +182,7 @@ def test_a_run_named_like_markup_is_shown_as_it_is(tmp_path: Path) -> None:
     assert b"MarkupError" not in err
     assert code == 1, err
     assert out.splitlines() == [
-        b"sw/[/]/[bold]x/metrics.jsonl:2 $: expected value at column 1",
+        b"sw/[/]/[bold]x/metrics.jsonl:2 $: expected value at column 1 (the line is not JSON)",
         b"sw/[/]/[bold]x/metrics.jsonl: invalid: 2 lines (begin 1, log 0, eval 0, stage 0,"
         b" end 0), 1 error, 0 warnings (1 invalid line)",
     ]

@@ -57,6 +57,11 @@ STOPPED = (
 LAST = "(the last line, without its newline)"
 ZEROS_ERROR = "expected value at column 1"
 """serde_json's error on a line that begins with a NUL byte (see the module)."""
+NOT_JSON = "the line is not JSON"
+"""What a person reads after a syntax error's words (in a note of its own, or in the note of
+where the line is)."""
+LAST_SAID = f"(the last line, without its newline; {NOT_JSON})"
+STOPPED_SAID = f"{STOPPED[:-1]}; {NOT_JSON})"
 
 PREFIX = "overbrainer-contract: error: "
 
@@ -81,7 +86,7 @@ def test_a_file_of_garbage_is_invalid(tmp_path: Path) -> None:
     result = cli("check", "f", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "f:1 $: expected value at column 1 (the last line, without its newline)",
+        f"f:1 $: expected value at column 1 {LAST_SAID}",
         "f: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
         " 0 warnings (1 invalid line)",
     ]
@@ -122,7 +127,7 @@ def test_a_gigabyte_without_a_newline_is_one_error_in_flat_memory(tmp_path: Path
     result = cli("check", "junk.jsonl", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
-        f"junk.jsonl:1 $: {ZEROS_ERROR} {LAST}",
+        f"junk.jsonl:1 $: {ZEROS_ERROR} {LAST_SAID}",
         "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
         " 0 warnings (1 invalid line)",
     ]
@@ -154,7 +159,7 @@ def test_the_reading_stops_after_4g_without_a_newline(tmp_path: Path) -> None:
     result = cli("check", "junk.jsonl", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
-        f"junk.jsonl:1 $: {ZEROS_ERROR} {STOPPED}",
+        f"junk.jsonl:1 $: {ZEROS_ERROR} {STOPPED_SAID}",
         "junk.jsonl: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
         " 0 warnings (1 invalid line)",
     ]
@@ -310,7 +315,7 @@ def test_zeros_from_a_pipe_end_within_the_cap(tmp_path: Path, max_line: str | No
         " 0 warnings (1 invalid line)",
     ]
     if max_line is None:
-        assert lines[0] == f"-:1 $: {ZEROS_ERROR} {LAST}"
+        assert lines[0] == f"-:1 $: {ZEROS_ERROR} {LAST_SAID}"
     else:
         assert lines[0].startswith("-:1 $: ")
 
@@ -361,7 +366,7 @@ def test_an_endless_stream_of_zeros_ends_after_4g(tmp_path: Path) -> None:
         )
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
-        f"-:1 $: {ZEROS_ERROR} {STOPPED}",
+        f"-:1 $: {ZEROS_ERROR} {STOPPED_SAID}",
         "-: invalid: 1 line (begin 0, log 0, eval 0, stage 0, end 0), 1 error,"
         " 0 warnings (1 invalid line)",
     ]
@@ -695,7 +700,7 @@ def test_watch_reads_a_gigabyte_backlog_in_flat_memory(tmp_path: Path) -> None:
     result = cli("watch", "metrics.jsonl", "--plain", "--interval", "0.05", cwd=tmp_path)
     assert result.returncode == 1, result.stderr  # the long line is invalid
     out = result.stdout.splitlines()
-    assert out[0] == f"metrics.jsonl:1 $: {ZEROS_ERROR}"
+    assert out[0] == f"metrics.jsonl:1 $: {ZEROS_ERROR} ({NOT_JSON})"
     assert out[1:-1] == [
         "stage train",
         "training began: 4 steps",

@@ -95,6 +95,24 @@ pub fn stale_event(report: &PyBytes) -> PyResult<String> {
     Ok(view::stale_event(&record(report.as_bytes())?))
 }
 
+/// A finding's message as a person reads it: the reference's words, then what its category
+/// (its schema name) says of the line in plain words.
+#[pyfunction]
+pub fn finding_said(message: &str, category: &str) -> String {
+    use overbrainer_core::reports::Category;
+    let category = match category {
+        "syntax" => Category::Syntax,
+        "eof" => Category::Eof,
+        "data" => Category::Data,
+        "length" => Category::Length,
+        "order" => Category::Order,
+        "truncated" => Category::Truncated,
+        "schema" => Category::Schema,
+        _ => return message.to_owned(),
+    };
+    view::finding_said(message, category)
+}
+
 /// `f"{x:.{precision}g}"`.
 #[pyfunction]
 pub fn format_general(x: f64, precision: usize) -> String {
@@ -153,6 +171,7 @@ pub fn add(module: &PyModule) -> PyResult<()> {
         wrap_pyfunction!(footer, module)?,
         wrap_pyfunction!(progress, module)?,
         wrap_pyfunction!(stale_event, module)?,
+        wrap_pyfunction!(finding_said, module)?,
         wrap_pyfunction!(format_general, module)?,
         wrap_pyfunction!(format_fixed, module)?,
         wrap_pyfunction!(format_percent, module)?,

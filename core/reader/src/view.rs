@@ -485,3 +485,60 @@ pub fn progress(record: &StatusReport, told: Option<&Told>) -> String {
 pub fn stale_event(record: &StatusReport) -> String {
     format!("eta stale: {}", last_line_text(record))
 }
+
+/// What a finding's category says of a line in plain words, said after the reference's
+/// message where a person reads it (`check`'s text): a syntax error is a line that is not
+/// JSON at all (`$: expected ident at column 2 (the line is not JSON)`), as against a JSON
+/// value that is no metrics record (`data`) or one cut short (`eof`). `None` for the others,
+/// whose message says it plainly.
+#[must_use]
+pub const fn finding_note(category: crate::reports::Category) -> Option<&'static str> {
+    match category {
+        crate::reports::Category::Syntax => Some("the line is not JSON"),
+        _ => None,
+    }
+}
+
+/// A finding's message as a person reads it: the reference's words, then what its category
+/// says of the line in plain words ([`finding_note`]) where the message does not say it
+/// already (a byte order mark's note), inside a note of where the line is that ends the
+/// message (`(the last line, without its newline; the line is not JSON)`).
+#[must_use]
+pub fn finding_said(message: &str, category: crate::reports::Category) -> String {
+    match finding_note(category) {
+        Some(note) if !message.contains(crate::check::BOM_NOTE) => {
+            match message.strip_suffix(')') {
+                Some(before) => format!("{before}; {note})"),
+                None => format!("{message} ({note})"),
+            }
+        }
+        _ => message.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::finding_said;
+    use crate::check::BOM_NOTE;
+    use crate::reports::Category;
+
+    #[test]
+    fn a_line_that_is_not_json_is_said_so_after_the_references_words() {
+        let said = |message: &str, category| finding_said(message, category);
+        assert_eq!(
+            said("expected ident at column 2", Category::Syntax),
+            "expected ident at column 2 (the line is not JSON)"
+        );
+        assert_eq!(
+            said(
+                "expected value at column 1 (the last line, without its newline)",
+                Category::Syntax
+            ),
+            "expected value at column 1 (the last line, without its newline; the line is not JSON)"
+        );
+        let bom = format!("expected value at column 1 ({BOM_NOTE})");
+        assert_eq!(said(&bom, Category::Syntax), bom);
+        let data = "invalid type: floating point `3`, expected u64 at column 35";
+        assert_eq!(said(data, Category::Data), data);
+    }
+}

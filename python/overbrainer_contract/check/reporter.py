@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 import msgspec
+from overbrainer_contract_core import _core
 from overbrainer_contract_models.check_report_schema import (
     ReportFile,
     ReportFinding,
@@ -93,10 +94,14 @@ class TextReporter:
         self.last = finding
         file = shown(finding.file)
         where = file if finding.line is None else f"{file}:{finding.line}"
+        # the reference's words, then what they mean in plain words (a line that is not JSON)
+        said = finding.message
+        if finding.line is not None:
+            said = _core.finding_said(said, finding.category.value)
         if severity == "warning":
-            message = f"{paint('warning', 'warning', self.colour)}: {shown(finding.message)}"
+            message = f"{paint('warning', 'warning', self.colour)}: {shown(said)}"
         else:
-            message = shown(finding.message)
+            message = shown(said)
         self.out.write(f"{where} {shown(finding.path)}: {message}\n")
 
     def hint(self, finding: Finding, text: str) -> None:

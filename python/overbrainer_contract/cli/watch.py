@@ -275,7 +275,8 @@ def describe(path: Path, event: WatchEvent, backlog: bool) -> str | None:
         reason = overlong_reason(event.size, event.complete, event.limit)
         return f"{name}:{event.line} $: {reason}"
     error = event.error
-    return f"{name}:{event.line} {shown(error.path or '$')}: {shown(str(error))}"
+    said = _core.finding_said(str(error), error.category)
+    return f"{name}:{event.line} {shown(error.path or '$')}: {shown(said)}"
 
 
 def run(args: argparse.Namespace) -> int:
