@@ -113,16 +113,29 @@ pub fn finding_said(message: &str, category: &str) -> String {
     view::finding_said(message, category)
 }
 
-/// `f"{x:.{precision}g}"`.
-#[pyfunction]
-pub fn format_general(x: f64, precision: usize) -> String {
-    format::general(x, precision)
+/// The most digits a number is asked to be written with: far more than a double holds, and
+/// a bound on the text made.
+const MAX_DIGITS: usize = 1000;
+
+fn digits(count: usize) -> PyResult<usize> {
+    if count > MAX_DIGITS {
+        return Err(PyValueError::new_err(format!(
+            "at most {MAX_DIGITS} digits, not {count}"
+        )));
+    }
+    Ok(count)
 }
 
-/// `f"{x:.{decimals}f}"`.
+/// `f"{x:.{precision}g}"` (at most 1,000 digits).
 #[pyfunction]
-pub fn format_fixed(x: f64, decimals: usize) -> String {
-    format::fixed(x, decimals)
+pub fn format_general(x: f64, precision: usize) -> PyResult<String> {
+    Ok(format::general(x, digits(precision)?))
+}
+
+/// `f"{x:.{decimals}f}"` (at most 1,000 digits).
+#[pyfunction]
+pub fn format_fixed(x: f64, decimals: usize) -> PyResult<String> {
+    Ok(format::fixed(x, digits(decimals)?))
 }
 
 /// `f"{x:.0%}"`.
