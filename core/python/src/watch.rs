@@ -17,6 +17,9 @@ use crate::{bound, error_object, stage_index};
 /// A stage began; `last`: the job's last stage (the job is done, the lines after it unread).
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct StageStarted {
+    /// What `watch` says of it, the core's words (`view::event_words`).
+    #[pyo3(get)]
+    words: String,
     #[pyo3(get)]
     line: u64,
     /// The stage, a `JobStage`.
@@ -29,6 +32,9 @@ pub struct StageStarted {
 /// A training began (a `begin` line); `resumed`: after an earlier one, going on from `step`.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct TrainingBegan {
+    /// What `watch` says of it, the core's words (`view::event_words`).
+    #[pyo3(get)]
+    words: String,
     #[pyo3(get)]
     line: u64,
     #[pyo3(get)]
@@ -42,6 +48,9 @@ pub struct TrainingBegan {
 /// An evaluation started (an `eval` line with none under way), at the training's step.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct EvaluationStarted {
+    /// What `watch` says of it, the core's words (`view::event_words`).
+    #[pyo3(get)]
+    words: String,
     #[pyo3(get)]
     step: u64,
 }
@@ -49,6 +58,9 @@ pub struct EvaluationStarted {
 /// An evaluation's result: a log with an evaluation loss.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct EvaluationResult {
+    /// What `watch` says of it, the core's words (`view::event_words`).
+    #[pyo3(get)]
+    words: String,
     #[pyo3(get)]
     step: u64,
     #[pyo3(get)]
@@ -58,6 +70,9 @@ pub struct EvaluationResult {
 /// The training ended (an `end` line) at `step`.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct TrainingEnded {
+    /// What `watch` says of it, the core's words (`view::event_words`).
+    #[pyo3(get)]
+    words: String,
     #[pyo3(get)]
     line: u64,
     #[pyo3(get)]
@@ -67,6 +82,9 @@ pub struct TrainingEnded {
 /// A line the reference rejects: its `ParseError`.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct LineRejected {
+    /// What `watch` says of it, the core's words (`view::event_words`).
+    #[pyo3(get)]
+    words: String,
     #[pyo3(get)]
     line: u64,
     #[pyo3(get)]
@@ -76,6 +94,9 @@ pub struct LineRejected {
 /// A line over the user's bound (`limit` bytes): `size` bytes, so far when not `complete`.
 #[pyclass(module = "overbrainer_contract_core")]
 pub struct LineOver {
+    /// What `watch` says of it, the core's words (`view::event_words`).
+    #[pyo3(get)]
+    words: String,
     #[pyo3(get)]
     line: u64,
     #[pyo3(get)]
@@ -200,10 +221,20 @@ fn event_objects(py: Python<'_>, events: Vec<Event>) -> PyResult<PyObject> {
     let bound = bound(py)?;
     let list = PyList::empty(py);
     for event in events {
+        let words = overbrainer_core::view::event_words(&event);
         let object: PyObject = match event {
             Event::Stage { line, stage, last } => {
                 let stage = bound.stages[stage_index(stage)].clone_ref(py);
-                Py::new(py, StageStarted { line, stage, last })?.into_py(py)
+                Py::new(
+                    py,
+                    StageStarted {
+                        line,
+                        stage,
+                        last,
+                        words,
+                    },
+                )?
+                .into_py(py)
             }
             Event::Began {
                 line,
@@ -217,24 +248,28 @@ fn event_objects(py: Python<'_>, events: Vec<Event>) -> PyResult<PyObject> {
                     max_steps,
                     resumed,
                     step,
+                    words,
                 },
             )?
             .into_py(py),
             Event::EvaluationStarted { step } => {
-                Py::new(py, EvaluationStarted { step })?.into_py(py)
+                Py::new(py, EvaluationStarted { step, words })?.into_py(py)
             }
             Event::EvalLoss { step, value } => Py::new(
                 py,
                 EvaluationResult {
                     step,
                     eval_loss: value,
+                    words,
                 },
             )?
             .into_py(py),
-            Event::Ended { line, step } => Py::new(py, TrainingEnded { line, step })?.into_py(py),
+            Event::Ended { line, step } => {
+                Py::new(py, TrainingEnded { line, step, words })?.into_py(py)
+            }
             Event::Rejected { line, error } => {
                 let error = error_object(py, bound, &error)?;
-                Py::new(py, LineRejected { line, error })?.into_py(py)
+                Py::new(py, LineRejected { line, error, words })?.into_py(py)
             }
             Event::Over {
                 line,
@@ -248,6 +283,7 @@ fn event_objects(py: Python<'_>, events: Vec<Event>) -> PyResult<PyObject> {
                     size,
                     complete,
                     limit,
+                    words,
                 },
             )?
             .into_py(py),

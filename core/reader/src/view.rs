@@ -516,11 +516,98 @@ pub fn finding_said(message: &str, category: crate::reports::Category) -> String
     }
 }
 
+/// What `watch` says of an event of a followed run: `stage train`, `training began: 100
+/// steps`, `training resumed at step 40: 100 steps`, `evaluation at step 40`, `eval loss 2.5
+/// at step 40`, `training ended at step 100`; for a line the reference rejects, its JSON path
+/// and the finding's words (`$.step: invalid type: ... (the line is not JSON)`, [`finding_said`])
+/// and for one over the user's bound `$:` and why: the face writes them after the file and
+/// the line (`PATH:LINE `).
+#[must_use]
+pub fn event_words(event: &crate::watch::Event) -> String {
+    use crate::watch::Event;
+    match event {
+        Event::Stage { stage, .. } => format!("stage {}", stage.name()),
+        Event::Began {
+            max_steps,
+            resumed,
+            step,
+            ..
+        } => {
+            let what = if *resumed {
+                format!("resumed at step {}", thousands(*step))
+            } else {
+                "began".to_owned()
+            };
+            let steps =
+                max_steps.map_or_else(String::new, |total| format!(": {} steps", thousands(total)));
+            format!("training {what}{steps}")
+        }
+        Event::EvaluationStarted { step } => format!("evaluation at step {}", thousands(*step)),
+        Event::EvalLoss { step, value } => {
+            format!("eval loss {} at step {}", number(*value), thousands(*step))
+        }
+        Event::Ended { step, .. } => format!("training ended at step {}", thousands(*step)),
+        Event::Rejected { error, .. } => {
+            use crate::reports::Category;
+            let message = error.to_string();
+            let said = match error.category {
+                crate::Category::Syntax => finding_said(&message, Category::Syntax),
+                crate::Category::Data => finding_said(&message, Category::Data),
+                crate::Category::Eof => finding_said(&message, Category::Eof),
+                crate::Category::Io => message,
+            };
+            let path = error.rendered_path().unwrap_or_else(|| "$".to_owned());
+            format!("{path}: {said}")
+        }
+        Event::Over {
+            size,
+            complete,
+            limit,
+            ..
+        } => {
+            let limit = u64::try_from(*limit).unwrap_or(u64::MAX);
+            format!(
+                "$: {}",
+                crate::check::overlong_text(*size, *complete, limit)
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::finding_said;
+    use super::{event_words, finding_said};
     use crate::check::BOM_NOTE;
     use crate::reports::Category;
+    use crate::watch::Event;
+    use crate::ParseError;
+
+    #[test]
+    fn watch_says_each_event_in_the_cores_words() {
+        let began = Event::Began {
+            line: 3,
+            max_steps: Some(1200),
+            resumed: true,
+            step: 1000,
+        };
+        assert_eq!(
+            event_words(&began),
+            "training resumed at step 1,000: 1,200 steps"
+        );
+        let result = Event::EvalLoss {
+            step: 40,
+            value: 2.123_456,
+        };
+        assert_eq!(event_words(&result), "eval loss 2.123 at step 40");
+        let rejected = Event::Rejected {
+            line: 2,
+            error: ParseError::utf8(3),
+        };
+        assert_eq!(
+            event_words(&rejected),
+            "$: invalid UTF-8 at column 4 (the line is not JSON)"
+        );
+    }
 
     #[test]
     fn a_line_that_is_not_json_is_said_so_after_the_references_words() {

@@ -20,9 +20,6 @@ from ..reader import (
     EvaluationStarted,
     LineOver,
     LineRejected,
-    StageStarted,
-    TrainingBegan,
-    TrainingEnded,
     WatchScan,
 )
 from ..runs import clock
@@ -30,7 +27,6 @@ from ..runs.follower import Follower
 from ..runs.shown import shown
 from ..runs.sidefile import SideFileError, open_metrics
 from ..runs.signatures import GZIP_MAGIC, is_gzip_name
-from ..runs.sizes import overlong_reason
 from ..runs.state import RunError, resolve
 from ._common import (
     EXIT_CODES,
@@ -252,31 +248,14 @@ class RichView:
 
 
 def describe(path: Path, event: WatchEvent, backlog: bool) -> str | None:
-    """The line an event of the core is shown as (`backlog`: of the lines there at the
-    first look, whose evaluations are not told one by one); None for one not shown."""
-    if isinstance(event, StageStarted):
-        return f"stage {shown(event.stage.value)}"
-    if isinstance(event, TrainingBegan):
-        what = f"resumed at step {event.step:,}" if event.resumed else "began"
-        steps = "" if event.max_steps is None else f": {event.max_steps:,} steps"
-        return f"training {what}{steps}"
-    if isinstance(event, EvaluationStarted):
-        return None if backlog else f"evaluation at step {event.step:,}"
-    if isinstance(event, EvaluationResult):
-        return (
-            None
-            if backlog
-            else f"eval loss {_core.format_general(event.eval_loss, 4)} at step {event.step:,}"
-        )
-    if isinstance(event, TrainingEnded):
-        return f"training ended at step {event.step:,}"
-    name = shown(str(path))
-    if isinstance(event, LineOver):
-        reason = overlong_reason(event.size, event.complete, event.limit)
-        return f"{name}:{event.line} $: {reason}"
-    error = event.error
-    said = _core.finding_said(str(error), error.category)
-    return f"{name}:{event.line} {shown(error.path or '$')}: {shown(said)}"
+    """The line an event of the core is shown as, in the core's words (`view::event_words`;
+    a line's after `PATH:LINE `); None for one not shown (`backlog`: of the lines there at the
+    first look, whose evaluations are not told one by one)."""
+    if backlog and isinstance(event, EvaluationStarted | EvaluationResult):
+        return None
+    if isinstance(event, LineRejected | LineOver):
+        return f"{shown(str(path))}:{event.line} {shown(event.words)}"
+    return shown(event.words)
 
 
 def run(args: argparse.Namespace) -> int:

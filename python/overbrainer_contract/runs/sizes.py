@@ -21,12 +21,6 @@ LARGEST = 1 << 50
 its integers (the core's `usize`), and far above any file."""
 
 
-def overlong_reason(size: int, complete: bool, limit: int) -> str:
-    """What is wrong with a line of `size` bytes (its newline included when `complete`) over
-    the user's bound of `limit` bytes, naming the option that sets it: the core's words."""
-    return _core.overlong_text(size, complete, limit)
-
-
 def parse_size(text: str) -> int:
     """A size in bytes from `1048576`, `512K`, `64M`, `1GiB` (binary units, ASCII digits),
     from one byte to `LARGEST`; ValueError for anything else."""

@@ -380,6 +380,9 @@ class StageStarted:
     def stage(self) -> JobStage: ...
     @property
     def last(self) -> bool: ...
+    @property
+    def words(self) -> str:
+        """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
 
 class TrainingBegan:
     """A training began (a `begin` line); `resumed`: after an earlier one, going on from
@@ -393,12 +396,18 @@ class TrainingBegan:
     def resumed(self) -> bool: ...
     @property
     def step(self) -> int: ...
+    @property
+    def words(self) -> str:
+        """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
 
 class EvaluationStarted:
     """An evaluation started (an `eval` line with none under way), at the training's step."""
 
     @property
     def step(self) -> int: ...
+    @property
+    def words(self) -> str:
+        """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
 
 class EvaluationResult:
     """An evaluation's result: a log with an evaluation loss."""
@@ -407,6 +416,9 @@ class EvaluationResult:
     def step(self) -> int: ...
     @property
     def eval_loss(self) -> float: ...
+    @property
+    def words(self) -> str:
+        """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
 
 class TrainingEnded:
     """The training ended (an `end` line) at `step`."""
@@ -415,6 +427,9 @@ class TrainingEnded:
     def line(self) -> int: ...
     @property
     def step(self) -> int: ...
+    @property
+    def words(self) -> str:
+        """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
 
 class LineRejected:
     """A line the reference rejects: its `ParseError`."""
@@ -423,6 +438,9 @@ class LineRejected:
     def line(self) -> int: ...
     @property
     def error(self) -> ParseError: ...
+    @property
+    def words(self) -> str:
+        """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
 
 class LineOver:
     """A line over the user's bound (`limit` bytes): `size` bytes, so far when not
@@ -436,6 +454,9 @@ class LineOver:
     def complete(self) -> bool: ...
     @property
     def limit(self) -> int: ...
+    @property
+    def words(self) -> str:
+        """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
 
 WatchEvent = (
     StageStarted
