@@ -39,11 +39,10 @@ else:  # nox brings tomli to Pythons before 3.11
 # The checkout's paths.
 ROOT = Path(__file__).parent
 SCHEMA = ROOT / "schema"
-GENERATED = ROOT / "generated" / "overbrainer_contract_models"
+GENERATED = ROOT / "python" / "overbrainer_contract" / "_models"
 TOOLS = ROOT / "tools"  # the project's tooling, never in the wheel
 ARROW_CODEGEN = TOOLS / "codegen" / "arrow.py"
 CORE = ROOT / "core"
-CORE_PYTHON = CORE / "python"
 RUST_CODEGEN = CORE / "codegen" / "generate.py"
 RUST_GENERATED = CORE / "reader" / "src" / "generated.rs"
 REPORTS_CODEGEN = CORE / "codegen" / "reports.py"
@@ -159,7 +158,7 @@ def _build_viewer(session: nox.Session) -> Path:
 
 
 def _generate(session: nox.Session, out: Path) -> None:
-    """Generate, from schema/, the models of generated/ into `out` and the core's Rust beside it."""
+    """Generate, from schema/, the models of `_models` into `out` and the core's Rust beside it."""
     # datamodel-code-generator reads a whole folder; give it the schemas only
     # (contract.json beside them is data, not a schema).
     with tempfile.TemporaryDirectory() as tmp:
@@ -190,14 +189,14 @@ def _check_generated(session: nox.Session, fresh: Path) -> None:
     stale = _diff_trees(fresh, GENERATED)
     if stale:
         session.error(
-            f"generated/ is out of date with schema/ ({', '.join(stale)} differ). "
+            f"{GENERATED.relative_to(ROOT)}/ is out of date with schema/ ({', '.join(stale)} differ). "
             "Run 'nox -s generate' and commit the result."
         )
-    session.log("generated/ matches schema/")
+    session.log(f"{GENERATED.relative_to(ROOT)}/ matches schema/")
 
 
 def _diff_trees(fresh: Path, committed: Path) -> list[str]:
-    """Names of the files that differ between a fresh generation and generated/."""
+    """Names of the files that differ between a fresh generation and `committed`."""
     names = {p.name for p in fresh.iterdir()} | {p.name for p in committed.iterdir()}
     stale = []
     for name in sorted(names - {"__pycache__"}):
@@ -237,13 +236,12 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on python/, generated/ and tests/."""
+    """mypy --strict on python/, tools/ and tests/."""
     session.install(str(project_wheel(session)), "--group", "typecheck")
     session.run(
         "mypy",
         "--strict",
         "python/overbrainer_contract",
-        "generated/overbrainer_contract_models",
         "tools",
     )
     # tests/ a folder at a time: pytest imports each folder's modules top-level (pyproject.toml's
@@ -266,7 +264,7 @@ def schema(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def generate(session: nox.Session) -> None:
-    """Regenerate everything schema/ gives: generated/, the core's Rust, the TypeScript types
+    """Regenerate everything schema/ gives: the models (`_models`), the core's Rust, the TypeScript types
     (js/types/) and the docs' tables (`-- --check`: check only)."""
     # One command for every generator: datamodel-code-generator and tools/codegen/ (Python),
     # js/generate-types.mjs (json-schema-to-typescript, the npm package's own pin: node).
@@ -302,9 +300,9 @@ def _docs_tables(session: nox.Session, check: bool) -> None:
 
 @nox.session(name="generated", python=PYTHON)
 def generated(session: nox.Session) -> None:
-    """generated/, the core's generated Rust and the docs' tables match a fresh generation."""
+    """The models, the core's generated Rust and the docs' tables match a fresh generation."""
     # What `generate -- --check` checks but the TypeScript types (the js session checks
-    # those, with the npm package's own install): generated/, core/reader/src/generated.rs,
+    # those, with the npm package's own install): the models, core/reader/src/generated.rs,
     # reports.rs and the docs' tables; a failure names the command that fixes it.
     session.install("--group", "generate")
     with tempfile.TemporaryDirectory() as tmp:
@@ -546,13 +544,12 @@ def _wheel_misses(wheel: Path) -> list[str]:
     with zipfile.ZipFile(wheel) as archive:
         held = set(archive.namelist())
     wanted = {"overbrainer_contract/schema/" + p.name for p in SCHEMA.glob("*.json")}
-    for folder in (ROOT / "python", ROOT / "generated", CORE_PYTHON / "python"):
-        for path in folder.rglob("*"):
-            if path.suffix in (".py", ".pyi") or path.name == "py.typed":
-                wanted.add(path.relative_to(folder).as_posix())
+    for path in (ROOT / "python").rglob("*"):
+        if path.suffix in (".py", ".pyi") or path.name == "py.typed":
+            wanted.add(path.relative_to(ROOT / "python").as_posix())
     misses = sorted(wanted - held)
-    if "overbrainer_contract_core/_core.abi3.so" not in held:
-        misses.append("overbrainer_contract_core/_core.abi3.so")
+    if "overbrainer_contract/_core.abi3.so" not in held:
+        misses.append("overbrainer_contract/_core.abi3.so")
     if "overbrainer_contract/serve/viewer.html" not in held:
         misses.append("overbrainer_contract/serve/viewer.html")
     return misses
@@ -605,7 +602,7 @@ def wheels(session: nox.Session) -> None:
         command = str(venv / "bin" / "overbrainer-contract")
         session.run(command, "check", run, external=True)
         session.run(command, "status", run, external=True)
-        show_core = "import overbrainer_contract_core._core as c; print(c.__file__)"
+        show_core = "import overbrainer_contract._core as c; print(c.__file__)"
         session.run(str(venv / "bin" / "python"), "-c", show_core, external=True)
         # `serve` from the wheel alone: its page is the one built above
         served = str(ROOT / "tests" / "cli" / "served_page.py")
@@ -749,7 +746,9 @@ def viewer(session: nox.Session) -> None:
     if not Path(chromium).exists():
         session.error(f"no {chromium}: apt-get install chromium (.ci/run does)")
     runner = _reference_runner(session)
-    install_project(session, extras="[serve]")
+    # `serve` for the page's server; `cli` for plot's numbers, which the picker's tests hold
+    # the page's to (numpy, through matplotlib)
+    install_project(session, extras="[serve,cli]")
     check = Path(session.bin) / "overbrainer-contract"
     npm: dict[str, Any] = {"external": True}
     _build_viewer(session)

@@ -11,7 +11,7 @@ as an orchestrator does. Then a `merge` stage line, and `overbrainer-contract pl
 Needs torch, transformers, tokenizers and accelerate (the plugin tests' environment); the
 plot needs matplotlib, in this Python or the one given with --plot-python:
 
-    PYTHONPATH=python:generated /tmp/plugin-venv/bin/python examples/make_example.py \
+    PYTHONPATH=python /tmp/plugin-venv/bin/python examples/make_example.py \
         --plot-python .venv/bin/python
 
 Only metrics.jsonl, snapshot.json and loss.png are kept (the checkpoint is not).
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "python"), str(ROOT / "generated"), str(ROOT / "tests" / "plugin")]
+sys.path[:0] = [str(ROOT / "python"), str(ROOT / "tests" / "plugin")]
 
 from overbrainer_contract.cli import main as cli  # noqa: E402
 from plugin_helpers import build_trainer, load_plugin, slow_callback, tiny_assets  # noqa: E402
@@ -114,7 +114,7 @@ def capture(work: Path, target: Path, plot_python: str) -> None:
             "--title",
             "examples/tiny-run: a tiny Llama, 60 steps, a snapshot mid-run, resumed",
         ],
-        env={**os.environ, "PYTHONPATH": f"{ROOT / 'python'}{os.pathsep}{ROOT / 'generated'}"},
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
         check=True,
     )
 

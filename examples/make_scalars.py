@@ -22,7 +22,7 @@ read all of `examples/` as runs keep to the three runs they show.
 Needs torch, transformers, tokenizers and accelerate (the plugin tests' environment); the
 plot needs matplotlib, in this Python or the one given with --plot-python:
 
-    PYTHONPATH=python:generated /tmp/plugin-venv/bin/python examples/make_scalars.py
+    PYTHONPATH=python /tmp/plugin-venv/bin/python examples/make_scalars.py
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [
     str(ROOT / "python"),
-    str(ROOT / "generated"),
     str(ROOT / "tests"),
     str(ROOT / "tests" / "plugin"),
 ]
@@ -142,7 +141,7 @@ def plot(out: Path, plot_python: str) -> None:
             "-o",
             str(out / "scalars-rewards.png"),
         ],
-        env={**os.environ, "PYTHONPATH": f"{ROOT / 'python'}{os.pathsep}{ROOT / 'generated'}"},
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
         check=True,
     )
 

@@ -9,7 +9,7 @@ turns into one table (docs/table.md).
 
 Needs torch, transformers, tokenizers, accelerate and pytest (the plugin tests' environment):
 
-    PYTHONPATH=python:generated /tmp/plugin-venv/bin/python examples/make_sweep.py
+    PYTHONPATH=python /tmp/plugin-venv/bin/python examples/make_sweep.py
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [
     str(ROOT / "python"),
-    str(ROOT / "generated"),
     str(ROOT / "tests"),
     str(ROOT / "tests" / "plugin"),
 ]

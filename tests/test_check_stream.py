@@ -31,12 +31,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from line_kinds import split_lines
+from overbrainer_contract._models.check_report_schema import Category, Severity
 from overbrainer_contract.check.checker import FileResult, Finding, check_stream
 from overbrainer_contract.check.reporter import JsonReporter, TextReporter
 from overbrainer_contract.cli import main
 from overbrainer_contract.runs.chunks import read_chunks
 from overbrainer_contract.runs.nonfinite import NONFINITE_HINT
-from overbrainer_contract_models.check_report_schema import Category, Severity
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests" / "conformance" / "cases").glob("*.jsonl"))

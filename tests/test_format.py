@@ -8,7 +8,7 @@ import math
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-from overbrainer_contract_core import _core
+from overbrainer_contract import _core
 
 floats = st.floats(allow_nan=True, allow_infinity=True)
 seconds = st.one_of(

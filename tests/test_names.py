@@ -12,7 +12,6 @@ import pytest
 from overbrainer_contract.cli._common import run_name
 from overbrainer_contract.runs.discover import discover, natural_key
 from overbrainer_contract.runs.state import Run, names_of
-from overbrainer_contract.table.reader import run_name as table_run_name
 
 LINE = b'{"event":"log","time":1.5,"step":1,"loss":0.5}\n'
 
@@ -49,11 +48,11 @@ def test_a_metrics_file_gz_stands_for_its_folder_in_every_name(tmp_path: Path) -
     folder = tmp_path / "run7"
     folder.mkdir()
     run = Run("given", folder / "metrics.jsonl.gz", folder)
-    assert run_name(run) == table_run_name(run) == "run7"
+    assert run_name(run) == "run7"
     own = Run("given", folder / "other.jsonl", folder)
-    assert run_name(own) == table_run_name(own) == "other.jsonl"
+    assert run_name(own) == "other.jsonl"
     stdin = Run("-", None, None)
-    assert run_name(stdin) == table_run_name(stdin) == "-"
+    assert run_name(stdin) == "-"
 
 
 @pytest.mark.skipif(os.name != "posix", reason="names as bytes")
@@ -64,7 +63,7 @@ def test_a_name_not_utf8_is_kept_and_shown_as_its_bytes(tmp_path: Path) -> None:
         (tmp_path / name / "metrics.jsonl").write_bytes(LINE)
     runs = discover([str(tmp_path)]).runs
     assert [run.label for run in runs] == ["b", odd]
-    assert [table_run_name(run) for run in runs] == ["b", "s\\xffx"]
+    assert [run_name(run) for run in runs] == ["b", "s\\xffx"]
 
 
 def test_names_alike_are_told_apart() -> None:

@@ -6,10 +6,9 @@ Expected values reasoned from the rule in the module's docstring, with `now` giv
 from __future__ import annotations
 
 import pytest
-from overbrainer_contract import Log
+from overbrainer_contract import Log, _core
 from overbrainer_contract.reader import Pace, parse_line
 from overbrainer_contract.runs import clock
-from overbrainer_contract_core import _core
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from hostile import GIGABYTE, capped_cli
+from overbrainer_contract._core import Pattern
 from overbrainer_contract.cli import plot
-from overbrainer_contract_core._core import Pattern
 
 HANG_GUARD = 60.0
 """Seconds a child may take: each is answered in one or two (Python's start)."""

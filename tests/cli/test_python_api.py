@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 import overbrainer_contract as oc
 import pytest
-from overbrainer_contract_models.status_report_schema import StatusReport
+from overbrainer_contract._models.status_report_schema import StatusReport
 from sweep import BAD, GZIPPED, RESUMED, STALLED, Sweep
 
 SCRIPT = str(Path(sys.executable).with_name("overbrainer-contract"))

@@ -54,7 +54,7 @@ def test_check_loads_no_module_it_does_not_run(tmp_path: Path) -> None:
     path = tmp_path / "metrics.jsonl"
     path.write_bytes(b'{"event":"begin","time":1.0}\n{"event":"log","time":2.0,"step":1}\n')
     loaded = modules_after("check", str(path))
-    assert "overbrainer_contract_core._core" in loaded  # it did check the lines
+    assert "overbrainer_contract._core" in loaded  # it did check the lines
     assert loaded.isdisjoint(NOT_FOR_CHECK), sorted(loaded.intersection(NOT_FOR_CHECK))
 
 
@@ -73,12 +73,12 @@ def test_the_package_alone_loads_no_contract_document() -> None:
         check=True,
     )
     loaded = set(json.loads(done.stdout))
-    assert "overbrainer_contract_core._core" in loaded
+    assert "overbrainer_contract._core" in loaded
     assert loaded.isdisjoint(
         {
             "overbrainer_contract.contract.constants",
             "overbrainer_contract.contract.models",
-            "overbrainer_contract_models.snapshot_schema",
+            "overbrainer_contract._models.snapshot_schema",
             "overbrainer_contract.cli",
         }
     )

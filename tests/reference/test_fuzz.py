@@ -42,7 +42,7 @@ from itertools import pairwise
 from typing import Any
 
 import msgspec
-import overbrainer_contract_models.metrics_line_schema as models
+import overbrainer_contract._models.metrics_line_schema as models
 import pytest
 from contract_fields import EXTRAS, OPT_U64, STAGE, STAGES, U64, U64_MAX, VARIANTS
 from golden_values import mark_json
@@ -58,10 +58,10 @@ from overbrainer_contract import (
     dump_line,
     parse_line,
 )
+from overbrainer_contract._models.check_report_schema import Category, Severity
 from overbrainer_contract.check.checker import Finding
 from overbrainer_contract.reader import FIELD_NAMES, LEFT_OUT, TAGS, CheckScan, TableScan
 from overbrainer_contract.runs.signatures import BOM_NOTE
-from overbrainer_contract_models.check_report_schema import Category, Severity
 from reference_runner import Answerer
 from repeated_keys import repeated_key_lines
 

@@ -17,7 +17,7 @@ import pytest
 from tools.codegen import arrow as codegen
 
 ROOT = Path(__file__).resolve().parents[2]
-COMMITTED = ROOT / "generated" / "overbrainer_contract_models" / "metrics_line_arrow.py"
+COMMITTED = ROOT / "python" / "overbrainer_contract" / "_models" / "metrics_line_arrow.py"
 
 
 @pytest.fixture

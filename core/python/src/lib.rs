@@ -1,4 +1,4 @@
-//! `overbrainer_contract_core._core`: the reader core under Python.
+//! `overbrainer_contract._core`: the reader core under Python.
 //!
 //! The thin edge between the core (`overbrainer-core`) and Python: lines in (str, bytes),
 //! the generated msgspec models out, `ParseError` raised as the package defines it. It knows
@@ -43,7 +43,7 @@ mod watch;
 
 pub(crate) fn bound(py: Python<'_>) -> PyResult<&Bound> {
     BOUND.get(py).ok_or_else(|| {
-        PyRuntimeError::new_err("overbrainer_contract_core._core is used before bind(): import overbrainer_contract.reader")
+        PyRuntimeError::new_err("overbrainer_contract._core is used before bind(): import overbrainer_contract.reader")
     })
 }
 

@@ -75,7 +75,7 @@ fn options(max_line: Option<usize>) -> Options {
 /// `parse_lines` answers a body (`iter_lines`): each line's model or its `ParseError`, in
 /// order, but for the input's last line when it is cut short (`is_cut`): that one is kept
 /// apart, its bytes in `cut`.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct LineScan {
     splitter: Splitter,
     lines: u64,
@@ -294,7 +294,7 @@ impl Reports {
 /// finding is counted in the report, not made; once the errors are past it, the rejected
 /// lines that follow are read for their verdict alone (`Options::terse`), the last line
 /// excepted.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct CheckScan {
     scan: Scan<Order>,
     check: FileCheck,
@@ -448,7 +448,7 @@ impl CheckScan {
 /// line; of a run of evaluation lines, the last), `("rejected", line,
 /// ParseError, complete)`, `("over", line, size, complete, limit)` (and `("refused", line)`
 /// for a line read tersely, which this scan never does).
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct StateScan {
     scan: Scan<Notables>,
 }
@@ -533,7 +533,7 @@ impl StateScan {
 /// `TAGS`) as little-endian bytes, and for each field of `FIELD_NAMES`, in order,
 /// `(values, validity or None, nulls)` in Arrow's layout (a stage as its i8 index in
 /// `JobStage`'s order).
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct TableScan {
     scan: Scan<Columns>,
 }

@@ -17,7 +17,7 @@ use crate::scanner::run;
 /// A run's state, read as its metrics file is fed: `feed(chunk)` for each chunk in order,
 /// `finish()` at the end of the input (`gzip_cut()` when it was a gzip stream cut short),
 /// then `report(run, name, now, snapshot, side_valid)`: the JSON of its `StatusReport`.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct StatusScan {
     scan: Scan<Notables>,
     state: RunState,
@@ -131,7 +131,7 @@ impl StatusScan {
 
 /// The time left at a time and whether it holds (`overbrainer_core::status::Estimate`):
 /// `remaining`, `stale`, `silence`, `step_seconds`.
-#[pyclass(module = "overbrainer_contract_core", name = "Estimate")]
+#[pyclass(module = "overbrainer_contract._core", name = "Estimate")]
 pub struct PyEstimate {
     inner: Estimate,
 }

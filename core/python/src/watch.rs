@@ -15,7 +15,7 @@ use crate::status::PyEstimate;
 use crate::{bound, error_object, stage_index};
 
 /// A stage began; `last`: the job's last stage (the job is done, the lines after it unread).
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct StageStarted {
     /// What `watch` says of it, the core's words (`view::event_words`).
     #[pyo3(get)]
@@ -30,7 +30,7 @@ pub struct StageStarted {
 }
 
 /// A training began (a `begin` line); `resumed`: after an earlier one, going on from `step`.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct TrainingBegan {
     /// What `watch` says of it, the core's words (`view::event_words`).
     #[pyo3(get)]
@@ -46,7 +46,7 @@ pub struct TrainingBegan {
 }
 
 /// An evaluation started (an `eval` line with none under way), at the training's step.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct EvaluationStarted {
     /// What `watch` says of it, the core's words (`view::event_words`).
     #[pyo3(get)]
@@ -56,7 +56,7 @@ pub struct EvaluationStarted {
 }
 
 /// An evaluation's result: a log with an evaluation loss.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct EvaluationResult {
     /// What `watch` says of it, the core's words (`view::event_words`).
     #[pyo3(get)]
@@ -68,7 +68,7 @@ pub struct EvaluationResult {
 }
 
 /// The training ended (an `end` line) at `step`.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct TrainingEnded {
     /// What `watch` says of it, the core's words (`view::event_words`).
     #[pyo3(get)]
@@ -80,7 +80,7 @@ pub struct TrainingEnded {
 }
 
 /// A line the reference rejects: its `ParseError`.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct LineRejected {
     /// What `watch` says of it, the core's words (`view::event_words`).
     #[pyo3(get)]
@@ -92,7 +92,7 @@ pub struct LineRejected {
 }
 
 /// A line over the user's bound (`limit` bytes): `size` bytes, so far when not `complete`.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct LineOver {
     /// What `watch` says of it, the core's words (`view::event_words`).
     #[pyo3(get)]
@@ -112,7 +112,7 @@ pub struct LineOver {
 /// newline); `report(run, name, now)` the JSON of its `StatusReport` at `now`;
 /// `estimate(now)` the time left and the mean time a step takes; `elapsed(now)` the
 /// training's time.
-#[pyclass(module = "overbrainer_contract_core")]
+#[pyclass(module = "overbrainer_contract._core")]
 pub struct WatchScan {
     scan: Scan<Notables>,
     watch: Watch,

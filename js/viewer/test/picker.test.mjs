@@ -96,7 +96,7 @@ it("names runs by their path below the folder they have in common", () => {
   assert.deepEqual(core.runNames([placed(core.unitOf("runs/7/other.jsonl", names)), placed("runs/7")]), ["7/other.jsonl", "7"]);
   // Python's commands name runs of the same paths alike
   const script = [
-    "import sys, json; from overbrainer_contract_core import _core",
+    "import sys, json; from overbrainer_contract import _core",
     "print(json.dumps(_core.run_names([(u, True) for u in json.load(sys.stdin)])))",
   ].join("\n");
   assert.deepEqual(python(script, ["/w/nest/exp1/seed1", "/w/nest/exp2/seed1"]), ["exp1/seed1", "exp2/seed1"]);
@@ -120,7 +120,7 @@ it("groups runs by the expression's first capture group, else its whole match", 
   ]);
   // Python's plot makes the same entries
   const script = [
-    "import sys, json; from overbrainer_contract.cli import plot; from overbrainer_contract_core._core import Pattern",
+    "import sys, json; from overbrainer_contract.cli import plot; from overbrainer_contract._core import Pattern",
     "print(json.dumps([[e.key, e.members] for e in plot.entries_of(json.load(sys.stdin), Pattern('lr[^-]*'))]))",
   ].join("\n");
   assert.deepEqual(python(script, names), of("lr[^-]*"));

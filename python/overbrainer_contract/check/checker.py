@@ -20,23 +20,18 @@ from pathlib import Path
 from typing import Literal
 
 import msgspec
-from overbrainer_contract_core import _core
-from overbrainer_contract_models.check_report_schema import (
-    Category,
-    EventCounts,
+
+from .. import _core
+from .._models.check_report_schema import (
     FileKind,
     ReportFile,
     ReportFinding,
-    Severity,
 )
-
 from ..reader import CheckScan
 from ..runs.chunks import GzipCutError, GzipNotNamedError
 from ..runs.nonfinite import NONFINITE_HINT
 from ..runs.sidefile import PROOF_LIMIT, REQUEST_LIMIT, SideFileError
 from ..runs.state import Run, read_side
-
-_core.bind_reports((ReportFinding, ReportFile, EventCounts), (Severity, Category, FileKind))
 
 Kind = Literal["metrics", "snapshot", "snapshot-request"]
 

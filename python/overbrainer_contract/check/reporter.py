@@ -12,15 +12,15 @@ from __future__ import annotations
 from typing import Protocol
 
 import msgspec
-from overbrainer_contract_core import _core
-from overbrainer_contract_models.check_report_schema import (
+
+from .. import _core
+from .._models.check_report_schema import (
     ReportFile,
     ReportFinding,
     ReportUnreadable,
     Severity,
 )
-from overbrainer_contract_models.check_total_schema import CheckTotal
-
+from .._models.check_total_schema import CheckTotal
 from ..runs.shown import shown
 from ..runs.sizes import invalid_text
 from .checker import FileResult, Finding

@@ -10,8 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from overbrainer_contract_core._core import Pattern
-
+from .._core import Pattern
 from ..runs.shown import shown
 from ..runs.sizes import parse_size
 

@@ -9,8 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from overbrainer_contract_core import _core
-
+from .. import _core
 from ..check.checker import FileResult, check_request, check_snapshot, check_stream, run_files
 from ..check.reporter import JsonReporter, TextReporter, Total
 from ..runs.chunks import read_chunks

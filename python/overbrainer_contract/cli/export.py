@@ -28,8 +28,8 @@ from ._common import (
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from overbrainer_contract_core._core import Pattern
 
+    from .._core import Pattern
     from ..table import KeptBatches, RunCounts, RunReader
 
 DESCRIPTION = """\

@@ -20,9 +20,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from overbrainer_contract_core import _core
-from overbrainer_contract_core._core import Pattern
-
+from .. import _core
+from .._core import Pattern
 from ..reader import FIELD_NAMES, TAGS, TableScan
 from ..runs.atomic import atomic_file
 from ..runs.chunks import GzipCutError, read_chunks
@@ -49,7 +48,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.legend import Legend
-    from overbrainer_contract_core._core import TableBatch
+
+    from .._core import TableBatch
 
 BATCH_LINES = 1 << 20
 """Lines a batch of the core's columns holds, here."""

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from overbrainer_contract_core import _core
-from overbrainer_contract_models.status_report_schema import SnapshotState
 
+from .. import _core
+from .._models.status_report_schema import SnapshotState
 from ..contract.constants import SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Stage
 from ..plugin.source import JOB_STAGES

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from overbrainer_contract_core import _core
-from overbrainer_contract_models.status_report_schema import (
+
+from .. import _core
+from .._models.status_report_schema import (
     Phase,
     ScalarStats,
     SnapshotState,
     StatusReport,
 )
-
 from ..check.reporter import paint, plural
 from ..runs import clock
 from ..runs.discover import discover, natural_key

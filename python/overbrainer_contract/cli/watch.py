@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from overbrainer_contract_core import _core
-from overbrainer_contract_models.status_report_schema import StatusReport
 
+from .. import _core
+from .._models.status_report_schema import StatusReport
 from ..plugin.source import JOB_STAGES
 from ..reader import (
     EvaluationResult,
@@ -42,7 +42,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:
-    from overbrainer_contract_core._core import WatchEvent
+    from .._core import WatchEvent
 
 LAST_STAGE = JOB_STAGES[-1]
 

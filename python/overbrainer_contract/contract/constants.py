@@ -6,7 +6,8 @@ from functools import cache
 from pathlib import Path
 
 import msgspec
-from overbrainer_contract_models.contract_schema import Contract, Stale
+
+from .._models.contract_schema import Contract, Stale
 
 
 def schema_dir() -> Path:

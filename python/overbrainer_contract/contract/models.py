@@ -1,6 +1,6 @@
 """The generated models of the contract, under the names the package exports.
 
-They come from `schema/` through datamodel-code-generator (see `generated/`);
+They come from `schema/` through datamodel-code-generator (`_models`, never edited by hand);
 this module only gathers them.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from overbrainer_contract_models.job_stage_schema import JobStage
-from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
-from overbrainer_contract_models.snapshot_schema import Snapshot
+from .._models.job_stage_schema import JobStage
+from .._models.metrics_line_schema import Begin, End, Eval, Log, Stage
+from .._models.snapshot_schema import Snapshot
 
 MetricLine: TypeAlias = Begin | Log | Stage | Eval | End
 """A line of `metrics.jsonl`: the tagged union on `event`."""

@@ -14,9 +14,19 @@ from __future__ import annotations
 from datetime import timedelta
 
 from msgspec import UNSET
-from overbrainer_contract_core import _core
-from overbrainer_contract_models import job_stage_schema, metrics_line_schema
 
+from .. import _core
+from .._models import job_stage_schema, metrics_line_schema
+from .._models.check_report_schema import (
+    Category as FindingCategory,
+)
+from .._models.check_report_schema import (
+    EventCounts,
+    FileKind,
+    ReportFile,
+    ReportFinding,
+    Severity,
+)
 from .errors import Category, ParseError
 from .marks import EndMark, EvalMark, Mark, StageMark
 
@@ -28,12 +38,15 @@ _core.bind(
     timedelta,
     UNSET,
 )
+# The records the scans make (`check`'s findings and files): bound here, with the lines, so
+# that every scan of the core is ready once the reader is imported, whichever room uses it.
+_core.bind_reports((ReportFinding, ReportFile, EventCounts), (Severity, FindingCategory, FileKind))
 
-from overbrainer_contract_core._core import FIELD_NAMES as FIELD_NAMES  # noqa: E402
-from overbrainer_contract_core._core import LEFT_OUT as LEFT_OUT  # noqa: E402
-from overbrainer_contract_core._core import SKIP_LIMIT as SKIP_LIMIT  # noqa: E402
-from overbrainer_contract_core._core import TAGS as TAGS  # noqa: E402
-from overbrainer_contract_core._core import (  # noqa: E402
+from .._core import FIELD_NAMES as FIELD_NAMES  # noqa: E402
+from .._core import LEFT_OUT as LEFT_OUT  # noqa: E402
+from .._core import SKIP_LIMIT as SKIP_LIMIT  # noqa: E402
+from .._core import TAGS as TAGS  # noqa: E402
+from .._core import (  # noqa: E402
     CheckScan,
     EvaluationResult,
     EvaluationStarted,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from overbrainer_contract_core._core import path_of as _path_of
+from .._core import path_of as _path_of
 
 Category = Literal["syntax", "eof", "data"]
 """`serde_json::Error::classify()` without `Io`, which a line in memory never gives."""

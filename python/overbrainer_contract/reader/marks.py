@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from overbrainer_contract_models.job_stage_schema import JobStage
+from .._models.job_stage_schema import JobStage
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,8 +32,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from overbrainer_contract_core import _core
-
+from .. import _core
 from .sidefile import SideFileError
 from .signatures import GZIP_MAGIC, is_gzip_name
 

@@ -39,8 +39,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from overbrainer_contract_core import _core
-
+from .. import _core
 from ..contract.constants import STALE_FLOOR as STALE_FLOOR
 from ..contract.constants import STALE_STEPS as STALE_STEPS
 

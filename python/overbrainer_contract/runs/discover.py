@@ -55,8 +55,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from overbrainer_contract_core._core import NaturalKey
-
+from .._core import NaturalKey
 from ..contract.constants import METRICS_FILE
 from . import sidefile
 from .state import METRICS_NAMES, STDIN, Run, RunError, names_of, resolve, unit_of

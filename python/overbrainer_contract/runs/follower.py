@@ -23,14 +23,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Generic, Protocol, TypeVar, overload
 
-from overbrainer_contract_core import _core
-
+from .. import _core
 from ..reader import StateScan
 from .chunks import CHUNK
 from .sidefile import open_metrics
 
 if TYPE_CHECKING:
-    from overbrainer_contract_core._core import StateItem
+    from .._core import StateItem
 
 SAMPLE = 64
 """Bytes kept of what was read, at its start and just before the offset: read back at

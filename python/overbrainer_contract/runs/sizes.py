@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from overbrainer_contract_core import _core
+from .. import _core
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _SIZE = re.compile(r"\s*([0-9]+)\s*([KMGT]?)(?:I?B)?\s*\Z", re.IGNORECASE | re.ASCII)

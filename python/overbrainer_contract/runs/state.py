@@ -15,8 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, BinaryIO
 
-from overbrainer_contract_core import _core
-
+from .. import _core
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import MetricLine
 from ..reader import LineScan, ParseError, StatusScan

@@ -31,7 +31,7 @@ from ..runs.state import STDIN, Run, name_of
 from .schema import DICTIONARIES, LONG_SCHEMA, SCHEMA, wide_schema
 
 if TYPE_CHECKING:
-    from overbrainer_contract_core._core import TableBatch
+    from .._core import TableBatch
 
 BATCH_LINES = 65_536
 """Lines per record batch (one Parquet row group each): as many rows, less the lines left out."""

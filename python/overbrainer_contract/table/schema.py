@@ -10,7 +10,8 @@ line's variant has no such field or holds null.
 from __future__ import annotations
 
 import pyarrow as pa
-from overbrainer_contract_models.metrics_line_arrow import (
+
+from .._models.metrics_line_arrow import (
     DICTIONARIES,
     EVENTS,
     METRICS_LINE_SCHEMA,

@@ -7,9 +7,10 @@ from typing import Any
 
 from overbrainer_contract.reader.errors import ParseError
 from overbrainer_contract.reader.marks import Mark
-from overbrainer_contract_models.check_report_schema import ReportFile, ReportFinding
-from overbrainer_contract_models.job_stage_schema import JobStage
-from overbrainer_contract_models.metrics_line_schema import Begin, End, Eval, Log, Stage
+
+from ._models.check_report_schema import ReportFile, ReportFinding
+from ._models.job_stage_schema import JobStage
+from ._models.metrics_line_schema import Begin, End, Eval, Log, Stage
 
 _Line = Begin | Log | Stage | Eval | End
 
