@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from overbrainer_contract.runs.chunks import GzipCutError, ahead, read_chunks
+from overbrainer_contract.files.chunks import GzipCutError, ahead, read_chunks
 
 
 def test_the_chunks_come_as_they_are_in_their_order() -> None:

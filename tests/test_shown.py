@@ -7,7 +7,7 @@ import os
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from overbrainer_contract.runs.shown import is_plain, shown
+from overbrainer_contract.text.shown import is_plain, shown
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,8 @@ from .._models.check_report_schema import (
     Severity,
 )
 from .._models.check_total_schema import CheckTotal
-from ..runs.shown import shown
-from ..runs.sizes import invalid_text
+from ..text.shown import shown
+from ..text.sizes import invalid_text
 from .checker import FileResult, Finding
 
 

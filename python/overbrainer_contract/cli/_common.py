@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from .._core import Pattern
-from ..runs.shown import shown
-from ..runs.sizes import parse_size
+from ..text.shown import shown
+from ..text.sizes import parse_size
 
 if TYPE_CHECKING:
     from ..runs.state import Run

@@ -12,11 +12,11 @@ from typing import IO, Any
 from .. import _core
 from ..check.checker import FileResult, check_request, check_snapshot, check_stream, run_files
 from ..check.reporter import JsonReporter, TextReporter, Total
-from ..runs.chunks import read_chunks
+from ..files.chunks import read_chunks
+from ..files.sidefile import SideFileError
 from ..runs.discover import discover
-from ..runs.shown import as_text, shown
-from ..runs.sidefile import SideFileError
 from ..runs.state import Run
+from ..text.shown import as_text, shown
 from ._common import (
     EXIT_CODES,
     INVALID,

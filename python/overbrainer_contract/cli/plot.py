@@ -22,14 +22,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .. import _core
 from .._core import Pattern
+from ..files.atomic import atomic_file
+from ..files.chunks import GzipCutError, read_chunks
+from ..files.sidefile import SideFileError
 from ..reader import FIELD_NAMES, TAGS, TableScan
-from ..runs.atomic import atomic_file
-from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
-from ..runs.shown import shown
-from ..runs.sidefile import SideFileError
-from ..runs.sizes import invalid_text
 from ..runs.state import Run, RunError
+from ..text.shown import shown
+from ..text.sizes import invalid_text
 from ._common import (
     EXIT_CODES,
     INVALID,

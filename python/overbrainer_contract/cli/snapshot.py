@@ -16,12 +16,12 @@ from .. import _core
 from .._models.status_report_schema import SnapshotState
 from ..contract.constants import SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Stage
+from ..files import sidefile
+from ..files.atomic import write_atomically
+from ..files.follower import Follower
 from ..plugin.source import JOB_STAGES
-from ..runs import sidefile
-from ..runs.atomic import write_atomically
-from ..runs.follower import Follower
-from ..runs.shown import shown
 from ..runs.state import RunError, resolve
+from ..text.shown import shown
 from ._common import (
     EXIT_CODES,
     INVALID,

@@ -68,10 +68,10 @@ from ..contract.constants import (
     SNAPSHOT_REQUEST,
     VERSION,
 )
+from ..files.sidefile import SYMLINK, what_it_is
 from ..runs.discover import Found, discover, metrics_in
-from ..runs.shown import as_text
-from ..runs.sidefile import SYMLINK, what_it_is
 from ..runs.state import Run
+from ..text.shown import as_text
 
 RESCAN_SECONDS = 0.5
 """The least time between two scans of the folders, whoever asks and however often: a

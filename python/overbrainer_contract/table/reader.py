@@ -23,11 +23,11 @@ from typing import IO, TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ..contract.models import JobStage
+from ..files.chunks import GzipCutError, read_chunks
 from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
-from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
-from ..runs.shown import as_text
 from ..runs.state import STDIN, Run, name_of
+from ..text.shown import as_text
 from .schema import DICTIONARIES, LONG_SCHEMA, SCHEMA, wide_schema
 
 if TYPE_CHECKING:

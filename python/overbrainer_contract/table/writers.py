@@ -29,7 +29,7 @@ from urllib.parse import quote
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..runs.atomic import atomic_file, atomic_path, create_exclusive
+from ..files.atomic import atomic_file, atomic_path, create_exclusive
 from .schema import SCHEMA
 
 FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".csv": "csv"}
