@@ -509,7 +509,7 @@ def test_each_golden_and_example_file_through_the_command_line(
 
 
 def _nonfinite(lines: list[bytes], finding: Finding) -> bool:
-    """Whether `runs.nonfinite`'s rule, given the whole line, finds a NaN or an Infinity
+    """Whether `text.nonfinite`'s rule, given the whole line, finds a NaN or an Infinity
     where the reference rejected it."""
     if finding.line is None or finding.severity is not Severity.error:
         return False

@@ -1,4 +1,4 @@
-"""`runs.chunks.ahead`: a regular file's chunks read on a thread of their own while the
+"""`files.chunks.ahead`: a regular file's chunks read on a thread of their own while the
 caller works, given in their order, what reading raises raised in its place, and nothing left
 running when the caller stops early; a pipe's read only when asked."""
 

@@ -1,4 +1,4 @@
-"""`runs.shown`: what a terminal is given of a string from a file or a name."""
+"""`text.shown`: what a terminal is given of a string from a file or a name."""
 
 from __future__ import annotations
 

@@ -214,7 +214,7 @@ def _size(handle: IO[bytes]) -> int:
 def _progress_bar(size: int, label: str) -> Iterator[Callable[[int], None]]:
     """A transient rich progress bar on stderr, over `size` bytes: the function that moves
     it to the bytes read so far. `label`, a file's name, is data: shown escaped
-    (`runs.shown`), and never read as rich markup."""
+    (`text.shown`), and never read as rich markup."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,

@@ -924,7 +924,7 @@ def _legend(figure: Figure, handles: list[Any], labels: list[str], resumed: bool
 
 
 def save(figure: Figure, output: Path, dpi: int) -> None:
-    """`figure` into `output` through `runs.atomic` (an exclusive temporary, renamed once
+    """`figure` into `output` through `files.atomic` (an exclusive temporary, renamed once
     complete): a full disk, an error or an ending signal leaves the earlier picture as it
     was and no temporary; the format is the suffix's."""
     from matplotlib import pyplot

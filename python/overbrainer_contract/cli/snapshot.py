@@ -107,7 +107,7 @@ def _identity(path: Path) -> tuple[int, int, int] | None:
 
 
 def write_request(folder: Path, reason: str) -> Path:
-    """Write `snapshot.request` in `folder` atomically (`runs.atomic`: an exclusive
+    """Write `snapshot.request` in `folder` atomically (`files.atomic`: an exclusive
     temporary of a name no one can plant ahead, then a rename; stale temporaries of a
     snapshot killed meanwhile removed first), with the mode the user's umask gives a new
     file (0600 would hide the reason from a plugin running as another user); its path."""

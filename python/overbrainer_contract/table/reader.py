@@ -130,7 +130,7 @@ def run_name(run: Run) -> str:
     below the folder the runs have in common, `exp1/seed1`); alone, its folder's name, or a
     metrics file's name when it is not `metrics.jsonl` or `metrics.jsonl.gz` (which stand
     for their folder); `-` for standard input (`runs.state.name_of`, the core's rule). A
-    byte of the name that is not UTF-8 is the text `\\xff` (`runs.shown.as_text`): the
+    byte of the name that is not UTF-8 is the text `\\xff` (`text.shown.as_text`): the
     column is UTF-8, the name as the commands show it."""
     return as_text(name_of(run))
 
