@@ -611,17 +611,33 @@ def wheels(session: nox.Session) -> None:
         )
 
 
+SITE = ROOT / "site"
+"""Where `nox -s docs` leaves the docs site to open (`site/index.html`; git-ignored)."""
+
+
 @nox.session(python=PYTHON)
 def docs(session: nox.Session) -> None:
-    """The docs site: `mkdocs build --strict` (links, anchors, snippets, the API pages)."""
-    # Into a temporary folder, so that a broken link or anchor, a missing snippet or a
-    # docstring mkdocstrings cannot read fails. mkdocs-material and mkdocstrings-python from
-    # the `docs` group; the package installed for the API pages.
+    """The docs site: `mkdocs build --strict` (links, anchors, snippets, the API pages), left
+    in site/ (open site/index.html)."""
+    # --strict: a broken link or anchor, a missing snippet or a docstring mkdocstrings cannot
+    # read fails. mkdocs-material and mkdocstrings-python from the `docs` group; the package
+    # installed for the API pages. Built into a new folder beside site/ and put in its place
+    # once whole (two renames): a failed build leaves the site there was, and no half site.
     install_project(session, "docs")
-    with tempfile.TemporaryDirectory() as site:
+    built = Path(tempfile.mkdtemp(prefix=".site-", dir=ROOT))
+    try:
         session.run(
-            "mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"}
-        )
+            "mkdocs", "build", "--strict", "--site-dir", str(built),
+            env={"NO_MKDOCS_2_WARNING": "1"},
+        )  # fmt: skip
+        old = Path(tempfile.mkdtemp(prefix=".site-old-", dir=ROOT))
+        if SITE.exists():
+            SITE.rename(old / "site")
+        built.rename(SITE)
+        shutil.rmtree(old)
+    finally:
+        shutil.rmtree(built, ignore_errors=True)
+    session.log(f"the site: {SITE / 'index.html'}")
 
 
 # --- JavaScript ---
