@@ -189,8 +189,8 @@ def _check_generated(session: nox.Session, fresh: Path) -> None:
     stale = _diff_trees(fresh, GENERATED)
     if stale:
         session.error(
-            f"{GENERATED.relative_to(ROOT)}/ is out of date with schema/ ({', '.join(stale)} differ). "
-            "Run 'nox -s generate' and commit the result."
+            f"{GENERATED.relative_to(ROOT)}/ is out of date with schema/"
+            f" ({', '.join(stale)} differ). Run 'nox -s generate' and commit the result."
         )
     session.log(f"{GENERATED.relative_to(ROOT)}/ matches schema/")
 
@@ -264,8 +264,8 @@ def schema(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def generate(session: nox.Session) -> None:
-    """Regenerate everything schema/ gives: the models (`_models`), the core's Rust, the TypeScript types
-    (js/types/) and the docs' tables (`-- --check`: check only)."""
+    """Regenerate everything schema/ gives: the models (`_models`), the core's Rust, the
+    TypeScript types (js/types/) and the docs' tables (`-- --check`: check only)."""
     # One command for every generator: datamodel-code-generator and tools/codegen/ (Python),
     # js/generate-types.mjs (json-schema-to-typescript, the npm package's own pin: node).
     # With `-- --check` it fails where they differ instead, as the generated session does.

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside thi
 
 from overbrainer_contract import parse_line
 from overbrainer_contract.check.checker import Finding, check_stream
-from overbrainer_contract.runs.chunks import read_chunks
+from overbrainer_contract.files.chunks import read_chunks
 from workloads import write_realistic_file
 
 GOAL = 1.5

@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # parse.py, beside this file
 
 from overbrainer_contract.check.checker import Finding, check_stream
-from overbrainer_contract.runs.chunks import read_chunks
+from overbrainer_contract.files.chunks import read_chunks
 from overbrainer_contract.table import RunReader, write_batches
 from workloads import write_realistic_file
 

@@ -35,8 +35,8 @@ from overbrainer_contract._models.check_report_schema import Category, Severity
 from overbrainer_contract.check.checker import FileResult, Finding, check_stream
 from overbrainer_contract.check.reporter import JsonReporter, TextReporter
 from overbrainer_contract.cli import main
-from overbrainer_contract.runs.chunks import read_chunks
-from overbrainer_contract.runs.nonfinite import NONFINITE_HINT
+from overbrainer_contract.files.chunks import read_chunks
+from overbrainer_contract.text.nonfinite import NONFINITE_HINT
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests" / "conformance" / "cases").glob("*.jsonl"))
@@ -509,7 +509,7 @@ def test_each_golden_and_example_file_through_the_command_line(
 
 
 def _nonfinite(lines: list[bytes], finding: Finding) -> bool:
-    """Whether `runs.nonfinite`'s rule, given the whole line, finds a NaN or an Infinity
+    """Whether `text.nonfinite`'s rule, given the whole line, finds a NaN or an Infinity
     where the reference rejected it."""
     if finding.line is None or finding.severity is not Severity.error:
         return False

@@ -1,4 +1,4 @@
-"""`runs.chunks.ahead`: a regular file's chunks read on a thread of their own while the
+"""`files.chunks.ahead`: a regular file's chunks read on a thread of their own while the
 caller works, given in their order, what reading raises raised in its place, and nothing left
 running when the caller stops early; a pipe's read only when asked."""
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from overbrainer_contract.runs.chunks import GzipCutError, ahead, read_chunks
+from overbrainer_contract.files.chunks import GzipCutError, ahead, read_chunks
 
 
 def test_the_chunks_come_as_they_are_in_their_order() -> None:

@@ -63,7 +63,7 @@ def test_a_name_not_utf8_is_kept_and_shown_as_its_bytes(tmp_path: Path) -> None:
         (tmp_path / name / "metrics.jsonl").write_bytes(LINE)
     runs = discover([str(tmp_path)]).runs
     assert [run.label for run in runs] == ["b", odd]
-    assert [run_name(run) for run in runs] == ["b", "s\\xffx"]
+    assert [run_name(run) for run in runs] == ["b", odd]  # kept; shown() escapes it on a screen
 
 
 def test_names_alike_are_told_apart() -> None:

@@ -12,7 +12,7 @@ from overbrainer_contract import CONTRACT, SNAPSHOT_ON_SIGTERM_ENV, VERSION
 from overbrainer_contract.contract import constants
 from overbrainer_contract.contract.constants import schema_dir
 from overbrainer_contract.contract.schemas import load_schema, schema_paths
-from overbrainer_contract.runs import sidefile
+from overbrainer_contract.files import sidefile
 from schema_registry import registry, validator
 
 NAMES = sorted(schema_paths())

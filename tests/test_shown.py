@@ -1,4 +1,4 @@
-"""`runs.shown`: what a terminal is given of a string from a file or a name."""
+"""`text.shown`: what a terminal is given of a string from a file or a name."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from overbrainer_contract.runs.shown import is_plain, shown
+from overbrainer_contract.text.shown import is_plain, shown
 
 
 @pytest.mark.parametrize(

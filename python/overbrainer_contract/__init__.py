@@ -43,7 +43,6 @@ from .reader import (
 
 if TYPE_CHECKING:
     from . import table as table
-    from .cli.status import read_run
     from .contract.constants import (
         CONTRACT,
         METRICS_ENV,
@@ -68,6 +67,7 @@ if TYPE_CHECKING:
         TrainMetric,
     )
     from .runs.state import RunError, iter_lines
+    from .runs.status import read_run
 
 __version__ = "2.1.0"
 
@@ -134,7 +134,7 @@ _HOMES = {
         "TrainMetric",
     ),
     "runs.state": ("RunError", "iter_lines"),
-    "cli.status": ("read_run",),
+    "runs.status": ("read_run",),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -8,7 +8,7 @@ child process under a timeout (`hostile.capped_cli`), its output read back as by
 - `NaN`, `Infinity` and `-Infinity` (what Python's `json.dumps` writes by default) keep the
   reference's words, and text output says, once after the finding, what they are and what
   the plugin writes instead; `-o json` is the schema's objects only.
-- Names and contents echoed by findings reach the terminal escaped (`runs.shown`), and a
+- Names and contents echoed by findings reach the terminal escaped (`text.shown`), and a
   run named `sw/[/]` is never read as rich markup, the progress bar's label included.
 - A `.jsonl.gz` cut short: its lines before the cut checked and counted, the cut one
   error, exit 1.

@@ -5,7 +5,7 @@ bytes.
 
 What is expected comes from the rules: such a run is read like any other (its file opened
 by its real name), and its name is shown escaped everywhere, each byte that is not UTF-8 as
-the four characters `\\xff` (`runs.shown`) — in the text and in `-o json`, whose output
+the four characters `\\xff` (`text.shown`) — in the text and in `-o json`, whose output
 stays UTF-8 (strict decoding takes it)."""
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def test_check_status_and_plot_count_the_same_lines_in_the_same_words(tmp_path: 
 
 
 def test_the_sweeps_bad_runs_are_said_alike(sweep: Sweep) -> None:
-    from overbrainer_contract.runs.sizes import invalid_text
+    from overbrainer_contract.text.sizes import invalid_text
 
     for name in BAD:
         run = sweep.runs[name]

@@ -1,7 +1,7 @@
 """`plot` over run folders written by several hands, each case in a child process under a
 timeout: a full disk (a real tmpfs) leaves the earlier picture as it was, a temporary a
 SIGKILL left is removed, a run's name with `$...$` is drawn as it is (never mathtext),
-names reach the terminal escaped (`runs.shown`), and a `.gz` cut short is drawn up to the
+names reach the terminal escaped (`text.shown`), and a `.gz` cut short is drawn up to the
 cut, the cut said once."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_a_name_with_dollars_is_drawn_as_it_is(tmp_path: Path) -> None:
 
 def test_names_reach_the_terminal_escaped(tmp_path: Path) -> None:
     """A run folder named with an escape sequence and a newline, holding a bad line: the
-    warning names it with both shown as escapes (`runs.shown`), on one line; no raw ESC."""
+    warning names it with both shown as escapes (`text.shown`), on one line; no raw ESC."""
     name = "r\x1b[31mred\nforged"
     folder = run_of(tmp_path / "sweep" / name)
     with (folder / "metrics.jsonl").open("ab") as handle:

@@ -1,5 +1,5 @@
 """`plugin --copy DIR` into a folder where `overbrainer_metrics.py` is already something:
-the plugin's file is put in place by a rename (`runs.atomic`), so what stood at its name is
+the plugin's file is put in place by a rename (`files.atomic`), so what stood at its name is
 replaced, never written through — a symlink planted there to a file elsewhere leaves that
 file byte for byte as it was, and an earlier copy is updated whole."""
 

@@ -31,7 +31,7 @@ def cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_read_run_and_iter_lines_are_public() -> None:
     assert {"read_run", "iter_lines"} <= set(oc.__all__)
-    assert oc.read_run.__module__ == "overbrainer_contract.cli.status"
+    assert oc.read_run.__module__ == "overbrainer_contract.runs.status"
 
 
 @pytest.mark.parametrize("name", [RESUMED, STALLED, GZIPPED, *BAD])

@@ -408,7 +408,7 @@ def test_a_side_file_refused_is_listed_with_why(tmp_path: Path) -> None:
     server = _start(sweep, tmp_path / "page.html")
     try:
         runs = {str(entry["name"]): entry for entry in server.runs()}
-        # in the words of `status` (runs/sidefile.py), each file by its name
+        # in the words of `status` (files/sidefile.py), each file by its name
         assert runs["a"]["side_problem"] == "snapshot.json: a symlink, not read"
         assert runs["b"]["side_problem"] == "snapshot.request: a FIFO, not a file"
         assert runs["a"]["snapshot"] is None

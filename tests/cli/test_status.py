@@ -20,10 +20,10 @@ import pytest
 from cli_samples import EVALUATING, LOGS, PROOF, VALID, make_run
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from overbrainer_contract.cli import status
 from overbrainer_contract.reader import StatusScan, WatchScan
 from overbrainer_contract.runs import clock
 from overbrainer_contract.runs import state as state_module
+from overbrainer_contract.runs import status as runs_status
 from overbrainer_contract.runs.state import Run, read_status, resolve
 
 NOW = 1764467476.5 + 90
@@ -217,7 +217,7 @@ def test_the_status_of_a_file_read_in_any_chunks_is_its_status_read_whole(
 def reported(target: Run, at: float, max_line: int | None = None) -> dict[str, Any]:
     """The report of the run `status` reads (`read_status`), as `status -o json` writes it."""
     report: dict[str, Any] = msgspec.to_builtins(
-        status.report(target, read_status(target, max_line), at)
+        runs_status.report(target, read_status(target, max_line), at)
     )
     return report
 

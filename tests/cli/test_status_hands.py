@@ -5,7 +5,7 @@ symlinks to a private token) and run in a child process under a timeout; the chi
 stdout and stderr bytes are read back.
 
 What is expected comes from the rules, not from the command's output: a string from the
-run is shown through `runs.shown.shown()` (an ESC as the four characters `\\x1b`, a
+run is shown through `text.shown.shown()` (an ESC as the four characters `\\x1b`, a
 newline as `\\n`), rich reads no markup in it (a run's name shows as its path), `-o json`
 is JSON whose strings decode to the names as they are, and a side file that is a symlink is
 refused unread with `PATH: a symlink, not read` (exit 2, as a FIFO there), so nothing it

@@ -24,7 +24,7 @@ image = pytest.importorskip("matplotlib.image")
 
 from overbrainer_contract.cli import plot  # noqa: E402
 from overbrainer_contract.runs.discover import find_runs  # noqa: E402
-from overbrainer_contract.runs.sizes import invalid_text  # noqa: E402
+from overbrainer_contract.text.sizes import invalid_text  # noqa: E402
 
 ARTEFACTS_ENV = "OVERBRAINER_TEST_ARTEFACTS"
 

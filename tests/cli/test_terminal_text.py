@@ -1,6 +1,6 @@
 """Every command's one line on standard error shows a path from the command line or a file
 as data: a missing run named with an escape sequence and a newline is said on one line,
-the controls as visible escapes (`_common.say`, through `runs.shown`)."""
+the controls as visible escapes (`_common.say`, through `text.shown`)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from cli_samples import VALID, python_env
 from overbrainer_contract.contract.models import Log
+from overbrainer_contract.files.follower import Follower
 from overbrainer_contract.reader import (
     EvaluationResult,
     ParseError,
@@ -23,7 +24,6 @@ from overbrainer_contract.reader import (
     dump_line,
     parse_line,
 )
-from overbrainer_contract.runs.follower import Follower
 
 BOUND = 30.0  # seconds: every watch here must be done well before
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from overbrainer_contract.cli import main, watch
 from overbrainer_contract.cli._common import INVALID, OK
 from overbrainer_contract.cli.watch import PlainView, follow
+from overbrainer_contract.files.follower import Follower
 from overbrainer_contract.reader import WatchScan
-from overbrainer_contract.runs.follower import Follower
 
 T = 1764467476.5
 NOW = T + 1e5

@@ -60,8 +60,8 @@ from overbrainer_contract import (
 )
 from overbrainer_contract._models.check_report_schema import Category, Severity
 from overbrainer_contract.check.checker import Finding
+from overbrainer_contract.files.signatures import BOM_NOTE
 from overbrainer_contract.reader import FIELD_NAMES, LEFT_OUT, TAGS, CheckScan, TableScan
-from overbrainer_contract.runs.signatures import BOM_NOTE
 from reference_runner import Answerer
 from repeated_keys import repeated_key_lines
 

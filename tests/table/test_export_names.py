@@ -1,7 +1,7 @@
 """`export` of runs whose folder's or file's name is not UTF-8 (`run\\xff`, made from
 bytes), in a child given the name as the bytes it is. Such a run is read like any other;
 the `run` column, UTF-8 in every format, holds its name as the commands show it: each byte
-that is not UTF-8 as the four characters `\\xff` (`runs.shown.as_text`)."""
+that is not UTF-8 as the four characters `\\xff` (`text.shown.as_text`)."""
 
 from __future__ import annotations
 

@@ -27,11 +27,11 @@ from .._models.check_report_schema import (
     ReportFile,
     ReportFinding,
 )
+from ..files.chunks import GzipCutError, GzipNotNamedError
+from ..files.sidefile import PROOF_LIMIT, REQUEST_LIMIT, SideFileError
 from ..reader import CheckScan
-from ..runs.chunks import GzipCutError, GzipNotNamedError
-from ..runs.nonfinite import NONFINITE_HINT
-from ..runs.sidefile import PROOF_LIMIT, REQUEST_LIMIT, SideFileError
 from ..runs.state import Run, read_side
+from ..text.nonfinite import NONFINITE_HINT
 
 Kind = Literal["metrics", "snapshot", "snapshot-request"]
 

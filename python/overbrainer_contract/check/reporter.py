@@ -3,9 +3,9 @@ as problems are found.
 
 Every string the text shows that comes from a file or a name (the file's display name, a
 message that echoes a line's content or a path, a JSON path's keys) goes through
-`runs.shown.shown`: a control character is a visible escape, never a terminal's command.
+`text.shown.shown`: a control character is a visible escape, never a terminal's command.
 The JSON Lines are JSON's own escapes, the strings as they are (a file's name with each
-byte that is not UTF-8 as `\\xff`, as the text shows it: `runs.shown.as_text`)."""
+byte that is not UTF-8 as `\\xff`, as the text shows it: `text.shown.as_text`)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from .._models.check_report_schema import (
     Severity,
 )
 from .._models.check_total_schema import CheckTotal
-from ..runs.shown import shown
-from ..runs.sizes import invalid_text
+from ..text.shown import shown
+from ..text.sizes import invalid_text
 from .checker import FileResult, Finding
 
 

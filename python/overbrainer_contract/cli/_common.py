@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from .._core import Pattern
-from ..runs.shown import shown
-from ..runs.sizes import parse_size
+from ..text.shown import shown
+from ..text.sizes import parse_size
 
 if TYPE_CHECKING:
     from ..runs.state import Run
@@ -219,7 +219,7 @@ def colour_on(stream: TextIO, choice: str = "auto") -> bool:
 
 
 def say(message: str) -> None:
-    """One line for the user on standard error, shown as data (`runs.shown`): whatever
+    """One line for the user on standard error, shown as data (`text.shown`): whatever
     path or file content a message carries, it stays one line and drives no terminal
     (`shown` leaves what it already escaped as it is)."""
     sys.stderr.write(f"{PROG}: {shown(message)}\n")

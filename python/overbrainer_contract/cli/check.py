@@ -12,11 +12,11 @@ from typing import IO, Any
 from .. import _core
 from ..check.checker import FileResult, check_request, check_snapshot, check_stream, run_files
 from ..check.reporter import JsonReporter, TextReporter, Total
-from ..runs.chunks import read_chunks
+from ..files.chunks import read_chunks
+from ..files.sidefile import SideFileError
 from ..runs.discover import discover
-from ..runs.shown import as_text, shown
-from ..runs.sidefile import SideFileError
 from ..runs.state import Run
+from ..text.shown import as_text, shown
 from ._common import (
     EXIT_CODES,
     INVALID,
@@ -214,7 +214,7 @@ def _size(handle: IO[bytes]) -> int:
 def _progress_bar(size: int, label: str) -> Iterator[Callable[[int], None]]:
     """A transient rich progress bar on stderr, over `size` bytes: the function that moves
     it to the bytes read so far. `label`, a file's name, is data: shown escaped
-    (`runs.shown`), and never read as rich markup."""
+    (`text.shown`), and never read as rich markup."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,

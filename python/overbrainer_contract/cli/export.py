@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..check.reporter import plural
-from ..runs.shown import shown
-from ..runs.sidefile import SideFileError
-from ..runs.sizes import size_text
+from ..files.sidefile import SideFileError
 from ..runs.state import RunError
+from ..text.shown import shown
+from ..text.sizes import size_text
 from ._common import (
     EXIT_CODES,
     INVALID,

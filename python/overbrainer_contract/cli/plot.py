@@ -22,14 +22,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .. import _core
 from .._core import Pattern
+from ..files.atomic import atomic_file
+from ..files.chunks import GzipCutError, read_chunks
+from ..files.sidefile import SideFileError
 from ..reader import FIELD_NAMES, TAGS, TableScan
-from ..runs.atomic import atomic_file
-from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
-from ..runs.shown import shown
-from ..runs.sidefile import SideFileError
-from ..runs.sizes import invalid_text
 from ..runs.state import Run, RunError
+from ..text.shown import shown
+from ..text.sizes import invalid_text
 from ._common import (
     EXIT_CODES,
     INVALID,
@@ -958,7 +958,7 @@ def _legend(figure: Figure, handles: list[Any], labels: list[str], resumed: bool
 
 
 def save(figure: Figure, output: Path, dpi: int) -> None:
-    """`figure` into `output` through `runs.atomic` (an exclusive temporary, renamed once
+    """`figure` into `output` through `files.atomic` (an exclusive temporary, renamed once
     complete): a full disk, an error or an ending signal leaves the earlier picture as it
     was and no temporary; the format is the suffix's."""
     from matplotlib import pyplot

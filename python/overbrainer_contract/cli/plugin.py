@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..files.atomic import write_atomically
 from ..plugin.source import PLUGIN_CLASS, PLUGIN_FILE, PLUGIN_PATH
-from ..runs.atomic import write_atomically
-from ..runs.shown import shown
+from ..text.shown import shown
 from ._common import EXIT_CODES, OK, PROG, CliError, formatter
 
 DESCRIPTION = f"""\

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..runs.shown import shown
+from ..text.shown import shown
 from ._common import EXIT_CODES, OK, PROG, CliError, formatter
 
 DESCRIPTION = """\

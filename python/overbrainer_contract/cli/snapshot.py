@@ -16,12 +16,12 @@ from .. import _core
 from .._models.status_report_schema import SnapshotState
 from ..contract.constants import SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import Begin, End, Stage
+from ..files import sidefile
+from ..files.atomic import write_atomically
+from ..files.follower import Follower
 from ..plugin.source import JOB_STAGES
-from ..runs import sidefile
-from ..runs.atomic import write_atomically
-from ..runs.follower import Follower
-from ..runs.shown import shown
 from ..runs.state import RunError, resolve
+from ..text.shown import shown
 from ._common import (
     EXIT_CODES,
     INVALID,
@@ -107,7 +107,7 @@ def _identity(path: Path) -> tuple[int, int, int] | None:
 
 
 def write_request(folder: Path, reason: str) -> Path:
-    """Write `snapshot.request` in `folder` atomically (`runs.atomic`: an exclusive
+    """Write `snapshot.request` in `folder` atomically (`files.atomic`: an exclusive
     temporary of a name no one can plant ahead, then a rename; stale temporaries of a
     snapshot killed meanwhile removed first), with the mode the user's umask gives a new
     file (0600 would hide the reason from a plugin running as another user); its path."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..contract.constants import METRICS_ENV
 from ..plugin.source import JOB_STAGES, PLUGIN_PATH
-from ..runs.shown import shown
+from ..text.shown import shown
 from ._common import EXIT_CODES, OK, PROG, CliError, formatter
 
 DESCRIPTION = f"""\

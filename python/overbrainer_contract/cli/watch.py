@@ -14,6 +14,9 @@ import msgspec
 
 from .. import _core
 from .._models.status_report_schema import StatusReport
+from ..files.follower import Follower
+from ..files.sidefile import SideFileError, open_metrics
+from ..files.signatures import GZIP_MAGIC, is_gzip_name
 from ..plugin.source import JOB_STAGES
 from ..reader import (
     EvaluationEnded,
@@ -24,11 +27,8 @@ from ..reader import (
     WatchScan,
 )
 from ..runs import clock
-from ..runs.follower import Follower
-from ..runs.shown import shown
-from ..runs.sidefile import SideFileError, open_metrics
-from ..runs.signatures import GZIP_MAGIC, is_gzip_name
 from ..runs.state import RunError, resolve
+from ..text.shown import shown
 from ._common import (
     EXIT_CODES,
     INVALID,

@@ -57,7 +57,7 @@ from pathlib import Path
 
 from .._core import NaturalKey
 from ..contract.constants import METRICS_FILE
-from . import sidefile
+from ..files import sidefile
 from .state import METRICS_NAMES, STDIN, Run, RunError, names_of, resolve, unit_of
 
 METRICS_SUFFIXES = (".jsonl", ".jsonl.gz")

@@ -18,9 +18,9 @@ from typing import IO, BinaryIO
 from .. import _core
 from ..contract.constants import METRICS_FILE, SNAPSHOT_FILE, SNAPSHOT_REQUEST
 from ..contract.models import MetricLine
+from ..files import sidefile
+from ..files.chunks import GzipCutError, GzipNotNamedError, read_chunks
 from ..reader import LineScan, ParseError, StatusScan
-from . import sidefile
-from .chunks import GzipCutError, GzipNotNamedError, read_chunks
 
 STDIN = "-"
 

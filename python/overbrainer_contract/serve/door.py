@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..runs.shown import shown
+from ..text.shown import shown
 
 if TYPE_CHECKING:
     from aiohttp import web

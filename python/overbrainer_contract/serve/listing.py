@@ -5,7 +5,7 @@ depth, so a run started later is found at the next scan) and describes each one:
 as every command names it, its metrics file as the records name it, and its files —
 `metrics.jsonl` (or `.gz`), `snapshot.json`, `snapshot.request` — each with an id and its
 size now. Every name is text any JSON holds: a byte that was not UTF-8 shown as `\\xff`
-(`runs.shown.as_text`), as every command shows it.
+(`text.shown.as_text`), as every command shows it.
 
 **Reached through real folders only.** Each path given is held open from the start (a
 folder given, itself; a file given, its folder: `Roots`), and every file is reached from
@@ -68,10 +68,10 @@ from ..contract.constants import (
     SNAPSHOT_REQUEST,
     VERSION,
 )
+from ..files.sidefile import SYMLINK, what_it_is
 from ..runs.discover import Found, discover, metrics_in
-from ..runs.shown import as_text
-from ..runs.sidefile import SYMLINK, what_it_is
 from ..runs.state import Run
+from ..text.shown import as_text
 
 RESCAN_SECONDS = 0.5
 """The least time between two scans of the folders, whoever asks and however often: a

@@ -23,11 +23,11 @@ from typing import IO, TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ..contract.models import JobStage
+from ..files.chunks import GzipCutError, read_chunks
 from ..reader import FIELD_NAMES, LEFT_OUT, TAGS, TableScan
-from ..runs.chunks import GzipCutError, read_chunks
 from ..runs.discover import find_runs
-from ..runs.shown import as_text
 from ..runs.state import STDIN, Run, name_of
+from ..text.shown import as_text
 from .schema import DICTIONARIES, LONG_SCHEMA, SCHEMA, wide_schema
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def run_name(run: Run) -> str:
     below the folder the runs have in common, `exp1/seed1`); alone, its folder's name, or a
     metrics file's name when it is not `metrics.jsonl` or `metrics.jsonl.gz` (which stand
     for their folder); `-` for standard input (`runs.state.name_of`, the core's rule). A
-    byte of the name that is not UTF-8 is the text `\\xff` (`runs.shown.as_text`): the
+    byte of the name that is not UTF-8 is the text `\\xff` (`text.shown.as_text`): the
     column is UTF-8, the name as the commands show it."""
     return as_text(name_of(run))
 

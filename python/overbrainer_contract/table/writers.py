@@ -1,7 +1,7 @@
 """Writing the table's record batches: Parquet, Arrow IPC or CSV, one file or Hive partitions.
 
 A batch is written as soon as it is read, so memory stays flat. A file is written through
-`runs.atomic`: an exclusive temporary beside its destination, renamed into place once
+`files.atomic`: an exclusive temporary beside its destination, renamed into place once
 complete, removed on an error (a full disk) or an ending signal (SIGINT, SIGTERM): an
 export that fails or is interrupted leaves the previous file (or nothing), never half a
 file. A partitioned export is written the same way, as a folder (`run=<name>/part-0.parquet`,
@@ -29,7 +29,7 @@ from urllib.parse import quote
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..runs.atomic import atomic_file, atomic_path, create_exclusive
+from ..files.atomic import atomic_file, atomic_path, create_exclusive
 from .schema import SCHEMA
 
 FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".csv": "csv"}
@@ -112,7 +112,7 @@ def write_batches(
 
 class _Held(io.RawIOBase):
     """`handle` as Arrow writes it: closing it only flushes it, leaving it to its owner
-    (`runs.atomic` syncs it to disk before closing it)."""
+    (`files.atomic` syncs it to disk before closing it)."""
 
     def __init__(self, handle: IO[bytes]) -> None:
         super().__init__()

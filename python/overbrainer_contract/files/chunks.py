@@ -18,7 +18,7 @@ Given the file's name (`name=`), a metrics file is read as people keep them:
   finding instead of a screen of `invalid UTF-8`).
 
 What a file's first bytes say it is (gzip's magic bytes, a UTF-8 byte order mark) is
-`runs.signatures`'.
+`files.signatures`'.
 """
 
 from __future__ import annotations
