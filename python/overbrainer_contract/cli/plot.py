@@ -629,6 +629,8 @@ def _lone(drawn: Any) -> Any:
     scale), as a bool array; each is drawn as a marker."""
     numpy = _numpy()
     on = numpy.isfinite(drawn)
+    if not len(on):
+        return on
     before = numpy.concatenate(([False], on[:-1]))
     after = numpy.concatenate((on[1:], [False]))
     return on & ~before & ~after
