@@ -43,7 +43,9 @@ mod watch;
 
 pub(crate) fn bound(py: Python<'_>) -> PyResult<&Bound> {
     BOUND.get(py).ok_or_else(|| {
-        PyRuntimeError::new_err("overbrainer_contract._core is used before bind(): import overbrainer_contract.reader")
+        PyRuntimeError::new_err(
+            "overbrainer_contract._core is used before bind(): import overbrainer_contract.reader",
+        )
     })
 }
 
