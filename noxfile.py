@@ -611,17 +611,33 @@ def wheels(session: nox.Session) -> None:
         )
 
 
+SITE = ROOT / "site"
+"""Where `nox -s docs` leaves the docs site to open (`site/index.html`; git-ignored)."""
+
+
 @nox.session(python=PYTHON)
 def docs(session: nox.Session) -> None:
-    """The docs site: `mkdocs build --strict` (links, anchors, snippets, the API pages)."""
-    # Into a temporary folder, so that a broken link or anchor, a missing snippet or a
-    # docstring mkdocstrings cannot read fails. mkdocs-material and mkdocstrings-python from
-    # the `docs` group; the package installed for the API pages.
+    """The docs site: `mkdocs build --strict` (links, anchors, snippets, the API pages), left
+    in site/ (open site/index.html)."""
+    # --strict: a broken link or anchor, a missing snippet or a docstring mkdocstrings cannot
+    # read fails. mkdocs-material and mkdocstrings-python from the `docs` group; the package
+    # installed for the API pages. Built into a new folder beside site/ and put in its place
+    # once whole (two renames): a failed build leaves the site there was, and no half site.
     install_project(session, "docs")
-    with tempfile.TemporaryDirectory() as site:
+    built = Path(tempfile.mkdtemp(prefix=".site-", dir=ROOT))
+    try:
         session.run(
-            "mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"}
-        )
+            "mkdocs", "build", "--strict", "--site-dir", str(built),
+            env={"NO_MKDOCS_2_WARNING": "1"},
+        )  # fmt: skip
+        old = Path(tempfile.mkdtemp(prefix=".site-old-", dir=ROOT))
+        if SITE.exists():
+            SITE.rename(old / "site")
+        built.rename(SITE)
+        shutil.rmtree(old)
+    finally:
+        shutil.rmtree(built, ignore_errors=True)
+    session.log(f"the site: {SITE / 'index.html'}")
 
 
 # --- JavaScript ---
@@ -652,7 +668,8 @@ def js(session: nox.Session) -> None:
     # declarations by tsc); build.mjs's choice of a Rust on fake toolchains
     # (test/find-cargo.test.mjs); `check()`'s bounded findings, a gzip of millions of blank lines
     # checked in a 64 MiB heap (test/check-bound.test.mjs); the tarball's exact files, its
-    # exports, the licence and the .wasm stripped (test/pack.test.mjs); `npm publish
+    # exports, the licence and the .wasm stripped (test/pack.test.mjs); the .wasm's size as
+    # js/README.md states it (test/sizes.test.mjs, within 10 %); `npm publish
     # --dry-run` (its prepack build
     # included), failed on any `npm warn` line; the whole golden suite through it (every
     # expectation: verdict, category, value to the bit, dump, mark, pace, the bignum lines
@@ -683,6 +700,7 @@ def js(session: nox.Session) -> None:
             "test/pack.test.mjs",
             "test/pattern.test.mjs",
             "test/side.test.mjs",
+            "test/sizes.test.mjs",
             **npm,
         )
         _publish_dry_run(session, wasm)
@@ -740,7 +758,8 @@ def viewer(session: nox.Session) -> None:
     # page's clock moves, each bad line as the package's `check()` records it and with the
     # reference runner's verdict (the package installed: its console script, as
     # `OVERBRAINER_CONTRACT`), a 1M-line file paused and resumed between two chunks, markup in
-    # lines, names and a proof shown as text and run nowhere. Screenshots are kept in
+    # lines, names and a proof shown as text and run nowhere; the page's size as docs/viewer.md
+    # states it (test/sizes.test.mjs, within 10 %). Screenshots are kept in
     # js/viewer/test-output/ (`CHROMIUM=...` names another browser).
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if not Path(chromium).exists():

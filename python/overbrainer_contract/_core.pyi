@@ -410,6 +410,20 @@ class EvaluationStarted:
     def words(self) -> str:
         """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
 
+class EvaluationEnded:
+    """The evaluation under way ended (its result logged, a stage or the training's end), at
+    the training's `step`: `done` prediction steps of `total` when known."""
+
+    @property
+    def step(self) -> int: ...
+    @property
+    def done(self) -> int: ...
+    @property
+    def total(self) -> int | None: ...
+    @property
+    def words(self) -> str:
+        """What `watch` says of it, the core's words (after `PATH:LINE ` for a line)."""
+
 class EvaluationResult:
     """An evaluation's result: a log with an evaluation loss."""
 
@@ -463,6 +477,7 @@ WatchEvent = (
     StageStarted
     | TrainingBegan
     | EvaluationStarted
+    | EvaluationEnded
     | EvaluationResult
     | TrainingEnded
     | LineRejected

@@ -342,3 +342,56 @@ def test_a_groups_long_key_is_cut_in_the_legend(
     )
     assert titled.code == 0, titled.err
     assert figures[2].axes[0].get_title() == "t" * 90  # the user's own title, whole
+
+
+def shows_point(panel: Any, step: float, value: float) -> bool:
+    """Whether an artist of the panel puts a visible marker at (step, value) in data
+    coordinates: a line with a marker (not 'None'/'' and a size above 0) holding that point."""
+    for line in panel.get_lines():
+        if line.get_marker() in (None, "None", "", " ") or line.get_markersize() <= 0:
+            continue
+        if line.get_transform() != panel.transData or line.get_alpha() == 0:
+            continue
+        for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True):
+            if (x, y) == (step, value):
+                return True
+    return False
+
+
+def test_a_point_its_line_cannot_show_is_a_marker(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    # a loss logged once; a scalar of 30 points whose step 15 is between two nulls, step 25
+    # between a NaN and -Infinity, step 27 between -Infinity and a null, and the last (29)
+    # after a null
+    values: dict[int, Any] = {step: 1.0 + step / 100 for step in range(30)}
+    values.update({14: None, 15: 7.0, 16: None, 24: "NaN", 25: 8.0, 26: "-Infinity", 28: None})
+    lines = [{"event": "begin", "time": 100.0}, log(0, 2.5)]
+    lines += [log(step, score=value) for step, value in values.items() if step]
+    write_run(tmp_path / "run", lines)
+    done = cli("plot", str(tmp_path / "run"), "--metric", "loss,score", "-o", "x.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    loss, score = figure.axes
+    assert shows_point(loss, 0.0, 2.5)
+    (lone,) = by_gid(score, "lone point")
+    assert lone.get_xdata().tolist() == [15.0, 25.0, 27.0, 29.0]
+    for step, value in ((15.0, 7.0), (25.0, 8.0), (27.0, 1.27), (29.0, 1.29)):
+        assert shows_point(score, step, value)
+    # a point with a neighbour on the line is the line's, no marker of its own
+    assert not shows_point(score, 10.0, 1.1)
+
+
+def test_a_group_of_one_step_is_a_marker(
+    tmp_path: Path, cli: Callable[..., Any], figures: list[Any]
+) -> None:
+    for name, value in (("g-1", 2.0), ("g-2", 4.0)):
+        write_run(tmp_path / "sweep" / name, [log(3, score=value)])
+    done = cli("plot", str(tmp_path / "sweep"), "--metric", "score", "--group", "g", "-o", "g.png")
+    assert done.code == 0, done.err
+    (figure,) = figures
+    (panel,) = figure.axes
+    # the mean of 2 and 4 at step 3, and each run faint behind it
+    assert shows_point(panel, 3.0, 3.0)
+    assert shows_point(panel, 3.0, 2.0)
+    assert shows_point(panel, 3.0, 4.0)

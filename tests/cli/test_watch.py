@@ -94,6 +94,7 @@ def test_watch_follows_a_writer_in_another_process(tmp_path: Path) -> None:
         "stage train",
         "training began: 4 steps",
         "evaluation at step 2",
+        "evaluation ended at step 2: 2/2 prediction steps",
         "eval loss 2.5 at step 2",
         "training ended at step 4",
         "stage merge",
@@ -105,6 +106,48 @@ def test_watch_follows_a_writer_in_another_process(tmp_path: Path) -> None:
         rf"step 4/4, loss 1, eval loss 2\.5, {last} \[00:05<00:00, 1\.25s/it\]",
         out.splitlines()[-1],
     )
+
+
+def test_watch_piped_says_an_evaluations_start_and_end_as_lines(tmp_path: Path) -> None:
+    # an evaluation with no result (no eval loss logged), two of its three prediction steps
+    # done, ended by the `end` line; watch's standard output a pipe, not a terminal. The file
+    # grows a part at a time, each once watch has said what the part before was worth: the
+    # evaluation comes after watch's first look (whose evaluations it does not tell)
+    metrics = tmp_path / "run" / "metrics.jsonl"
+    metrics.parent.mkdir()
+    watcher = watch(str(metrics.parent), "--grace", "1")
+    stdout = watcher.stdout
+    assert stdout is not None
+
+    def said_next() -> str:
+        while True:
+            line = stdout.readline()
+            if not line.startswith("step "):  # the progress, between the events
+                return line.rstrip("\n")
+
+    def append(*lines: dict[str, Any]) -> None:
+        with metrics.open("a") as handle:
+            handle.write("".join(json.dumps(line) + "\n" for line in lines))
+
+    now = time.time()
+    try:
+        assert said_next() == f"waiting for {metrics}"
+        append({"event": "begin", "time": now, "max_steps": 2})
+        assert said_next() == "training began: 2 steps"
+        append(
+            {"event": "log", "time": now + 1, "step": 1, "loss": 2.0},
+            {"event": "eval", "time": now + 2, "step": 1, "total": 3},
+        )
+        assert said_next() == "evaluation at step 1"
+        append({"event": "eval", "time": now + 3, "step": 2, "total": 3})
+        append({"event": "end", "time": now + 4, "step": 1})
+        assert said_next() == "evaluation ended at step 1: 2/3 prediction steps"
+        assert said_next() == "training ended at step 1"
+        out, err = watcher.communicate(timeout=BOUND)
+    finally:
+        watcher.kill()
+    assert (watcher.returncode, err) == (0, "")
+    assert all(line.startswith("step ") for line in out.splitlines())
 
 
 def test_watch_leaves_when_the_last_stage_starts(tmp_path: Path) -> None:

@@ -772,6 +772,7 @@ fn _core(_py: Python<'_>, module: &PyModule) -> PyResult<()> {
     module.add_class::<watch::StageStarted>()?;
     module.add_class::<watch::TrainingBegan>()?;
     module.add_class::<watch::EvaluationStarted>()?;
+    module.add_class::<watch::EvaluationEnded>()?;
     module.add_class::<watch::EvaluationResult>()?;
     module.add_class::<watch::TrainingEnded>()?;
     module.add_class::<watch::LineRejected>()?;

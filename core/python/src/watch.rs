@@ -55,6 +55,21 @@ pub struct EvaluationStarted {
     step: u64,
 }
 
+/// The evaluation under way ended (its result logged, a stage or the training's end), at
+/// the training's `step`: `done` prediction steps of `total` when known.
+#[pyclass(module = "overbrainer_contract._core")]
+pub struct EvaluationEnded {
+    /// What `watch` says of it, the core's words (`view::event_words`).
+    #[pyo3(get)]
+    words: String,
+    #[pyo3(get)]
+    step: u64,
+    #[pyo3(get)]
+    done: u64,
+    #[pyo3(get)]
+    total: Option<u64>,
+}
+
 /// An evaluation's result: a log with an evaluation loss.
 #[pyclass(module = "overbrainer_contract._core")]
 pub struct EvaluationResult {
@@ -255,6 +270,16 @@ fn event_objects(py: Python<'_>, events: Vec<Event>) -> PyResult<PyObject> {
             Event::EvaluationStarted { step } => {
                 Py::new(py, EvaluationStarted { step, words })?.into_py(py)
             }
+            Event::EvaluationEnded { step, done, total } => Py::new(
+                py,
+                EvaluationEnded {
+                    step,
+                    done,
+                    total,
+                    words,
+                },
+            )?
+            .into_py(py),
             Event::EvalLoss { step, value } => Py::new(
                 py,
                 EvaluationResult {

@@ -517,8 +517,9 @@ pub fn finding_said(message: &str, category: crate::reports::Category) -> String
 }
 
 /// What `watch` says of an event of a followed run: `stage train`, `training began: 100
-/// steps`, `training resumed at step 40: 100 steps`, `evaluation at step 40`, `eval loss 2.5
-/// at step 40`, `training ended at step 100`; for a line the reference rejects, its JSON path
+/// steps`, `training resumed at step 40: 100 steps`, `evaluation at step 40`, `evaluation
+/// ended at step 40: 25/25 prediction steps`, `eval loss 2.5 at step 40`, `training ended at
+/// step 100`; for a line the reference rejects, its JSON path
 /// and the finding's words (`$.step: invalid type: ... (the line is not JSON)`, [`finding_said`])
 /// and for one over the user's bound `$:` and why: the face writes them after the file and
 /// the line (`PATH:LINE `).
@@ -543,6 +544,21 @@ pub fn event_words(event: &crate::watch::Event) -> String {
             format!("training {what}{steps}")
         }
         Event::EvaluationStarted { step } => format!("evaluation at step {}", thousands(*step)),
+        Event::EvaluationEnded { step, done, total } => {
+            let steps = match total {
+                Some(total) => format!("{}/{}", thousands(*done), thousands(*total)),
+                None => thousands(*done),
+            };
+            let noun = if *done == 1 && total.map_or(true, |total| total == 1) {
+                "prediction step"
+            } else {
+                "prediction steps"
+            };
+            format!(
+                "evaluation ended at step {}: {steps} {noun}",
+                thousands(*step)
+            )
+        }
         Event::EvalLoss { step, value } => {
             format!("eval loss {} at step {}", number(*value), thousands(*step))
         }
@@ -599,6 +615,24 @@ mod tests {
             value: 2.123_456,
         };
         assert_eq!(event_words(&result), "eval loss 2.123 at step 40");
+        let ended = Event::EvaluationEnded {
+            step: 1500,
+            done: 1200,
+            total: Some(1200),
+        };
+        assert_eq!(
+            event_words(&ended),
+            "evaluation ended at step 1,500: 1,200/1,200 prediction steps"
+        );
+        let unknown = Event::EvaluationEnded {
+            step: 40,
+            done: 1,
+            total: None,
+        };
+        assert_eq!(
+            event_words(&unknown),
+            "evaluation ended at step 40: 1 prediction step"
+        );
         let rejected = Event::Rejected {
             line: 2,
             error: ParseError::utf8(3),

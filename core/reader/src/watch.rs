@@ -6,7 +6,8 @@
 //! stage, the last of [`JobStage::ALL`], begins: the lines after that one are not read); a
 //! training begins, or resumes (a `begin` line after another: it goes on from the step the
 //! run stood at); an evaluation starts (an `eval` line with none under way, at the
-//! training's step); an evaluation's result (each log with an evaluation loss); the training
+//! training's step); the evaluation under way ends (its result logged, a stage, the
+//! training's end); an evaluation's result (each log with an evaluation loss); the training
 //! ends (`end`); a line is invalid (the reference rejects it, or it is over the user's
 //! bound). The last line without its newline that the reference finds cut is a run still
 //! writing: no event.
@@ -43,6 +44,14 @@ pub enum Event {
     /// An evaluation started (an `eval` line with none under way), at the training's step.
     /// (No line number: of a run of an evaluation's progress lines the scan keeps the last.)
     EvaluationStarted { step: u64 },
+    /// The evaluation under way ended (its result logged, a stage or the training's end), at
+    /// the training's step: `done` prediction steps of `total` when known (its last progress
+    /// line's).
+    EvaluationEnded {
+        step: u64,
+        done: u64,
+        total: Option<u64>,
+    },
     /// An evaluation's result: a log with an evaluation loss.
     EvalLoss { step: u64, value: f64 },
     /// The training ended (`end`) at `step`.
@@ -219,7 +228,9 @@ impl Watch {
     }
 
     fn log(&mut self, log: &TrainMetric, events: &mut Vec<Event>) {
+        let under_way = self.state.evaluation().cloned();
         self.state.log(log);
+        self.evaluation_ended(under_way, events);
         if let Some(value) = log.eval_loss {
             events.push(Event::EvalLoss {
                 step: log.step,
@@ -230,10 +241,12 @@ impl Watch {
 
     fn line(&mut self, number: u64, line: &MetricLine, events: &mut Vec<Event>) {
         let step = self.state.step();
-        let evaluating = self.state.evaluation().is_some();
+        let under_way = self.state.evaluation().cloned();
+        let evaluating = under_way.is_some();
         let resumed = self.state.begins() > 0;
         self.span.take(line, step);
         self.state.line(line);
+        self.evaluation_ended(under_way, events);
         match *line {
             MetricLine::Log(ref log) => {
                 if let Some(value) = log.eval_loss {
@@ -268,6 +281,24 @@ impl Watch {
                 step,
             }),
             MetricLine::End { step, .. } => events.push(Event::Ended { line: number, step }),
+        }
+    }
+
+    /// The evaluation that was under way before a line (`under_way`), told as ended when
+    /// the line ended it.
+    fn evaluation_ended(
+        &self,
+        under_way: Option<crate::reports::Evaluation>,
+        events: &mut Vec<Event>,
+    ) {
+        if let Some(evaluation) = under_way {
+            if self.state.evaluation().is_none() {
+                events.push(Event::EvaluationEnded {
+                    step: self.state.pace().step(),
+                    done: evaluation.step,
+                    total: evaluation.total,
+                });
+            }
         }
     }
 
@@ -437,6 +468,7 @@ mod tests {
         text += "{\"event\":\"eval\",\"time\":6,\"step\":2,\"total\":2}\n";
         text += &log(7.0, 2, "null", "1.5");
         text += "not json\n";
+        text += "{\"event\":\"eval\",\"time\":11,\"step\":1}\n";
         text += "{\"event\":\"end\",\"time\":12,\"step\":4}\n";
         text += "{\"event\":\"begin\",\"time\":20}\n";
         text += &log(21.0, 5, "1.0", "null");
@@ -460,6 +492,11 @@ mod tests {
                     step: 0
                 },
                 Event::EvaluationStarted { step: 2 },
+                Event::EvaluationEnded {
+                    step: 2,
+                    done: 2,
+                    total: Some(2)
+                },
                 Event::EvalLoss {
                     step: 2,
                     value: 1.5
@@ -468,15 +505,22 @@ mod tests {
                     line: 8,
                     error: crate::read_line(b"not json").unwrap_err(),
                 },
-                Event::Ended { line: 9, step: 4 },
+                // an evaluation with no result, ended by the `end` line
+                Event::EvaluationStarted { step: 2 },
+                Event::EvaluationEnded {
+                    step: 2,
+                    done: 1,
+                    total: None
+                },
+                Event::Ended { line: 10, step: 4 },
                 Event::Began {
-                    line: 10,
+                    line: 11,
                     max_steps: None,
                     resumed: true,
                     step: 4
                 },
-                Event::Ended { line: 12, step: 8 },
-                stage(13, JobStage::Merge, false),
+                Event::Ended { line: 13, step: 8 },
+                stage(14, JobStage::Merge, false),
             ]
         );
         assert!(watch.training_over() && !watch.job_done());
@@ -513,7 +557,7 @@ mod tests {
         assert_eq!(
             events.last(),
             Some(&Event::Stage {
-                line: 14,
+                line: 15,
                 stage: JobStage::Compare,
                 last: true
             })
@@ -522,7 +566,7 @@ mod tests {
         let report = watch.report("r", "r", 50.0, None, true);
         assert_eq!(
             (report.lines, report.step, report.phase),
-            (14, 8, Phase::Ended)
+            (15, 8, Phase::Ended)
         );
     }
 

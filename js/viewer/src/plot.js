@@ -3,7 +3,8 @@
 // many points is drawn through its extremes per pixel column: a million points cost one pass,
 // and no spike is lost. A value that is not a number the axis can place is never dropped: NaN
 // is a cross (✕) on the panel's bottom edge, +Infinity a ▲ on its top edge, -Infinity (and, on
-// a log scale, a value not above 0) a ▼ on its bottom edge; a null is a gap in the line.
+// a log scale, a value not above 0) a ▼ on its bottom edge; a null is a gap in the line. A
+// point the line cannot show (a value logged once, one between gaps) is a dot.
 
 import { GAP } from "./series.js";
 
@@ -212,6 +213,45 @@ function trace(context, steps, values, kinds, length, scale, columns) {
   context.stroke();
 }
 
+/** The indices of a series' points that its line cannot show: each on the scale with no
+ * neighbour on it (the first or last point, or one between gaps, values not finite or, on
+ * a log scale, not above 0), which a line through it would draw as nothing. Each is drawn
+ * as a dot.
+ * @param {Float64Array} values
+ * @param {Uint8Array | null} kinds
+ * @param {number} length
+ * @param {boolean} log
+ * @returns {number[]} */
+export function lonePoints(values, kinds, length, log) {
+  const on = (/** @type {number} */ i) => {
+    if (i < 0 || i >= length || (kinds !== null && kinds[i] === GAP)) return false;
+    const value = values[i];
+    return log ? value > 0 && value - value === 0 : value - value === 0;
+  };
+  /** @type {number[]} */
+  const lone = [];
+  let before = false;
+  let here = on(0);
+  for (let i = 0; i < length; i += 1) {
+    const next = on(i + 1);
+    if (here && !before && !next) lone.push(i);
+    before = here;
+    here = next;
+  }
+  return lone;
+}
+
+/** A dot at (x, y), in the context's fill colour.
+ * @param {Context} context
+ * @param {number} x
+ * @param {number} y
+ * @param {number} radius */
+function dot(context, x, y, radius) {
+  context.beginPath();
+  context.arc(x, y, radius, 0, Math.PI * 2);
+  context.fill();
+}
+
 /** A marker's shape at (x, y), in the context's colour: a cross, a ▲ or a ▼.
  * @param {Context} context
  * @param {Marker["shape"]} shape
@@ -406,19 +446,23 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
       // few points (an eval loss): each one shown
       for (let i = 0; i < points.length; i += 1) {
         const py = points.kinds[i] === GAP ? NaN : y(points.values[i]);
-        if (!Number.isFinite(py)) continue;
-        context.beginPath();
-        context.arc(x(points.steps[i]), py, 2.5, 0, Math.PI * 2);
-        context.fill();
+        if (Number.isFinite(py)) dot(context, x(points.steps[i]), py, 2.5);
+      }
+    } else {
+      // a point the line cannot show (alone, or between gaps): a dot
+      for (const i of lonePoints(points.values, points.kinds, points.length, log)) {
+        dot(context, x(points.steps[i]), y(points.values[i]), faint ? 2 : 2.5);
       }
     }
   }
   context.globalAlpha = 1;
   for (const { band, colour, dash } of bands) {
     context.strokeStyle = colour;
+    context.fillStyle = colour;
     context.setLineDash(dashPattern(dash));
     context.lineWidth = 2;
     trace(context, band.steps, band.mean, null, band.steps.length, mapping, columns);
+    for (const i of lonePoints(band.mean, null, band.steps.length, log)) dot(context, x(band.steps[i]), y(band.mean[i]), 3);
   }
   context.setLineDash([]);
   context.restore();

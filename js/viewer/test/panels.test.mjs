@@ -368,6 +368,51 @@ describe("the viewer's panels, groups and table", () => {
     await page.close();
   });
 
+  it("draws a point no line can show as a dot: a value logged once, one between nulls, a group's one step", async () => {
+    const page = await freshPage();
+    // a loss logged once: a panel of one point
+    writeRun(join(work, "once", "a"), [{ event: "log", time: 1, step: 5, loss: 2.5 }]);
+    await page.setInputFiles("#folder", join(work, "once"));
+    await idle(page, 1);
+    let drawn = await drawnOf(page, "loss");
+    assert.deepEqual(drawn.lines.map(({ steps, values }) => [steps, values]), [[[5], [2.5]]]);
+    assert.ok((await pixelsNear(page, "loss", xOf(drawn, 5), yOf(drawn, 2.5), TAB10[0])) >= 5, "the lone loss is a dot");
+
+    // 40 points of a scalar, the one at step 20 between two nulls (steps 19 and 21)
+    await page.click("#clear");
+    const value = (step) => (step === 20 ? 10 : 1 + step / 100);
+    writeRun(
+      join(work, "between", "a"),
+      Array.from({ length: 40 }, (_, step) => ({ event: "log", time: step, step, scalars: { "rewards/x": step === 19 || step === 21 ? null : value(step) } })),
+    );
+    await page.setInputFiles("#folder", join(work, "between"));
+    await idle(page, 1);
+    await redrawn(page, () => page.fill("#metrics", "rewards/*"));
+    drawn = await drawnOf(page, "rewards/x");
+    assert.equal(drawn.lines[0].values[20], 10);
+    assert.ok((await pixelsNear(page, "rewards/x", xOf(drawn, 20), yOf(drawn, 10), TAB10[0])) >= 5, "the point between nulls is a dot");
+    // a point of the line (not alone) is no dot: only the line's width in its colour there
+    const inLine = await pixelsNear(page, "rewards/x", xOf(drawn, 30), yOf(drawn, value(30)), TAB10[0]);
+    assert.ok(inLine >= 1, "the line is drawn");
+
+    // two runs of a group, each with a scalar logged once at step 3 (2 and 4): the group's
+    // mean (3) is one point, its runs faint
+    await page.click("#clear");
+    for (const [name, once] of [["g-1", 2], ["g-2", 4]]) {
+      writeRun(join(work, "grouped", name), [{ event: "log", time: 1, step: 3, scalars: { once } }]);
+    }
+    await page.setInputFiles("#folder", join(work, "grouped"));
+    await idle(page, 2);
+    await redrawn(page, () => page.fill("#metrics", "once"));
+    await redrawn(page, () => page.fill("#group", "^(g)"));
+    drawn = await drawnOf(page, "once");
+    assert.deepEqual(drawn.bands.map(({ steps, mean, std }) => [steps, mean, std]), [[[3], [3], [1]]]);
+    assert.ok((await pixelsNear(page, "once", xOf(drawn, 3), yOf(drawn, 3), TAB10[0])) >= 5, "the group's one mean is a dot");
+    await page.screenshot({ path: join(ARTEFACTS, "lone-points.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   it("shows 40 runs in one table, sorted by any column, the runs without a value last", async () => {
     const page = await freshPage();
     const folder = join(work, "many");
@@ -469,6 +514,12 @@ describe("the viewer's panels, groups and table", () => {
 function xOf(drawn, step) {
   const [first, last] = drawn.xRange;
   return drawn.box.left + ((step - first) / (last - first)) * drawn.box.width;
+}
+
+/** The pixel row of `value` in a drawn panel (its box and its value axis, linear). */
+function yOf(drawn, value) {
+  const [bottom, top] = drawn.yRange;
+  return drawn.box.top + drawn.box.height - ((value - bottom) / (top - bottom)) * drawn.box.height;
 }
 
 /** plot.js's room around a range (5 %). */

@@ -248,13 +248,3 @@ def quiet_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError, AttributeError):  # no descriptor (a test's capture)
         pass
-
-
-def need_rich() -> None:
-    """Fail with a clear message when the `cli` extra is missing."""
-    try:
-        import rich  # noqa: F401
-    except ImportError as error:
-        raise CliError(
-            "this command needs rich: pip install 'overbrainer-contract[cli]'"
-        ) from error

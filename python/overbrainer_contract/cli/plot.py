@@ -85,7 +85,8 @@ per prefix (the key's text before its last `/`; the keys without one first). A p
 that matches no key is an error that lists the keys (exit 2). NaN, Infinity and
 -Infinity are drawn as markers on the panel's edge (NaN x at the bottom, Infinity ^ at
 the top, -Infinity v at the bottom; with --log, values <= 0 v at the bottom too) and
-counted in the panel; a null is a gap in the line.
+counted in the panel; a null is a gap in the line. A point the line cannot show (a value
+logged once, or one between gaps) is drawn as a marker.
 
 --group REGEX draws the runs whose names match (anywhere: Rust's regex syntax, matched in
 linear time) as groups, one per key: the regular expression's first capture group when
@@ -622,6 +623,37 @@ def _on_scale(values: Any, log: bool) -> Any:
     return drawn
 
 
+def _lone(drawn: Any) -> Any:
+    """Where a line through `drawn` (`_on_scale`'s values) shows nothing: a value on the
+    scale with no neighbour on it (the only one, or one between gaps and values off the
+    scale), as a bool array; each is drawn as a marker."""
+    numpy = _numpy()
+    on = numpy.isfinite(drawn)
+    if not len(on):
+        return on
+    before = numpy.concatenate(([False], on[:-1]))
+    after = numpy.concatenate((on[1:], [False]))
+    return on & ~before & ~after
+
+
+def _lone_marks(panel: Axes, steps: Any, drawn: Any, look: dict[str, Any], alpha: float) -> None:
+    """The points of a line that it cannot show (`_lone`), each a marker in its look (its
+    own marker, else a dot)."""
+    lone = _lone(drawn)
+    if not lone.any():
+        return
+    panel.plot(
+        steps[lone],
+        drawn[lone],
+        linestyle="none",
+        marker=look["marker"] or "o",
+        markersize=4,
+        color=look["color"],
+        alpha=alpha,
+        gid="lone point",
+    )
+
+
 def _edge_marks(
     panel: Axes,
     points: Points,
@@ -692,9 +724,10 @@ def _draw_run(
         if smoothed:
             panel.plot(steps, _on_scale(values, log), linewidth=0.8, alpha=0.25, **common)
             values = ema(values, smooth or 0.0)
+        drawn = _on_scale(values, log)
         panel.plot(
             steps,
-            _on_scale(values, log),
+            drawn,
             linewidth=0.9 if faint else 1.3,
             alpha=alpha,
             marker=marker,
@@ -702,6 +735,7 @@ def _draw_run(
             markevery=every,
             **common,
         )
+        _lone_marks(panel, steps, drawn, look, alpha)
 
 
 def _draw_band(
@@ -719,9 +753,10 @@ def _draw_band(
         steps, low, high, color=look["color"], alpha=0.2, linewidth=0, gid="group band"
     )
     many = len(steps) > 12
+    drawn = _on_scale(mean, log)
     panel.plot(
         steps,
-        _on_scale(mean, log),
+        drawn,
         color=look["color"],
         linestyle=look["linestyle"],
         linewidth=1.8,
@@ -730,6 +765,7 @@ def _draw_band(
         markevery=max(len(steps) // 8, 1) if many else 1,
         gid="group mean",
     )
+    _lone_marks(panel, steps, drawn, look, 1.0)
 
 
 def make_figure(

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +57,6 @@ from ._common import (
     add_only,
     colour_on,
     formatter,
-    need_rich,
     only_runs,
     say,
     terminal_columns,
@@ -221,7 +221,6 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             sys.stdout.write(json.dumps(msgspec.to_builtins(row), separators=(",", ":")) + "\n")
     elif rows:
-        need_rich()
         _table(rows, colour_on(sys.stdout, args.color), args.metric)
     return code
 
@@ -365,13 +364,34 @@ def render(record: StatusReport, colour: bool, metrics: Sequence[Metric] = ()) -
 # -- many runs: a table ------------------------------------------------------------------
 
 
+JUSTIFY = ("left", "left", "right", "right", "right"), ("right", "right", "left", "right")
+"""How the core's columns before the scalars' and after them are aligned (a scalar's column
+to the right, as a number)."""
+
+
+def _columns(metrics: Sequence[Metric]) -> list[tuple[str, str]]:
+    """The table's columns, each its heading (the core's, and each scalar asked for) and
+    how its cells are aligned."""
+    before, after = _core.headings()
+    return [
+        *zip(before, JUSTIFY[0], strict=True),
+        *((asked.text, "right") for asked in metrics),
+        *zip(after, JUSTIFY[1], strict=True),
+    ]
+
+
 def _table(rows: list[StatusReport], colour: bool, metrics: Sequence[Metric] = ()) -> None:
-    """The rows as a rich table on standard output, as wide as the terminal. Every cell
-    is a `Text`: rich reads no markup in a run's name (`[bold]x`, `sw/[/]`)."""
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+    """The rows as a table on standard output: rich's, as wide as the terminal, with the
+    `cli` extra; without rich, laid out as plain text (`plain_table`). Every cell is a
+    `Text`: rich reads no markup in a run's name (`[bold]x`, `sw/[/]`)."""
+    try:
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+    except ImportError:
+        sys.stdout.write(plain_table(rows, colour, metrics))
+        return
 
     # As wide as the terminal; written to a file or a pipe, as wide as its rows need.
     wide = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
@@ -384,14 +404,8 @@ def _table(rows: list[StatusReport], colour: bool, metrics: Sequence[Metric] = (
         soft_wrap=False,
     )
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    before, after = _core.headings()
     texts = [asked.text for asked in metrics]
-    headings = [
-        *zip(before, ("left", "left", "right", "right", "right"), strict=True),
-        *((text, "right") for text in texts),
-        *zip(after, ("right", "right", "left", "right"), strict=True),
-    ]
-    for index, (heading, justify) in enumerate(headings):
+    for index, (heading, justify) in enumerate(_columns(metrics)):
         # a heading from the command line as data too: a `Text`, never markup
         table.add_column(Text(shown(heading)), justify=justify, no_wrap=index == 0)  # type: ignore[arg-type]
     encoded = [msgspec.json.encode(row) for row in rows]
@@ -401,3 +415,46 @@ def _table(rows: list[StatusReport], colour: bool, metrics: Sequence[Metric] = (
         table.add_row(*cells, style=style)
     console.print(table)
     console.print(Text(_core.footer(encoded)))
+
+
+def cell_width(text: str) -> int:
+    """The columns `text` takes on a terminal: two for a wide or full-width character (East
+    Asian), none for a combining mark, one for the others."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def plain_table(rows: list[StatusReport], colour: bool, metrics: Sequence[Metric] = ()) -> str:
+    """The rows as plain text, without rich: the headings, a rule under them, a line a run
+    (its cells the core's, `view::cells`, shown escaped), the columns two spaces apart and
+    each cell aligned as rich's table aligns it; then the core's footer. With `colour`, a
+    run with invalid lines in check's error colour, one whose ETA is stale in its warning
+    colour."""
+    columns = _columns(metrics)
+    texts = [asked.text for asked in metrics]
+    encoded = [msgspec.json.encode(row) for row in rows]
+    body = [[shown(cell) for cell in _core.cells(data, texts)] for data in encoded]
+    headings = [shown(heading) for heading, _ in columns]
+    widths = [max(cell_width(line[at]) for line in [headings, *body]) for at in range(len(columns))]
+
+    def line(cells: Sequence[str]) -> str:
+        laid = []
+        for (_, justify), width, cell in zip(columns, widths, cells, strict=True):
+            room = " " * (width - cell_width(cell))
+            laid.append(cell + room if justify == "left" else room + cell)
+        return "  ".join(laid).rstrip()
+
+    out = [line(headings), "-" * (sum(widths) + 2 * (len(widths) - 1))]
+    for row, cells in zip(rows, body, strict=True):
+        text = line(cells)
+        if not row.valid:
+            text = paint(text, "error", colour)
+        elif row.eta_stale:
+            text = paint(text, "warning", colour)
+        out.append(text)
+    out.append(shown(_core.footer(encoded)))
+    return "".join(each + "\n" for each in out)

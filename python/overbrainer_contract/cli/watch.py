@@ -19,6 +19,7 @@ from ..files.sidefile import SideFileError, open_metrics
 from ..files.signatures import GZIP_MAGIC, is_gzip_name
 from ..plugin.source import JOB_STAGES
 from ..reader import (
+    EvaluationEnded,
     EvaluationResult,
     EvaluationStarted,
     LineOver,
@@ -50,12 +51,16 @@ MIN_INTERVAL, MAX_INTERVAL = 0.01, 3600.0
 """The seconds between looks: a floor (no busy polling of the file), and an hour."""
 MAX_GRACE = 86400.0
 """The most seconds waited after the end line: a day."""
+PLAIN_EVERY = 5.0
+"""The fewest seconds between two progress lines of the plain view (off a terminal)."""
 
 DESCRIPTION = f"""\
 Follow a run's metrics file as it grows: read only what was appended, hold a partial
 last line until its newline, wait for a file that does not exist yet. Shows the stage,
 a progress bar with the time left (from the pace of the training logs), the evaluations
-and their progress. Leaves by itself when the job's last stage (`{LAST_STAGE}`) starts,
+and their progress. Off a terminal (piped) or with --plain: a line each event (a stage, a
+training's begin and end, an evaluation's start, end and eval loss) and the progress at
+most every {PLAIN_EVERY:g} s. Leaves by itself when the job's last stage (`{LAST_STAGE}`) starts,
 or when --grace seconds pass after the `end` line (or a stage line after it) with
 nothing new; Ctrl-C leaves at once (exit 130). Exit 1 when an invalid line was seen.
 
@@ -137,7 +142,7 @@ def look(scan: WatchScan, at: float) -> Look:
 class PlainView:
     """One line per event, progress at most every few seconds: for logs and pipes."""
 
-    every = 5.0
+    every = PLAIN_EVERY
 
     def __init__(self, write: Callable[[str], None]) -> None:
         self.write = write
@@ -251,7 +256,7 @@ def describe(path: Path, event: WatchEvent, backlog: bool) -> str | None:
     """The line an event of the core is shown as, in the core's words (`view::event_words`;
     a line's after `PATH:LINE `); None for one not shown (`backlog`: of the lines there at the
     first look, whose evaluations are not told one by one)."""
-    if backlog and isinstance(event, EvaluationStarted | EvaluationResult):
+    if backlog and isinstance(event, EvaluationStarted | EvaluationEnded | EvaluationResult):
         return None
     if isinstance(event, LineRejected | LineOver):
         return f"{shown(str(path))}:{event.line} {shown(event.words)}"

@@ -48,6 +48,7 @@ from .._core import SKIP_LIMIT as SKIP_LIMIT  # noqa: E402
 from .._core import TAGS as TAGS  # noqa: E402
 from .._core import (  # noqa: E402
     CheckScan,
+    EvaluationEnded,
     EvaluationResult,
     EvaluationStarted,
     LineOver,
@@ -72,6 +73,7 @@ __all__ = [
     "CheckScan",
     "EndMark",
     "EvalMark",
+    "EvaluationEnded",
     "EvaluationResult",
     "EvaluationStarted",
     "LineOver",
