@@ -79,6 +79,7 @@ nox.options.sessions = [
     "lint",
     "core",
     "wheels",
+    "clone",
     "typecheck",
     "schema",
     "generated",
@@ -622,6 +623,96 @@ def docs(session: nox.Session) -> None:
         session.run(
             "mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"}
         )
+
+
+@nox.session(python=PYTHON)
+def clone(session: nox.Session) -> None:
+    """`pip install '.[serve]'` from a fresh clone: the core and the viewer page built, served."""
+    # The committed tree, cloned into a temporary folder and installed into a fresh venv as a
+    # user installs it (the build runs setup.py: cargo compiles the core, node builds the
+    # viewer page from js/); `serve` then serves that page (tests/cli/served_page.py), and the
+    # clone holds nothing git would commit (the build's output is ignored). Then, in the same
+    # clone (cargo's build reused): built with OVERBRAINER_NO_VIEWER=1, `serve` says how to get
+    # the page; with no crate source (an empty CARGO_HOME, offline), the failed build names
+    # core/debian-crates.sh. The clone's build output is measured and said.
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        checkout = work / "clone"
+        session.run(
+            "git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(checkout), external=True
+        )
+        venv = work / "venv"
+        session.run("python", "-m", "venv", str(venv))
+        python, command = str(venv / "bin" / "python"), str(venv / "bin" / "overbrainer-contract")
+        pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+        with session.chdir(checkout):
+            session.run(*pip, ".[serve]", external=True)
+        run = str(ROOT / "examples" / "tiny-run")
+        page = str(checkout / VIEWER_PAGE.relative_to(ROOT))  # what the build made
+        served = str(ROOT / "tests" / "cli" / "served_page.py")
+        session.run(python, served, command, run, page, external=True)
+        left = session.run(
+            "git", "-C", str(checkout), "status", "--porcelain", silent=True, external=True
+        )
+        if left:
+            session.error(f"the install left files git would commit:\n{left}")
+        ignored = session.run(
+            "git",
+            "-C",
+            str(checkout),
+            "status",
+            "--porcelain",
+            "--ignored",
+            silent=True,
+            external=True,
+        )
+        for line in str(ignored).splitlines():
+            path = checkout / line[3:]
+            size = sum(
+                f.stat().st_size
+                for f in [path, *path.rglob("*")]
+                if f.is_file() and not f.is_symlink()
+            )
+            session.log(f"left in the clone, git-ignored: {line[3:]} ({size / 2**20:.1f} MiB)")
+        # built without the page (setuptools' build/ emptied: it holds the page copied
+        # before): serve refuses, naming how to get it
+        (checkout / SERVED_PAGE.relative_to(ROOT)).unlink()
+        shutil.rmtree(checkout / "build")
+        with session.chdir(checkout):
+            session.run(
+                *pip,
+                "--no-deps",
+                "--force-reinstall",
+                ".",
+                env={"OVERBRAINER_NO_VIEWER": "1"},
+                external=True,
+            )
+        refused = session.run(
+            command, "serve", "--port", "0", run, success_codes=[2], silent=True, external=True
+        )
+        if "--page" not in str(refused) or "OVERBRAINER_NO_VIEWER" not in str(refused):
+            session.error(f"serve without its page said: {refused}")
+        # no crate source: the failed build names the offline set-up
+        empty = work / "cargo-home"
+        empty.mkdir()
+        offline = {
+            "CARGO_HOME": str(empty),
+            "CARGO_NET_OFFLINE": "true",
+            "OVERBRAINER_NO_VIEWER": "1",
+        }
+        with session.chdir(checkout):
+            failed = session.run(
+                *pip,
+                "--no-deps",
+                "--force-reinstall",
+                ".",
+                env=offline,
+                success_codes=[1],
+                silent=True,
+                external=True,
+            )
+        if "sh core/debian-crates.sh" not in str(failed):
+            session.error(f"a build without crates did not name core/debian-crates.sh:\n{failed}")
 
 
 # --- JavaScript ---
