@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -88,6 +89,7 @@ nox.options.sessions = [
     "plugin",
     "axolotl",
     "cli",
+    "pages",
     "js",
     "viewer",
     "compat",
@@ -713,6 +715,62 @@ def clone(session: nox.Session) -> None:
             )
         if "sh core/debian-crates.sh" not in str(failed):
             session.error(f"a build without crates did not name core/debian-crates.sh:\n{failed}")
+
+
+PAGE_INSTALL = re.compile(r"pip install ([^`\n]+?)(?:`| &&|$)", re.M)
+"""A page's install: its first `pip install` command (a ```sh block's or inline code)."""
+
+
+def _requirement(session: nox.Session, stated: str) -> str:
+    """What a page's install names, for pip here: `.` and `overbrainer-contract` (with their
+    extras) are the project's wheel, built from this checkout; anything else is the index's."""
+    ours = re.fullmatch(r"(?:\.|overbrainer-contract)(\[[\w,]+\])?", stated)
+    return f"{project_wheel(session)}{ours.group(1) or ''}" if ours else stated
+
+
+@nox.session(python=PYTHON)
+def pages(session: nox.Session) -> None:
+    """Each page's examples after exactly the install the page states, in a fresh venv."""
+    # README.md and every page of docs/ holding ```console or ```python blocks (docs/table.md's
+    # are the table session's): the page's first `pip install` is its install, and one that
+    # states none fails. A fresh venv per install gets exactly that (`.` and
+    # `overbrainer-contract` as the project's wheel, with the extras named; anything else from
+    # the index), then tests/cli/test_readme.py, run by this session's pytest, runs the
+    # pages' examples with that venv's Python and console script (not the cli session's wide
+    # install).
+    install_project(session, "test")
+    installs: dict[tuple[str, ...], list[str]] = {}
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        examples = re.search(r"^```(console|python)$", text, re.M)
+        if page == ROOT / "docs" / "table.md" or examples is None:
+            continue
+        name = page.relative_to(ROOT).as_posix()
+        stated = PAGE_INSTALL.search(text)
+        if stated is None:
+            session.error(f"{name} has examples but states no `pip install` to run them after")
+        session.log(f"{name}: pip install {stated.group(1)}")
+        wanted = tuple(_requirement(session, each) for each in shlex.split(stated.group(1)))
+        installs.setdefault(wanted, []).append(name)
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, (wanted, names) in enumerate(sorted(installs.items())):
+            venv = Path(tmp) / f"venv-{number}"
+            session.run("python", "-m", "venv", str(venv))
+            python = str(venv / "bin" / "python")
+            pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+            session.run(*pip, *wanted, external=True)
+            examples_only = "test_console_example or test_python_example"
+            env = {"OVERBRAINER_PAGES": ",".join(names), "OVERBRAINER_PAGES_PYTHON": python}
+            session.run(
+                "python",
+                "-m",
+                "pytest",
+                "tests/cli/test_readme.py",
+                "-k",
+                examples_only,
+                *session.posargs,
+                env=env,
+            )
 
 
 # --- JavaScript ---

@@ -6,7 +6,8 @@ sdist, a checkout, a git URL):
   files are gathered (build_py: a wheel, an editable install) and before an sdist is made, so
   the sdist carries the page and installing from it needs no node. Without node and npm the
   build stops and says what to install; `OVERBRAINER_NO_VIEWER=1` builds without the page
-  (`serve` then says how to get one).
+  (`serve` then says how to get one), as does pre-commit's install of the hook (`PRE_COMMIT`
+  set), which never serves.
 - **The reader core** (setuptools-rust, pyproject.toml): where cargo fails, the error also
   names the offline crate set-up, `sh core/debian-crates.sh`, since a machine that cannot
   reach crates.io fails there after cargo's retries.
@@ -54,6 +55,9 @@ def build_page() -> None:
         return
     if os.environ.get(NO_VIEWER):
         print(f"{NO_VIEWER} is set: building without the viewer page (serve will need --page)")
+        return
+    if os.environ.get("PRE_COMMIT"):  # pre-commit installing the hook, which never serves
+        print("installed by pre-commit (PRE_COMMIT is set): building without the viewer page")
         return
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
@@ -110,7 +114,7 @@ class BuildRust(build_rust):  # type: ignore[misc]
     def run(self) -> None:
         try:
             super().run()
-        except (CompileError, ExecError) as error:
+        except (CompileError, ExecError, SetupError) as error:  # cargo build; cargo metadata
             raise type(error)(f"{error}\n{CRATES_HINT}") from error
 
 
