@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -79,6 +80,7 @@ nox.options.sessions = [
     "lint",
     "core",
     "wheels",
+    "clone",
     "typecheck",
     "schema",
     "generated",
@@ -87,6 +89,7 @@ nox.options.sessions = [
     "plugin",
     "axolotl",
     "cli",
+    "pages",
     "js",
     "viewer",
     "compat",
@@ -638,6 +641,152 @@ def docs(session: nox.Session) -> None:
     finally:
         shutil.rmtree(built, ignore_errors=True)
     session.log(f"the site: {SITE / 'index.html'}")
+
+
+@nox.session(python=PYTHON)
+def clone(session: nox.Session) -> None:
+    """`pip install '.[serve]'` from a fresh clone: the core and the viewer page built, served."""
+    # The committed tree, cloned into a temporary folder and installed into a fresh venv as a
+    # user installs it (the build runs setup.py: cargo compiles the core, node builds the
+    # viewer page from js/); `serve` then serves that page (tests/cli/served_page.py), and the
+    # clone holds nothing git would commit (the build's output is ignored). Then, in the same
+    # clone (cargo's build reused): built with OVERBRAINER_NO_VIEWER=1, `serve` says how to get
+    # the page; with no crate source (an empty CARGO_HOME, offline), the failed build names
+    # core/debian-crates.sh. The clone's build output is measured and said.
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        checkout = work / "clone"
+        session.run(
+            "git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(checkout), external=True
+        )
+        venv = work / "venv"
+        session.run("python", "-m", "venv", str(venv))
+        python, command = str(venv / "bin" / "python"), str(venv / "bin" / "overbrainer-contract")
+        pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+        with session.chdir(checkout):
+            session.run(*pip, ".[serve]", external=True)
+        run = str(ROOT / "examples" / "tiny-run")
+        page = str(checkout / VIEWER_PAGE.relative_to(ROOT))  # what the build made
+        served = str(ROOT / "tests" / "cli" / "served_page.py")
+        session.run(python, served, command, run, page, external=True)
+        left = session.run(
+            "git", "-C", str(checkout), "status", "--porcelain", silent=True, external=True
+        )
+        if left:
+            session.error(f"the install left files git would commit:\n{left}")
+        ignored = session.run(
+            "git",
+            "-C",
+            str(checkout),
+            "status",
+            "--porcelain",
+            "--ignored",
+            silent=True,
+            external=True,
+        )
+        for line in str(ignored).splitlines():
+            path = checkout / line[3:]
+            size = sum(
+                f.stat().st_size
+                for f in [path, *path.rglob("*")]
+                if f.is_file() and not f.is_symlink()
+            )
+            session.log(f"left in the clone, git-ignored: {line[3:]} ({size / 2**20:.1f} MiB)")
+        # built without the page (setuptools' build/ emptied: it holds the page copied
+        # before): serve refuses, naming how to get it
+        (checkout / SERVED_PAGE.relative_to(ROOT)).unlink()
+        shutil.rmtree(checkout / "build")
+        with session.chdir(checkout):
+            session.run(
+                *pip,
+                "--no-deps",
+                "--force-reinstall",
+                ".",
+                env={"OVERBRAINER_NO_VIEWER": "1"},
+                external=True,
+            )
+        refused = session.run(
+            command, "serve", "--port", "0", run, success_codes=[2], silent=True, external=True
+        )
+        if "--page" not in str(refused) or "OVERBRAINER_NO_VIEWER" not in str(refused):
+            session.error(f"serve without its page said: {refused}")
+        # no crate source: the failed build names the offline set-up
+        empty = work / "cargo-home"
+        empty.mkdir()
+        offline = {
+            "CARGO_HOME": str(empty),
+            "CARGO_NET_OFFLINE": "true",
+            "OVERBRAINER_NO_VIEWER": "1",
+        }
+        with session.chdir(checkout):
+            failed = session.run(
+                *pip,
+                "--no-deps",
+                "--force-reinstall",
+                ".",
+                env=offline,
+                success_codes=[1],
+                silent=True,
+                external=True,
+            )
+        if "sh core/debian-crates.sh" not in str(failed):
+            session.error(f"a build without crates did not name core/debian-crates.sh:\n{failed}")
+
+
+PAGE_INSTALL = re.compile(r"pip install ([^`\n]+?)(?:`| &&|$)", re.M)
+"""A page's install: its first `pip install` command (a ```sh block's or inline code)."""
+
+
+def _requirement(session: nox.Session, stated: str) -> str:
+    """What a page's install names, for pip here: `.` and `overbrainer-contract` (with their
+    extras) are the project's wheel, built from this checkout; anything else is the index's."""
+    ours = re.fullmatch(r"(?:\.|overbrainer-contract)(\[[\w,]+\])?", stated)
+    return f"{project_wheel(session)}{ours.group(1) or ''}" if ours else stated
+
+
+@nox.session(python=PYTHON)
+def pages(session: nox.Session) -> None:
+    """Each page's examples after exactly the install the page states, in a fresh venv."""
+    # README.md and every page of docs/ holding ```console or ```python blocks (docs/table.md's
+    # are the table session's): the page's first `pip install` is its install, and one that
+    # states none fails. A fresh venv per install gets exactly that (`.` and
+    # `overbrainer-contract` as the project's wheel, with the extras named; anything else from
+    # the index), then tests/cli/test_readme.py, run by this session's pytest, runs the
+    # pages' examples with that venv's Python and console script (not the cli session's wide
+    # install).
+    install_project(session, "test")
+    installs: dict[tuple[str, ...], list[str]] = {}
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        examples = re.search(r"^```(console|python)$", text, re.M)
+        if page == ROOT / "docs" / "table.md" or examples is None:
+            continue
+        name = page.relative_to(ROOT).as_posix()
+        stated = PAGE_INSTALL.search(text)
+        if stated is None:
+            session.error(f"{name} has examples but states no `pip install` to run them after")
+        session.log(f"{name}: pip install {stated.group(1)}")
+        wanted = tuple(_requirement(session, each) for each in shlex.split(stated.group(1)))
+        installs.setdefault(wanted, []).append(name)
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, (wanted, names) in enumerate(sorted(installs.items())):
+            venv = Path(tmp) / f"venv-{number}"
+            session.run("python", "-m", "venv", str(venv))
+            python = str(venv / "bin" / "python")
+            pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+            session.run(*pip, *wanted, external=True)
+            examples_only = "test_console_example or test_python_example"
+            env = {"OVERBRAINER_PAGES": ",".join(names), "OVERBRAINER_PAGES_PYTHON": python}
+            session.run(
+                "python",
+                "-m",
+                "pytest",
+                "tests/cli/test_readme.py",
+                "-k",
+                examples_only,
+                *session.posargs,
+                env=env,
+            )
 
 
 # --- JavaScript ---

@@ -1,7 +1,8 @@
 """`serve` from an installed wheel serves the viewer page the wheel holds.
 
-Run by `nox -s wheels` with the fresh venv's Python: `python served_page.py COMMAND RUN
-PAGE`, COMMAND the venv's console script, PAGE the page built for the wheel. It starts
+Run by `nox -s wheels` (the wheel) and `nox -s clone` (a fresh clone installed) with the fresh
+venv's Python: `python served_page.py COMMAND RUN PAGE`, COMMAND the venv's console script,
+PAGE the page built for the wheel. It starts
 `COMMAND serve --port 0 RUN` without `--page`, asks for the page with the printed token,
 and holds the answer to PAGE's bytes as served (marked for the API); then Ctrl-C ends the
 server with exit status 0.

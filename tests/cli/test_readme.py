@@ -20,6 +20,12 @@ the snippets the docs site is built with). Their fenced blocks, by language:
 - The blocks of docs/table.md (an export, then a DuckDB and a polars query of it) are run by
   `tests/table/test_export.py` in `nox -s table`, where pyarrow, duckdb and polars are
   installed; `test_the_table_page_is_run_by_the_export_tests` holds it to that.
+
+`nox -s cli` runs them all in its own wide environment. `nox -s pages` runs each page's
+```console and ```python blocks again after exactly the install the page states, in a venv
+of their own: `OVERBRAINER_PAGES` names the pages to run (comma-separated, as `name` gives
+them) and `OVERBRAINER_PAGES_PYTHON` that venv's Python, whose folder is put first on the
+PATH (its console script) and which runs the ```python blocks.
 """
 
 from __future__ import annotations
@@ -111,16 +117,29 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
+PAGES_PYTHON = os.environ.get("OVERBRAINER_PAGES_PYTHON") or sys.executable
+"""The Python the examples run with, and whose folder holds the console script."""
+
+
 def environment() -> dict[str, str]:
     env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{Path(PAGES_PYTHON).parent}{os.pathsep}{env.get('PATH', '')}"
     env.pop("COLUMNS", None)  # output to a pipe: as wide as its rows
     env.update({"NO_COLOR": "1", "TERM": "dumb", "PYTHONUTF8": "1", "PYTHONUNBUFFERED": "1"})
     return env
 
 
-CONSOLE = blocks("console")
-PYTHON = blocks("python")
+def chosen(found: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+    """The blocks of the pages OVERBRAINER_PAGES names, or every block when it is not set."""
+    named = os.environ.get("OVERBRAINER_PAGES")
+    if not named:
+        return found
+    wanted = set(named.split(","))
+    return [block for block in found if block[0] in wanted]
+
+
+CONSOLE = chosen(blocks("console"))
+PYTHON = chosen(blocks("python"))
 JSON = blocks("json")
 
 
@@ -129,10 +148,12 @@ def ids(found: list[tuple[str, int, str]]) -> list[str]:
 
 
 def test_the_pages_have_examples() -> None:
-    shown = {page for page, _, _ in CONSOLE + PYTHON}
+    every = blocks("console") + blocks("python")
+    shown = {page for page, _, _ in every}
     assert "README.md" in shown, "no ```console or ```python block in the README"
     assert {"docs/cli.md", "docs/python.md"} <= shown
-    assert all(commands(block) for _, _, block in CONSOLE), "a console block without a `$` line"
+    console = blocks("console")
+    assert all(commands(block) for _, _, block in console), "a console block without a `$` line"
 
 
 @pytest.mark.parametrize(("page", "start", "block"), CONSOLE, ids=ids(CONSOLE))
@@ -166,7 +187,7 @@ def test_python_example(page: str, start: int, block: str, tmp_path: Path) -> No
     script = cwd / "example.py"
     script.write_text(block, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, str(script)],
+        [PAGES_PYTHON, str(script)],
         cwd=cwd,
         env=environment(),
         capture_output=True,
@@ -214,8 +235,10 @@ def test_sh_blocks_are_what_ci_runs() -> None:
                 assert "python3 -m nox" in ci
             elif part == "sh core/debian-crates.sh":
                 assert part in ci
-            elif part == "python3 -m pip install '.[cli]'":
-                assert "def project_wheel(" in noxfile  # the wheel of `.` each session installs
+            elif re.fullmatch(r"python3 -m pip install '\.\[[\w,]+\]'", part):
+                # the wheel of `.`, with the page's extras: `nox -s pages` installs it so
+                assert "def project_wheel(" in noxfile
+                assert "def pages(" in noxfile
             elif part == "cd js":
                 assert 'JS = ROOT / "js"' in noxfile
             elif part == "cd viewer":

@@ -39,7 +39,7 @@ on a remote machine, through an SSH tunnel (the server stays on its loopback):
 PAGE_HELP = "serve this built viewer page (default: the one installed with the package)"
 
 BUILD = "cd js && npm ci && node build.mjs && cd viewer && npm ci && node build.mjs"
-"""How the page is built in a checkout (docs/viewer.md)."""
+"""How the page is built in a checkout (docs/viewer.md); `pip install .` runs it (setup.py)."""
 
 
 def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -99,8 +99,10 @@ def page_bytes(given: Path | None) -> bytes:
         except OSError:
             continue
     raise CliError(
-        "the viewer page is not installed with this package: build it"
-        f" ({BUILD}) and give it with --page js/viewer/dist/viewer.html"
+        "the viewer page is not installed with this package (it was built without it,"
+        " OVERBRAINER_NO_VIEWER): install it again from a checkout with node and npm on the"
+        f" PATH, which builds the page, or build it ({BUILD}) and give it with"
+        " --page js/viewer/dist/viewer.html"
     )
 
 
