@@ -558,60 +558,191 @@ def _wheel_misses(wheel: Path) -> list[str]:
     return misses
 
 
+# The wheels' platforms: one wheel per architecture, its core linked by zig (cargo-zigbuild,
+# the `release` group) against WHEEL_GLIBC's glibc, so manylinux2014: RHEL/CentOS 7, Amazon
+# Linux 2, Ubuntu 20.04 and RHEL 8 run it. aarch64 is compiled by Debian's Rust, whose
+# aarch64 standard library `.ci/run` installs (rustup's has none here).
+WHEEL_GLIBC = "2.17"
+WHEEL_ARCHES = ("x86_64", "aarch64")
+# The Debian arm64 packages of an aarch64 CPython (PYTHON's), unpacked into a folder that
+# qemu-user (`.ci/run` installs qemu-user-static) runs it from, to import the aarch64 wheel.
+ARM64_PYTHON_DEBS = [
+    f"python{PYTHON}-minimal",
+    f"libpython{PYTHON}-minimal",
+    f"libpython{PYTHON}-stdlib",
+    "libc6",
+    "libgcc-s1",
+    "zlib1g",
+    "libexpat1",
+    "libffi8",
+]
+
+
+def _manylinux(arch: str) -> str:
+    """The platform tag of WHEEL_GLIBC's glibc on `arch` (manylinux_2_17_x86_64)."""
+    return f"manylinux_{WHEEL_GLIBC.replace('.', '_')}_{arch}"
+
+
+def _zig_env(session: nox.Session, target_dir: Path) -> dict[str, str]:
+    """The environment setuptools-rust compiles the core in, linked by zig: cargo is
+    tools/release/zigcargo (cargo-zigbuild for the compile), Debian's cargo and rustc first on
+    PATH after the session's tools, zig the `ziglang` package's, one target folder for both
+    architectures (the build scripts and proc-macros, compiled for this machine, once), the
+    release profile stripped of symbols and debug information (a third of the size)."""
+    find_zig = "import pathlib, ziglang; print(pathlib.Path(ziglang.__file__).parent / 'zig')"
+    zig = (session.run("python", "-c", find_zig, silent=True) or "").strip()
+    return {
+        "CARGO": str(TOOLS / "release" / "zigcargo"),
+        "CARGO_ZIGBUILD_ZIG_PATH": zig,
+        "CARGO_TARGET_DIR": str(target_dir),
+        "CARGO_PROFILE_RELEASE_STRIP": "symbols",
+        "PATH": os.pathsep.join([str(session.bin), DEBIAN_RUST, os.environ.get("PATH", "")]),
+    }
+
+
+def _path_without_rust() -> str:
+    """PATH less every folder that holds a cargo or a rustc."""
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(
+        f for f in folders if f and not any((Path(f) / t).exists() for t in ("cargo", "rustc"))
+    )
+
+
+def _arm64_python(session: nox.Session, tmp: Path) -> list[str]:
+    """The command line of an aarch64 CPython run by qemu-user: Debian's arm64 packages
+    (ARM64_PYTHON_DEBS, `apt-get download`), unpacked into `tmp`/sysroot, qemu's prefix."""
+    debs, sysroot = tmp / "debs", tmp / "sysroot"
+    debs.mkdir()
+    with session.chdir(debs):
+        arm64 = [f"{name}:arm64" for name in ARM64_PYTHON_DEBS]
+        session.run("apt-get", "download", "-qq", *arm64, external=True)
+    for deb in sorted(debs.glob("*.deb")):
+        session.run("dpkg", "-x", str(deb), str(sysroot), external=True)
+    qemu = shutil.which("qemu-aarch64-static") or "qemu-aarch64-static"  # found with no_rust's PATH
+    return [
+        qemu,
+        "-L",
+        str(sysroot),
+        str(sysroot / "usr" / "bin" / f"python{PYTHON}"),
+    ]
+
+
+def _check_wheel(session: nox.Session, wheel: Path, arch: str) -> None:
+    """A wheel's tags (cp310-abi3-manylinux..., the file's name and its WHEEL file agree),
+    every module and schema of the checkout in it."""
+    tags = _wheel_tags(wheel)
+    session.log(f"{wheel.name}: {', '.join(tags)}")
+    named = _name_tags(wheel)
+    if not named or set(tags) != set(named):
+        session.error(f"{wheel.name}: its name says {named}, its WHEEL file {tags}")
+    if f"cp310-abi3-{_manylinux(arch)}" not in tags:
+        session.error(f"{wheel.name}: no cp310-abi3-{_manylinux(arch)} tag")
+    wrong = [t for t in tags if not re.fullmatch(rf"cp310-abi3-manylinux_?\w+_{arch}", t)]
+    if wrong:
+        session.error(f"{wheel.name}: {', '.join(wrong)} is no cp310-abi3-manylinux_* tag")
+    misses = _wheel_misses(wheel)
+    if misses:
+        session.error(f"{wheel.name} lacks {', '.join(misses)} (pyproject.toml's packages)")
+
+
 @nox.session(python=PYTHON)
 def wheels(session: nox.Session) -> None:
-    """The sdist and its manylinux abi3 wheel in dist/: checked, then installed from wheels."""
-    # What a registry takes, in dist/: the sdist, and the wheel built from it (the core
-    # compiled by cargo from the sdist's core/), repaired by auditwheel to a manylinux tag;
-    # twine check --strict, abi3audit --strict, its tags (cp310-abi3-manylinux_*, the file's
-    # name and its WHEEL), every module and schema of the checkout in it; then a fresh venv
-    # installs it from wheels alone (PyPI's wheels for the dependencies) and runs the README's
-    # first commands.
+    """The sdist and its manylinux2014 abi3 wheels (x86_64, aarch64) in dist/: checked, run."""
+    # What a registry takes, in dist/: the sdist, and a wheel per WHEEL_ARCHES built from it
+    # (the core compiled by cargo from the sdist's core/, linked by zig against glibc
+    # WHEEL_GLIBC: _zig_env), repaired by auditwheel to the oldest manylinux tag that its
+    # reading of the ELF (architecture, glibc symbol versions, libraries) allows, which must be
+    # WHEEL_GLIBC's (cp310-abi3-manylinux_2_17_<arch>, the file's name and its WHEEL agreeing);
+    # twine check --strict, abi3audit --strict, every module and schema of the checkout in it.
+    # Then a fresh venv with no cargo or rustc on PATH installs the x86_64 wheel from wheels alone
+    # (PyPI's wheels for the dependencies) and runs the README's first commands and `serve`;
+    # the aarch64 wheel is installed for an aarch64 CPython (Debian's, run by qemu-user),
+    # which runs `check` and `status` on it.
     session.install("--group", "release")
+    if not shutil.which("qemu-aarch64-static"):
+        session.error("no qemu-aarch64-static: .ci/run installs Debian's qemu-user-static")
     _build_viewer(session)  # the page `serve` serves, package data of the wheel
     DIST.mkdir(exist_ok=True)
     for old in DIST.glob("overbrainer_contract-*"):
         old.unlink()
     with tempfile.TemporaryDirectory() as tmp:
         built = Path(tmp) / "built"
-        # `python -m build` builds the sdist, then the wheel from that sdist (not the checkout)
-        session.run("python", "-m", "build", "--outdir", str(built), str(ROOT))
+        session.run("python", "-m", "build", "--sdist", "--outdir", str(built), str(ROOT))
         (sdist,) = built.glob("overbrainer_contract-*.tar.gz")
-        (plain,) = built.glob("overbrainer_contract-*.whl")
         shutil.copy(sdist, DIST / sdist.name)
-        session.run("auditwheel", "show", str(plain))
-        session.run("auditwheel", "repair", "--wheel-dir", str(DIST), str(plain))
-    (wheel,) = DIST.glob("overbrainer_contract-*.whl")
-    tags = _wheel_tags(wheel)
-    session.log(f"{wheel.name}: {', '.join(tags)}")
-    named = _name_tags(wheel)
-    if not named or set(tags) != set(named):
-        session.error(f"{wheel.name}: its name says {named}, its WHEEL file {tags}")
-    wrong = [tag for tag in tags if not re.fullmatch(r"cp310-abi3-manylinux_?\w+_x86_64", tag)]
-    if wrong:
-        session.error(f"{wheel.name}: {', '.join(wrong)} is no cp310-abi3-manylinux_* tag")
-    misses = _wheel_misses(wheel)
-    if misses:
-        session.error(f"{wheel.name} lacks {', '.join(misses)} (pyproject.toml's packages)")
+        env = _zig_env(session, Path(tmp) / "target")
+        for arch in WHEEL_ARCHES:
+            # `python -m build` of the sdist: the wheel built from the sdist's own files
+            out = built / arch
+            build_env = {**env, "CARGO_BUILD_TARGET": f"{arch}-unknown-linux-gnu.{WHEEL_GLIBC}"}
+            plat = f"-C--build-option=--plat-name=linux_{arch}"
+            session.run(
+                "python",
+                "-m",
+                "build",
+                "--wheel",
+                plat,
+                "--outdir",
+                str(out),
+                str(sdist),
+                env=build_env,
+            )
+            (plain,) = out.glob("overbrainer_contract-*.whl")
+            session.run("auditwheel", "show", str(plain))
+            session.run("auditwheel", "repair", "--wheel-dir", str(DIST), str(plain))
     (sdist,) = DIST.glob("overbrainer_contract-*.tar.gz")
-    session.run("twine", "check", "--strict", str(sdist), str(wheel))
-    session.run("abi3audit", "--strict", "--verbose", str(wheel))
+    wheels = {arch: next(DIST.glob(f"overbrainer_contract-*_{arch}.whl")) for arch in WHEEL_ARCHES}
+    for arch, wheel in wheels.items():
+        _check_wheel(session, wheel, arch)
+    session.run("twine", "check", "--strict", str(sdist), *map(str, wheels.values()))
+    for wheel in wheels.values():
+        session.run("abi3audit", "--strict", "--verbose", str(wheel))
+    run = str(ROOT / "examples" / "tiny-run")
+    no_rust = {"PATH": _path_without_rust()}
     with tempfile.TemporaryDirectory() as tmp, session.chdir(tmp):
         venv = Path(tmp) / "venv"
         session.run("python", "-m", "venv", str(venv))
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        session.run(*pip, "--only-binary", ":all:", f"{wheel}[cli,serve]", external=True)
-        run = str(ROOT / "examples" / "tiny-run")
+        python = str(venv / "bin" / "python")
+        pip = [python, "-m", "pip", "install", "--quiet"]
+        wheel = wheels["x86_64"]
+        session.run(
+            *pip, "--only-binary", ":all:", f"{wheel}[cli,serve]", env=no_rust, external=True
+        )
         command = str(venv / "bin" / "overbrainer-contract")
-        session.run(command, "check", run, external=True)
-        session.run(command, "status", run, external=True)
+        session.run(command, "check", run, env=no_rust, external=True)
+        session.run(command, "status", run, env=no_rust, external=True)
         show_core = "import overbrainer_contract._core as c; print(c.__file__)"
-        session.run(str(venv / "bin" / "python"), "-c", show_core, external=True)
+        session.run(python, "-c", show_core, env=no_rust, external=True)
         # `serve` from the wheel alone: its page is the one built above
         served = str(ROOT / "tests" / "cli" / "served_page.py")
+        session.run(python, served, command, run, str(VIEWER_PAGE), env=no_rust, external=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        arm64_python = _arm64_python(session, Path(tmp))
+        site = Path(tmp) / "site"
         session.run(
-            str(venv / "bin" / "python"), served, command, run, str(VIEWER_PAGE), external=True
+            "python",
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--target",
+            str(site),
+            "--only-binary",
+            ":all:",
+            "--implementation",
+            "cp",
+            "--python-version",
+            PYTHON,
+            "--platform",
+            _manylinux("aarch64"),
+            str(wheels["aarch64"]),
         )
+        on_arm64 = {"PYTHONPATH": str(site), **no_rust}
+        session.run(*arm64_python, "-c", show_core, env=on_arm64, external=True)
+        for verb in ("check", "status"):
+            session.run(
+                *arm64_python, "-m", "overbrainer_contract", verb, run, env=on_arm64, external=True
+            )
 
 
 SITE = ROOT / "site"
