@@ -31,6 +31,8 @@ const SHIPPED = [
   "dist/core.js",
   "dist/index.d.ts",
   "dist/index.js",
+  "dist/names.d.ts",
+  "dist/names.js",
   "dist/overbrainer_core.wasm",
   "dist/run.d.ts",
   "dist/run.js",
@@ -51,6 +53,18 @@ function packed() {
 test("the tarball holds exactly what ships", () => {
   assert.ok(existsSync(WASM), "no dist/overbrainer_core.wasm: node build.mjs first");
   assert.deepEqual(packed(), SHIPPED);
+});
+
+test("every module a shipped file imports is shipped too", () => {
+  const files = packed();
+  for (const file of files.filter((name) => /\.(js|d\.ts)$/.test(name))) {
+    const text = readFileSync(join(JS, file), "utf8");
+    for (const [, target] of text.matchAll(/\bfrom\s+"(\.{1,2}\/[^"]+)"/g)) {
+      const path = join(dirname(file), target).replaceAll("\\", "/");
+      const wanted = file.endsWith(".d.ts") ? path.replace(/\.js$/, ".d.ts") : path;
+      assert.ok(files.includes(wanted), `${file} imports ${target}, which the tarball lacks`);
+    }
+  }
 });
 
 test("package.json's exports each name a shipped file", () => {
