@@ -779,7 +779,8 @@ def clone(session: nox.Session) -> None:
     """`pip install '.[serve]'` from a fresh clone: the core and the viewer page built, served."""
     # The committed tree, cloned into a temporary folder and installed into a fresh venv as a
     # user installs it (the build runs setup.py: cargo compiles the core, node builds the
-    # viewer page from js/); `serve` then serves that page (tests/cli/served_page.py), and the
+    # viewer page from js/); `serve` then serves that page (tests/cli/served_page.py), Chromium
+    # shows it (js/viewer/test/serve.test.mjs), and the
     # clone holds nothing git would commit (the build's output is ignored). Then, in the same
     # clone (cargo's build reused): built with OVERBRAINER_NO_VIEWER=1, `serve` says how to get
     # the page; with no crate source (an empty CARGO_HOME, offline), the failed build names
@@ -800,6 +801,15 @@ def clone(session: nox.Session) -> None:
         page = str(checkout / VIEWER_PAGE.relative_to(ROOT))  # what the build made
         served = str(ROOT / "tests" / "cli" / "served_page.py")
         session.run(python, served, command, run, page, external=True)
+        # and shown: the viewer's served-page tests (Debian's headless Chromium, playwright-core
+        # from the clone's js/viewer/node_modules, which the build installed) against this
+        # install's `serve`
+        browser = {
+            "OVERBRAINER_CONTRACT": command,
+            "CHROMIUM": os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+        }
+        with session.chdir(checkout / "js" / "viewer"):
+            session.run("node", "--test", "test/serve.test.mjs", env=browser, external=True)
         left = session.run(
             "git", "-C", str(checkout), "status", "--porcelain", silent=True, external=True
         )
