@@ -109,7 +109,7 @@ def refuse_folder_of_runs(name: str, command: str) -> None:
     read or written. A folder with no run below is left to the command."""
     from pathlib import Path
 
-    from ..runs.discover import discover, metrics_in  # here: the core, for two commands
+    from ..runs.discover import discover, metrics_in  # here: the core, for one command
 
     try:
         if not os.path.isdir(name) or metrics_in(Path(name)) is not None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -27,22 +29,25 @@ from ..reader import (
     WatchScan,
 )
 from ..runs import clock
-from ..runs.state import RunError, resolve
+from ..runs.discover import discover, metrics_in
+from ..runs.state import RunError, names_below, resolve, unit_of
 from ..text.shown import shown
 from ._common import (
     EXIT_CODES,
     INVALID,
     OK,
     PROG,
+    USAGE,
     CliError,
     add_max_line,
     colour_on,
     formatter,
-    refuse_folder_of_runs,
     seconds,
 )
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from .._core import WatchEvent
 
 LAST_STAGE = JOB_STAGES[-1]
@@ -200,18 +205,7 @@ class RichView:
     """A rich progress bar with the time left, and one for the evaluation under way."""
 
     def __init__(self, colour: bool) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-        console = Console(no_color=not colour, highlight=False)
-        self.bar = Progress(
-            # The stage's name comes from the file: shown, and never read as markup.
-            TextColumn("{task.description}", markup=False, highlighter=None),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[info]}", markup=False, highlighter=None),
-            console=console,
-        )
+        self.bar = _bars(colour)
         self.bar.start()
         self.train = self.bar.add_task("waiting", total=None, info="")
         self.evaluation: Any = None
@@ -222,11 +216,7 @@ class RichView:
     def progress(self, scan: WatchScan, force: bool = False) -> None:  # noqa: ARG002
         seen = look(scan, time.time())
         report = seen.report
-        if report.stage is not None:
-            label = shown(report.stage.value)
-        else:
-            label = "training" if report.begins else "waiting"
-        info = progress_text(report, seen).partition(", ")[2]
+        label, info = bar_text(seen)
         self.bar.update(
             self.train,
             description=label,
@@ -252,6 +242,76 @@ class RichView:
         self.bar.stop()
 
 
+def _bars(colour: bool) -> Progress:
+    """Rich's progress bars as watch lays them out: a label, the bar, the steps, the rest of
+    the progress line."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    console = Console(no_color=not colour, highlight=False)
+    return Progress(
+        # The labels come from the file and its name: shown, and never read as markup.
+        TextColumn("{task.description}", markup=False, highlighter=None),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[info]}", markup=False, highlighter=None),
+        console=console,
+    )
+
+
+def bar_text(seen: Look) -> tuple[str, str]:
+    """A run's bar's label (its stage, shown; `training` or `waiting` before any) and the
+    text after the bar (the progress line past its step)."""
+    report = seen.report
+    if report.stage is not None:
+        label = shown(report.stage.value)
+    else:
+        label = "training" if report.begins else "waiting"
+    return label, progress_text(report, seen).partition(", ")[2]
+
+
+class SweepBars:
+    """A sweep on a terminal: a bar a run, led by its name (`RunRow`), and each event above
+    them as a line led by its run's name."""
+
+    def __init__(self, colour: bool) -> None:
+        self.bar = _bars(colour)
+        self.bar.start()
+
+    def row(self, name: str) -> RunRow:
+        return RunRow(self.bar, name)
+
+    def close(self) -> None:
+        self.bar.stop()
+
+
+class RunRow:
+    """One run's bar among a sweep's (`SweepBars`); `name` is shown already."""
+
+    def __init__(self, bar: Progress, name: str) -> None:
+        self.bar = bar
+        self.name = name
+        self.task = bar.add_task(f"{name} waiting", total=None, info="")
+
+    def event(self, text: str) -> None:
+        self.bar.console.print(f"{self.name}: {text}", markup=False)
+
+    def progress(self, scan: WatchScan, force: bool = False) -> None:  # noqa: ARG002
+        seen = look(scan, time.time())
+        label, info = bar_text(seen)
+        self.bar.update(
+            self.task,
+            description=f"{self.name} {label}",
+            completed=seen.report.step,
+            total=seen.report.max_steps,
+            info=info,
+        )
+
+    def idle(self, scan: WatchScan) -> None:
+        """Nothing new since the last look: the time shown moves on."""
+        self.progress(scan)
+
+
 def describe(path: Path, event: WatchEvent, backlog: bool) -> str | None:
     """The line an event of the core is shown as, in the core's words (`view::event_words`;
     a line's after `PATH:LINE `); None for one not shown (`backlog`: of the lines there at the
@@ -266,14 +326,15 @@ def describe(path: Path, event: WatchEvent, backlog: bool) -> str | None:
 def run(args: argparse.Namespace) -> int:
     if args.run_name == "-":
         raise CliError("watch follows a file or a run folder, not standard input")
+    plain = args.plain or not sys.stdout.isatty()
+    if _is_sweep(args.run_name):
+        return _watch_sweep(Path(args.run_name), args, plain)
     try:
         target = resolve(args.run_name, must_exist=False)
     except RunError as error:  # pragma: no cover - resolve does not fail without must_exist
         raise CliError(str(error)) from error
     assert target.metrics is not None
-    refuse_folder_of_runs(args.run_name, "watch follows")
     _refuse_unfollowable(args.run_name, target.metrics)
-    plain = args.plain or not sys.stdout.isatty()
     view: PlainView | RichView
     if not plain:
         try:
@@ -288,6 +349,37 @@ def run(args: argparse.Namespace) -> int:
         view.close()
 
 
+def _is_sweep(name: str) -> bool:
+    """Whether `name` is a folder of runs: a folder with no metrics file of its own and a
+    run below it (`runs.discover`). A folder with neither is a run folder still to come."""
+    try:
+        if not os.path.isdir(name) or metrics_in(Path(name)) is not None:
+            return False
+    except (OSError, ValueError):
+        return False
+    return bool(discover([name]).runs)
+
+
+def _watch_sweep(folder: Path, args: argparse.Namespace, plain: bool) -> int:
+    bars: SweepBars | None = None
+    if not plain:
+        try:
+            bars = SweepBars(colour_on(sys.stdout, args.color))
+        except ImportError:
+            bars = None
+    rows: Callable[[str], PlainView | RunRow] = _plain_row if bars is None else bars.row
+    try:
+        return follow_sweep(folder, args.interval, args.grace, rows, args.max_line)
+    finally:
+        if bars is not None:
+            bars.close()
+
+
+def _plain_row(name: str) -> PlainView:
+    """A run's plain view among a sweep's: each line led by its name (shown already)."""
+    return PlainView(lambda text: _write(f"{name}: {text}"))
+
+
 def _refuse_unfollowable(name: str, metrics: Path) -> None:
     """A metrics file whose folder does not exist (nothing will write into it), or one
     compressed with gzip (it cannot grow line by line): exit 2 at once."""
@@ -295,21 +387,28 @@ def _refuse_unfollowable(name: str, metrics: Path) -> None:
     if not folder.is_dir():
         where = name if metrics.name != Path(name).name else str(folder)
         raise CliError(f"{shown(where)}: no such folder")
+    why = _unfollowable(metrics)
+    if why is not None:
+        raise CliError(why)
+
+
+def _unfollowable(metrics: Path) -> str | None:
+    """Why `metrics` cannot be followed, shown: compressed with gzip (by its name, a
+    compressed file beside a missing one, or its first bytes); None when it can be."""
     gzipped = metrics.with_name(metrics.name + ".gz")
     if is_gzip_name(metrics) or (not metrics.exists() and gzipped.exists()):
         compressed = metrics if is_gzip_name(metrics) else gzipped
-        raise CliError(
+        return (
             f"{shown(str(compressed))}: compressed with gzip: watch cannot follow one ({_READERS})"
         )
     try:
         with open_metrics(metrics, pipe=False) as handle:
             start = handle.read(len(GZIP_MAGIC))
     except OSError:  # absent (watch waits for it), or what the follower will say
-        return
+        return None
     if start == GZIP_MAGIC:
-        raise CliError(
-            f"{shown(str(metrics))}: compressed with gzip: watch cannot follow one ({_READERS})"
-        )
+        return f"{shown(str(metrics))}: compressed with gzip: watch cannot follow one ({_READERS})"
+    return None
 
 
 _READERS = "check, status and plot read it"
@@ -318,6 +417,102 @@ _READERS = "check, status and plot read it"
 def _write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+class Watched:
+    """One run followed, a look at a time (`look`): its follower, what its view was told,
+    and whether the watch of it is over (`left`) and with what (`status`).
+
+    Each look reads what was appended (at most a chunk: `behind` says more is there
+    already), tells the view the run's events, and leaves the run once its job is done
+    (its last stage began), or `grace` seconds after its training is over with nothing
+    new. `events` holds the events of the latest look, and `scan` the run's state as the
+    core folds it, for a caller that acts on what a look found.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        grace: float,
+        view: PlainView | RichView | RunRow,
+        max_line: int | None = None,
+    ) -> None:
+        self.path = path
+        self.grace = grace
+        self.view = view
+        self.follower = Follower(path, max_line=max_line, scan=WatchScan)
+        self.invalid = False  # an invalid line seen, before a restart too
+        self.left = False
+        self.behind = False
+        self.events: list[WatchEvent] = []
+        self._waiting_said = False
+        self._had_file = False
+        self._first = True
+        self._quiet_since = time.monotonic()
+
+    @property
+    def scan(self) -> WatchScan:
+        """The scan the follower feeds (a new one at each restart): the run's state."""
+        return _scan(self.follower)
+
+    @property
+    def status(self) -> int:
+        """The exit status of this run's watch: 1 when an invalid line was seen."""
+        return INVALID if self.invalid else OK
+
+    def look(self) -> None:
+        """One look at the file; `SideFileError` when what is at the path is no file."""
+        follower, view = self.follower, self.view
+        self.events = []
+        self.behind = False
+        seen = follower.lines
+        events = follower.poll()
+        if follower.change is not None:
+            view.event(follower.change.text(shown(str(self.path))))
+        if follower.restarted:  # a run starting over, from a new scan
+            follower.restarted = False
+            seen = 0
+        if events is None:
+            if not self._had_file:
+                if not self._waiting_said:
+                    view.event(f"waiting for {shown(str(self.path))}")
+                    self._waiting_said = True
+                return
+            events = []  # removed: what was shown stays, and the time goes on
+        self._had_file = True
+        self.events = events
+        for event in events:
+            text = describe(self.path, event, self._first)
+            if text is not None:
+                view.event(text)
+            self.invalid = self.invalid or isinstance(event, LineRejected | LineOver)
+        scan = self.scan
+        if scan.job_done:
+            view.progress(scan, force=True)
+            self.left = True
+            return
+        if follower.behind:  # a backlog: on to its next chunk at once
+            self.behind = True
+            return
+        now = time.monotonic()
+        if follower.lines > seen:
+            self._quiet_since = now
+            view.progress(scan, force=self._first)
+        else:
+            view.idle(scan)
+        if scan.training_over:
+            last_time = look(scan, time.time()).report.last_time
+            caught_up_old = (
+                self._first and last_time is not None and time.time() - last_time > self.grace
+            )
+            if caught_up_old or now - self._quiet_since >= self.grace:
+                view.progress(scan, force=True)
+                self.left = True
+                return
+        self._first = False
+
+    def close(self) -> None:
+        self.follower.close()
 
 
 def follow(
@@ -333,60 +528,158 @@ def follow(
     memory stays flat. The core folds the lines into the run's state and tells their
     events (`reader.WatchScan`); this shows them.
     """
-    follower = Follower(path, max_line=max_line, scan=WatchScan)
-    invalid = False  # an invalid line seen, before a restart too
-    waiting_said = False
-    had_file = False
-    first = True
-    quiet_since = time.monotonic()
+    watched = Watched(path, grace, view, max_line)
     try:
         while True:
-            seen = follower.lines
             try:
-                events = follower.poll()
+                watched.look()
             except SideFileError as error:
                 raise CliError(shown(str(error))) from error
-            if follower.change is not None:
-                view.event(follower.change.text(shown(str(path))))
-            if follower.restarted:  # a run starting over, from a new scan
-                follower.restarted = False
-                seen = 0
-            if events is None:
-                if not had_file:
-                    if not waiting_said:
-                        view.event(f"waiting for {shown(str(path))}")
-                        waiting_said = True
-                    time.sleep(interval)
-                    continue
-                events = []  # removed: what was shown stays, and the time goes on
-            had_file = True
-            for event in events:
-                text = describe(path, event, first)
-                if text is not None:
-                    view.event(text)
-                invalid = invalid or isinstance(event, LineRejected | LineOver)
-            scan = _scan(follower)
-            if scan.job_done:
-                view.progress(scan, force=True)
-                return INVALID if invalid else OK
-            if follower.behind:  # a backlog: on to its next chunk at once
-                continue
-            now = time.monotonic()
-            if follower.lines > seen:
-                quiet_since = now
-                view.progress(scan, force=first)
-            else:
-                view.idle(scan)
-            if scan.training_over:
-                last_time = look(scan, time.time()).report.last_time
-                caught_up_old = first and last_time is not None and time.time() - last_time > grace
-                if caught_up_old or now - quiet_since >= grace:
-                    view.progress(scan, force=True)
-                    return INVALID if invalid else OK
-            first = False
-            time.sleep(interval)
+            if watched.left:
+                return watched.status
+            if not watched.behind:
+                time.sleep(interval)
     finally:
-        follower.close()
+        watched.close()
+
+
+RESCAN_EVERY = 2.0
+"""The fewest seconds between two looks for new runs below a sweep's folder (a walk of its
+folders); a walk is spaced out to at least three times as long as the last one took."""
+
+
+@dataclass
+class Member:
+    """A run of a sweep followed: its name (shown) and its watch."""
+
+    name: str
+    watched: Watched
+
+
+class Sweep:
+    """The runs below a folder, followed (`follow_sweep`): those found at the start and
+    those found by a later look (`rescan`), each named by its path below the folder."""
+
+    def __init__(
+        self,
+        folder: Path,
+        grace: float,
+        rows: Callable[[str], PlainView | RunRow],
+        max_line: int | None,
+    ) -> None:
+        self.folder = folder
+        self.grace = grace
+        self.rows = rows
+        self.max_line = max_line
+        self.known: set[str] = set()
+        """Every run met (its unit: `runs.state.unit_of`), followed or not."""
+        self.following: list[Member] = []
+        """The runs still followed, in the order they were found."""
+        self.invalid = False
+        self.unreadable = False
+
+    def rescan(self) -> int:
+        """Follow the runs below the folder not met before; how many."""
+        runs = [run for run in discover([str(self.folder)]).runs if run.metrics is not None]
+        fresh = [run for run in runs if unit_of(run) not in self.known]
+        for run, name in zip(fresh, names_below(self.folder, fresh), strict=True):
+            assert run.metrics is not None
+            self.known.add(str(unit_of(run)))
+            row = self.rows(shown(name))
+            why = _unfollowable(run.metrics)
+            if why is not None:  # an archived run: said, and not followed
+                row.event(why)
+                continue
+            self.following.append(
+                Member(shown(name), Watched(run.metrics, self.grace, row, self.max_line))
+            )
+        return len(fresh)
+
+    def look(self, member: Member) -> None:
+        """One look at a run; one that is no file is said, and left."""
+        watched = member.watched
+        try:
+            watched.look()
+        except SideFileError as error:
+            watched.view.event(shown(str(error)))
+            watched.left = True
+            self.unreadable = True
+
+    def drop_left(self) -> None:
+        """Stop following the runs whose watch is over."""
+        for member in self.following:
+            if member.watched.left:
+                self.invalid = self.invalid or member.watched.invalid
+                member.watched.close()
+        self.following = [member for member in self.following if not member.watched.left]
+
+    @property
+    def status(self) -> int:
+        """The exit status: 2 when a run could not be read, else 1 when an invalid line was
+        seen."""
+        if self.unreadable:
+            return USAGE
+        return INVALID if self.invalid else OK
+
+    def close(self) -> None:
+        for member in self.following:
+            member.watched.close()
+
+
+def follow_sweep(
+    folder: Path,
+    interval: float,
+    grace: float,
+    rows: Callable[[str], PlainView | RunRow],
+    max_line: int | None = None,
+) -> int:
+    """Follow every run below `folder` until each has left, as `follow` leaves one, and a
+    look for new runs after that found none; the exit status.
+
+    Every `interval` each run is looked at once; a run with a backlog is looked at again at
+    once, the others not, until the interval is over, so that a backlog costs the other runs
+    nothing. Runs are looked for again every `RESCAN_EVERY` seconds at the most often.
+    """
+    _more_open_files()
+    sweep = Sweep(folder, grace, rows, max_line)
+    next_rescan = 0.0
+    try:
+        while True:
+            started = time.monotonic()
+            if started >= next_rescan:
+                sweep.rescan()
+                took = time.monotonic() - started
+                next_rescan = time.monotonic() + max(RESCAN_EVERY, 3 * took)
+            members = sweep.following
+            while members:
+                for member in members:
+                    sweep.look(member)
+                members = [m for m in members if m.watched.behind and not m.watched.left]
+                if time.monotonic() - started >= interval:
+                    break
+            sweep.drop_left()
+            if not sweep.following:
+                if sweep.rescan() == 0:  # every run has left, and none came meanwhile
+                    return sweep.status
+                next_rescan = time.monotonic() + RESCAN_EVERY
+                continue
+            if not members:
+                time.sleep(max(0.0, interval - (time.monotonic() - started)))
+    finally:
+        sweep.close()
+
+
+def _more_open_files() -> None:
+    """Each run followed holds its file open: let this process hold as many files as the
+    system lets it (the soft limit raised to the hard one)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not a POSIX system
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        with contextlib.suppress(OSError, ValueError):  # the limit it has is kept
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def _scan(follower: Follower[list[WatchEvent]]) -> WatchScan:

@@ -147,6 +147,19 @@ def names_of(runs: Sequence[Run]) -> list[str]:
     return _core.run_names([(STDIN, False) if unit is None else (unit, True) for unit in units])
 
 
+def names_below(folder: Path, runs: Sequence[Run]) -> list[str]:
+    """The names of `runs`, all below `folder`, by the core's rule (`names_of`) with `folder`
+    as the folder they have in common: each its unit's path below `folder`, whichever runs
+    are there beside it, so that a run keeps its name as runs come and go (`watch SWEEP`).
+
+    The core's rule takes the folder the units have in common; a unit placed in `folder`
+    itself, given after the runs and dropped from the names, makes that `folder`."""
+    units = [unit_of(run) for run in runs]
+    pinned = os.path.join(os.path.abspath(folder), ".")
+    given = [(STDIN, False) if unit is None else (unit, True) for unit in units]
+    return _core.run_names([*given, (pinned, True)])[: len(given)]
+
+
 def name_of(run: Run) -> str:
     """A run's name as the commands show it: its name among the runs found (`label`), else
     its name alone (`names_of`)."""
