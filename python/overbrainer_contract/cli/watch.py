@@ -1,4 +1,5 @@
-"""`watch RUN`: follow a growing metrics file live, until the job is done."""
+"""`watch RUN`: follow a growing metrics file live, until the job is done; `watch SWEEP`:
+every run below a folder, runs started meanwhile too, until each is done."""
 
 from __future__ import annotations
 
@@ -59,6 +60,11 @@ MAX_GRACE = 86400.0
 PLAIN_EVERY = 5.0
 """The fewest seconds between two progress lines of the plain view (off a terminal)."""
 
+RESCAN_EVERY = 2.0
+"""The fewest seconds between two looks for new runs below a sweep's folder (a walk of its
+folders); a walk is spaced out to at least three times as long as the last one took."""
+
+
 DESCRIPTION = f"""\
 Follow a run's metrics file as it grows: read only what was appended, hold a partial
 last line until its newline, wait for a file that does not exist yet. Shows the stage,
@@ -76,8 +82,15 @@ and, as tqdm does, `[elapsed<remaining, rate]`: elapsed since the latest `begin`
 The ETA is shown as `eta stale`, not counted down, once the run has been silent for
 longer than 50 steps take at its pace (never under 2 minutes): said once as an event.
 A folder that does not exist ends the watch at once (exit 2), as does a gzip-compressed
-file (it cannot grow line by line: `check`, `status` and `plot` read it), and a folder of
-runs (the runs found are named: watch one).
+file (it cannot grow line by line: `check`, `status` and `plot` read it).
+
+A folder of runs (a sweep: run folders below it, at any depth) is followed whole: every run
+found, and every run started below it while it is watched (looked for every {RESCAN_EVERY:g} s
+at the most often), each line led by the run's name, its path below the folder (`exp1/seed1:
+training began: 100 steps`); on a terminal, a bar a run. Each run is left as one run is;
+the watch leaves once every run has, and no new run was found after. A gzip-compressed run
+is said and not followed; a run whose metrics file is no file (a FIFO) is said and left,
+and the exit is 2. A folder with no run below is a run folder still to come: waited for.
 
 The file followed is the one at the path, checked at every look: one cut shorter,
 rewritten in place or replaced by another file is said once and read again from its
@@ -89,6 +102,7 @@ EPILOG = f"""\
 examples:
   {PROG} watch runs/7
   {PROG} watch runs/7/metrics.jsonl --interval 2 --grace 60
+  {PROG} watch sweep/ | grep 'eval loss'
 
 {EXIT_CODES}"""
 
@@ -97,12 +111,14 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "watch",
         parents=parents,
-        help="follow a live run: progress, ETA, evaluations, stages",
+        help="follow a live run or sweep: progress, ETA, evaluations, stages",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=formatter,
     )
-    parser.add_argument("run_name", metavar="RUN", help="a run folder or a metrics file")
+    parser.add_argument(
+        "run_name", metavar="RUN", help="a run folder, a metrics file or a folder of runs"
+    )
     parser.add_argument(
         "--interval",
         type=seconds(MIN_INTERVAL, MAX_INTERVAL),
@@ -541,11 +557,6 @@ def follow(
                 time.sleep(interval)
     finally:
         watched.close()
-
-
-RESCAN_EVERY = 2.0
-"""The fewest seconds between two looks for new runs below a sweep's folder (a walk of its
-folders); a walk is spaced out to at least three times as long as the last one took."""
 
 
 @dataclass
