@@ -47,7 +47,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
 
     from .._core import WatchEvent
 
@@ -302,12 +302,13 @@ class SweepBars:
 
 
 class RunRow:
-    """One run's bar among a sweep's (`SweepBars`); `name` is shown already."""
+    """One run's bar among a sweep's (`SweepBars`), there from its first progress (a run
+    said and not followed has none); `name` is shown already."""
 
     def __init__(self, bar: Progress, name: str) -> None:
         self.bar = bar
         self.name = name
-        self.task = bar.add_task(f"{name} waiting", total=None, info="")
+        self.task: TaskID | None = None
 
     def event(self, text: str) -> None:
         self.bar.console.print(f"{self.name}: {text}", markup=False)
@@ -315,6 +316,8 @@ class RunRow:
     def progress(self, scan: WatchScan, force: bool = False) -> None:  # noqa: ARG002
         seen = look(scan, time.time())
         label, info = bar_text(seen)
+        if self.task is None:
+            self.task = self.bar.add_task("", total=None, info="")
         self.bar.update(
             self.task,
             description=f"{self.name} {label}",
@@ -561,7 +564,8 @@ def follow(
 
 @dataclass
 class Member:
-    """A run of a sweep followed: its name (shown) and its watch."""
+    """A run of a sweep followed: its name (shown: as its lines lead with it) and its watch,
+    whose latest look's events and state (`Watched.events`, `Watched.scan`) are the run's."""
 
     name: str
     watched: Watched
