@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from cli_samples import VALID, python_env
 from overbrainer_contract.cli import watch as watch_command
+from overbrainer_contract.files.follower import Follower
 from overbrainer_contract.plugin.source import JOB_STAGES
 from overbrainer_contract.runs.discover import discover
 from test_watch_hands import BOUND, COMMAND, Watch, terminal_watch
@@ -255,3 +256,41 @@ def test_runs_are_looked_for_at_an_interval_not_at_every_look(
     assert len(looks) > 30
     assert len(walks) <= 1 + 1 + (looks[-1] - looks[0]) / watch_command.RESCAN_EVERY
     assert "a: training ended at step 1" in capsys.readouterr().out
+
+
+def test_each_byte_of_a_sweep_of_many_runs_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """200 runs, each looked at again and again for the grace after its end: what is read of
+    them is their bytes once, never a whole file again at a look."""
+    sweep = tmp_path / "sweep"
+    now = time.time()
+    body = line(event="begin", time=now, max_steps=2) + "".join(
+        line(event="log", time=now, step=step, loss=1.0 / step) for step in (1, 2)
+    )
+    for index in range(200):
+        folder = sweep / f"lr{index % 10}" / f"seed{index}"
+        folder.mkdir(parents=True)
+        (folder / "metrics.jsonl").write_text(body + line(event="end", time=now, step=2))
+    size = sum(path.stat().st_size for path in sweep.rglob("metrics.jsonl"))
+    read: list[int] = []
+    looks: list[int] = []
+    took = Follower._took
+    look = watch_command.Watched.look
+
+    def counted_took(self: Follower[Any], data: bytes) -> None:
+        read.append(len(data))
+        took(self, data)
+
+    def counted_look(self: watch_command.Watched) -> None:
+        looks.append(1)
+        look(self)
+
+    monkeypatch.setattr(Follower, "_took", counted_took)
+    monkeypatch.setattr(watch_command.Watched, "look", counted_look)
+    assert watch_command.follow_sweep(sweep, 0.05, 0.5, watch_command._plain_row) == 0
+    assert len(looks) >= 2 * 200  # each run looked at more than once
+    assert sum(read) == size
+    out = capsys.readouterr().out
+    assert out.count(": training ended at step 2\n") == 200
+    assert "lr3/seed13: training ended at step 2\n" in out
