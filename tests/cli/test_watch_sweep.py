@@ -248,6 +248,7 @@ def test_runs_are_looked_for_at_an_interval_not_at_every_look(
 
     def counted_look(self: watch_command.Watched) -> None:
         looks.append(time.monotonic())
+        assert looks[-1] - looks[0] < BOUND, "the watch did not end"
         look(self)
 
     monkeypatch.setattr("overbrainer_contract.cli.watch.discover", counted_discover)
@@ -284,8 +285,10 @@ def test_each_byte_of_a_sweep_of_many_runs_is_read_once(
 
     def counted_look(self: watch_command.Watched) -> None:
         looks.append(1)
+        assert time.monotonic() < deadline, "the watch did not end"
         look(self)
 
+    deadline = time.monotonic() + BOUND
     monkeypatch.setattr(Follower, "_took", counted_took)
     monkeypatch.setattr(watch_command.Watched, "look", counted_look)
     assert watch_command.follow_sweep(sweep, 0.05, 0.5, watch_command._plain_row) == 0
