@@ -19,6 +19,7 @@ by concern (a helper that one session alone uses lies just above it):
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shlex
 import shutil
@@ -106,7 +107,8 @@ _project_wheel: list[Path] = []  # built once per nox run, installed by every se
 
 def project_wheel(session: nox.Session) -> Path:
     """The project's one wheel (cp310-abi3, the reader core compiled by cargo in release),
-    built from this checkout once in this nox run into WHEELHOUSE.
+    built from this checkout once in this nox run into WHEELHOUSE (or the x86_64 wheel that
+    `wheels` built from the checkout's sdist and checked, when that session ran first).
 
     In the checkout, so that cargo reuses core/target; setuptools' build/ is emptied first,
     so that a module gone from python/ is gone from the wheel too.
@@ -345,6 +347,13 @@ def core(session: nox.Session) -> None:
     # 1.63, which also builds the reader for WebAssembly.
     # Cargo reads the crates' source from the machine's configuration ($CARGO_HOME): Debian's
     # packaged crates where `.ci/run` (or core/debian-crates.sh) set it up.
+    # The tests run optimized but without the release profile's link-time optimization and
+    # single codegen unit, which the wheels' builds keep: the same code, with no whole-program
+    # step in each test binary's build.
+    tests_profile = {
+        "CARGO_PROFILE_RELEASE_LTO": "false",
+        "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
+    }
     with session.chdir(CORE):
         session.run("cargo", "fmt", "--all", "--check", external=True)
         session.run(
@@ -358,6 +367,7 @@ def core(session: nox.Session) -> None:
             "-p",
             "overbrainer-core-wasm",
             "--release",
+            env=tests_profile,
             external=True,
         )
         debian = Path(DEBIAN_RUST)
@@ -376,7 +386,7 @@ def core(session: nox.Session) -> None:
                 "-p",
                 "overbrainer-core-wasm",
                 "--release",
-                env=env,
+                env={**env, **tests_profile},
                 external=True,
             )
             # the reader (the scans included) and its WebAssembly edge (core/wasm, which
@@ -743,6 +753,12 @@ def wheels(session: nox.Session) -> None:
             session.run(
                 *arm64_python, "-m", "overbrainer_contract", verb, run, env=on_arm64, external=True
             )
+    # On an x86_64 machine the x86_64 wheel, checked above, is the project's wheel for the
+    # sessions after this one in the same run (project_wheel): the core compiled once less.
+    if platform.machine() == "x86_64" and not _project_wheel:
+        shutil.rmtree(WHEELHOUSE, ignore_errors=True)
+        WHEELHOUSE.mkdir(parents=True)
+        _project_wheel.append(Path(shutil.copy(wheels["x86_64"], WHEELHOUSE)))
 
 
 SITE = ROOT / "site"
