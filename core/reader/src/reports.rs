@@ -389,7 +389,7 @@ pub mod stale {
 // contract.json: alerts
 /// The rules of a run's alerts (`alerts` in the status record), as thresholds: `stalled` is the `stale` rule for a run that has not ended; `invalid` an invalid line or snapshot file; `spike` and `nonfinite` are these. Since contract 2.2.0.
 pub mod alerts {
-    // spike: A training loss that jumps: a log's `loss` above `ratio` times the median of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
+    // spike: A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
     /// How many times the median a loss must exceed (`SPIKE_RATIO`).
     pub const SPIKE_RATIO: f64 = 4.0;
     /// How many training losses before a log its median is taken over (`SPIKE_WINDOW`): a constant, so that judging every log costs `window` at most each.

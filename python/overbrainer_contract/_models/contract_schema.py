@@ -170,7 +170,7 @@ class Stale(Struct):
 
 class Spike(Struct):
     """
-    A training loss that jumps: a log's `loss` above `ratio` times the median of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
+    A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
     """
 
     ratio: Annotated[
@@ -228,11 +228,11 @@ class Alerts(Struct):
     spike: Annotated[
         Spike,
         Meta(
-            description="A training loss that jumps: a log's `loss` above `ratio` times the median of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert."
+            description="A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert."
         ),
     ]
     """
-    A training loss that jumps: a log's `loss` above `ratio` times the median of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
+    A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
     """
     nonfinite: Annotated[
         Nonfinite,
