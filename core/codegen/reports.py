@@ -23,8 +23,9 @@ serde types that serialise to the schema's JSON, field for field, in its order:
   `default` when read and is always written.
 
 After the types, the rule of a stale ETA, `stale` in `contract.json`, as constants
-(module `stale`: `STEPS`, `FLOOR_SECONDS`, documented by `contract.schema.json`): the core
-judges staleness by the contract's numbers, never by numbers of its own.
+(module `stale`: `STEPS`, `FLOOR_SECONDS`, documented by `contract.schema.json`), and the
+rules of a run's alerts, `alerts` (module `alerts`): the core judges staleness and alerts by
+the contract's numbers, never by numbers of its own. An array property becomes a `Vec`.
 
 Nothing here is edited by hand: `nox -s generated` compares this output with the committed
 file and names the command that fixes it.
@@ -87,6 +88,8 @@ class Schema:
         if kind == "object" and "additionalProperties" in node and "properties" not in node:
             value = self.rust(node["additionalProperties"], f"{where}/additionalProperties")
             return f"BTreeMap<String, {value}>"
+        if kind == "array" and "items" in node:
+            return f"Vec<{self.rust(node['items'], f'{where}/items')}>"
         if kind == "integer" and node.get("minimum") in (0, 1):
             return "u64"
         if kind == "number":
@@ -145,7 +148,7 @@ class Schema:
             fields += _doc(prop.get("description", ""), "    ")
             if name not in required:
                 # an addition to a report: read as its default where an older one lacks it
-                if "default" not in prop or prop["default"] not in (None, {}):
+                if "default" not in prop or prop["default"] not in (None, {}, []):
                     raise SystemExit(f"{self.name} {where}/{name}: optional without a default")
                 fields.append("    #[serde(default)]")
             fields.append(f"    pub {name}: {rust},")
@@ -225,6 +228,34 @@ def stale_constants(folder: Path) -> list[str]:
     ):
         out += _doc(node["properties"][key].get("description", ""), "    ")
         out.append(f"    pub const {key.upper()}: {rust} = {value};")
+    out.append("}")
+    return out
+
+
+def alerts_constants(folder: Path) -> list[str]:
+    """`alerts` of `contract.json` as Rust constants (module `alerts`), each documented by
+    its property in `contract.schema.json`: the spike's `ratio` an `f64`, its `window` and
+    `min_logs` `usize`, the keys watched for a value that is not finite a `[&str; N]`."""
+    rules = json.loads((folder / "contract.json").read_text(encoding="utf-8"))["alerts"]
+    schema = json.loads((folder / "contract.schema.json").read_text(encoding="utf-8"))
+    node = schema["properties"]["alerts"]
+    spike = node["properties"]["spike"]
+    nonfinite = node["properties"]["nonfinite"]
+    keys = [str(key) for key in rules["nonfinite"]["keys"]]
+    out = ["// contract.json: alerts", *_doc(node.get("description", ""), "")]
+    out += ["pub mod alerts {"]
+    out.append(f"    // spike: {spike.get('description', '')}")
+    for key, name, rust, value in (
+        ("ratio", "SPIKE_RATIO", "f64", repr(float(rules["spike"]["ratio"]))),
+        ("window", "SPIKE_WINDOW", "usize", str(int(rules["spike"]["window"]))),
+        ("min_logs", "SPIKE_MIN_LOGS", "usize", str(int(rules["spike"]["min_logs"]))),
+    ):
+        out += _doc(spike["properties"][key].get("description", ""), "    ")
+        out.append(f"    pub const {name}: {rust} = {value};")
+    out.append(f"    // nonfinite: {nonfinite.get('description', '')}")
+    out += _doc(nonfinite["properties"]["keys"].get("description", ""), "    ")
+    listed = ", ".join(json.dumps(key) for key in keys)
+    out.append(f"    pub const NONFINITE_KEYS: [&str; {len(keys)}] = [{listed}];")
     out.append("}")
     return out
 
@@ -309,6 +340,7 @@ def generate(folder: Path) -> str:
         for item in made.items:
             parts += [*item, ""]
     parts += [*stale_constants(folder), ""]
+    parts += [*alerts_constants(folder), ""]
     parts += [*max_bytes_constants(folder), ""]
     parts += [*side_constants(folder), ""]
     return "\n".join(parts)

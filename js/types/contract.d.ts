@@ -98,6 +98,39 @@ export interface Contract {
     floor_seconds: number;
   };
   /**
+   * The rules of a run's alerts (`alerts` in the status record), as thresholds: `stalled` is the `stale` rule for a run that has not ended; `invalid` an invalid line or snapshot file; `spike` and `nonfinite` are these. Since contract 2.2.0.
+   */
+  alerts?: {
+    /**
+     * A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
+     */
+    spike: {
+      /**
+       * How many times the median a loss must exceed (`SPIKE_RATIO`).
+       */
+      ratio: number;
+      /**
+       * How many training losses before a log its median is taken over (`SPIKE_WINDOW`): a constant, so that judging every log costs `window` at most each.
+       */
+      window: number;
+      /**
+       * How many training losses must come before a log for it to be judged (`SPIKE_MIN_LOGS`), at most `window`: the first logs of a training have no median to speak of.
+       */
+      min_logs: number;
+    };
+    /**
+     * A value that was not finite: a log whose `scalars` hold `"NaN"`, `"Infinity"` or `"-Infinity"` under one of `keys` (the plugin writes a `loss`, `eval_loss` or `grad_norm` that is not finite there, and `null` in its field), or an `end` line's `summary` that does. The alert is the first log of the latest stretch of such logs, a stretch ended by a log that holds a finite value under one of `keys` (in its field or its `scalars`).
+     */
+    nonfinite: {
+      /**
+       * The keys watched (`NONFINITE_KEYS`).
+       *
+       * @minItems 1
+       */
+      keys: [string, ...string[]];
+    };
+  };
+  /**
    * An evaluation under way writes at most one `eval` line per this many seconds.
    */
   eval_progress_interval_seconds: number;

@@ -24,6 +24,10 @@ export type Word = string;
  * A value the Trainer logged: a finite number; null where it had none (a mean over nothing); or `"NaN"`, `"Infinity"` or `"-Infinity"` for a value that is not finite (a bare NaN is not JSON, and null would lose what it was).
  */
 export type Scalar = number | null | "NaN" | "Infinity" | "-Infinity";
+/**
+ * What an alert is: `stalled`, a run that has not ended and has been silent for longer than its pace predicts (`eta_stale`); `nonfinite`, a loss, evaluation loss or gradient norm that was not finite (`alerts.nonfinite` in `contract.json`); `spike`, a training loss far above the median of the losses before it (`alerts.spike`); `invalid`, an invalid line (or a gzip stream cut short) or invalid snapshot files.
+ */
+export type AlertKind = "stalled" | "nonfinite" | "spike" | "invalid";
 
 /**
  * The state of one run as `overbrainer-contract status -o json` writes it: one JSON object for one run, one such object a line (JSON Lines) for several, in the order asked for (`--sort`). What the run's lines say so far, how long ago its last line came and whether its ETA still holds, its snapshot files, and whether `check` would find it valid.
@@ -136,6 +140,10 @@ export interface StatusReport {
    * The latest `end` line's `summary`: the training's one-shot values; null without one.
    */
   summary?: Scalars | null;
+  /**
+   * What in the run needs a look, by the rules of `alerts` and `stale` in `contract.json`: at most one alert of each kind but `invalid` (one for the lines, one for the snapshot files), in the order of `AlertKind`; empty when nothing does. Since contract 2.2.0.
+   */
+  alerts?: Alert[];
   [k: string]: unknown;
 }
 /**
@@ -221,4 +229,23 @@ export interface ScalarValue {
  */
 export interface Scalars {
   [k: string]: Scalar;
+}
+/**
+ * One thing in a run that needs a look: its kind, where it stands in the run (the step, and the time of the line it was seen in, when it has them) and one line of words, made by the core.
+ */
+export interface Alert {
+  kind: AlertKind;
+  /**
+   * The training step it was seen at (`stalled`: the run's step; `invalid`: the step the run had reached before its first invalid line); null for the snapshot files.
+   */
+  step: Count | null;
+  /**
+   * The `time` of the line it was seen in (`stalled`: the run's last line); null for invalid lines and files, which have none.
+   */
+  time: number | null;
+  /**
+   * What happened, in one line.
+   */
+  message: string;
+  [k: string]: unknown;
 }

@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from .runs.state import RunError, iter_lines
     from .runs.status import read_run
 
-__version__ = "2.1.0"
+__version__ = "2.2.0"
 
 __all__ = [
     "CONTRACT",

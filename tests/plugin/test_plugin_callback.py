@@ -183,14 +183,15 @@ def test_the_golden_file_is_valid_and_covers_every_event() -> None:
         "eval": ["event", "time", "step", "total"],
         "end": ["event", "time", "step", "summary"],
     }
-    # the other values of a log, under their own keys; the final log's in `end`
+    # the other values of a log, under their own keys, and a known value that was not finite
+    # by its name (step 1's and step 4's grad norms); the final log's in `end`
     assert [line.get("scalars") for line in lines if line["event"] == "log"] == [
         {"eval_ppl": "Infinity"},
-        {"ppl": 25.8},
+        {"grad_norm": "NaN", "ppl": 25.8},
         {"memory/max": 1},
         None,
         {"rewards/chosen": None, "rewards/margins": "NaN", "num_tokens": 1200},
-        None,
+        {"grad_norm": "-Infinity"},
         None,
     ]
     assert lines[-1]["summary"] == {

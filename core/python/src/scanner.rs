@@ -513,7 +513,7 @@ impl StateScan {
                     complete,
                 } => ("rejected", line, error_object(py, bound, &error)?, complete).into_py(py),
                 Notable::Refused { line } => ("refused", line).into_py(py),
-                Notable::Scalars(_) => continue, // the keys' stats: `StatusScan`'s report
+                Notable::Scalars(_) | Notable::Alerts(_) => continue, // `StatusScan`'s report
                 Notable::Over {
                     line,
                     size,

@@ -31,7 +31,7 @@ pub struct TrainMetric {
     /// Gradient norm.
     #[serde(default)]
     pub grad_norm: Option<f64>,
-    /// The log's other numeric values (`eval_accuracy`, `rewards/chosen`, `num_input_tokens_seen`), each under the key the Trainer gave it. Unknown to the reference, which ignores it.
+    /// The log's other numeric values (`eval_accuracy`, `rewards/chosen`, `num_input_tokens_seen`), each under the key the Trainer gave it; and a `loss`, `eval_loss`, `learning_rate` or `grad_norm` that was not finite, which its field cannot hold (`null` there), by its name (`"NaN"`, `"Infinity"`, `"-Infinity"`) under the same key (since contract 2.2.0). Unknown to the reference, which ignores it.
     #[serde(skip)]
     pub scalars: Option<Scalars>,
 }

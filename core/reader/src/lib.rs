@@ -16,6 +16,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod alerts;
 pub mod check;
 pub mod columns;
 pub mod error;

@@ -15,8 +15,11 @@
 //!
 //! Every log's `scalars` (and every end's `summary`) counts in each key's stats, so those
 //! are folded here, as the lines come, and kept as one [`Notable::Scalars`] per take, after
-//! the lines they were folded from.
+//! the lines they were folded from. So are the alerts that every log counts in (a loss
+//! spike, a value that was not finite): one [`Notable::Alerts`] per take, a segment of the
+//! stream that the state joins to the ones before it.
 
+use crate::alerts::Segment;
 use crate::error::ParseError;
 use crate::generated::{MetricLine, TrainMetric};
 use crate::scalars::Stats;
@@ -46,6 +49,8 @@ pub enum Notable {
     },
     /// The scalar maps' stats of the lines kept (or left out) since the last of these.
     Scalars(Stats),
+    /// What the lines since the last of these say of spikes and non-finite values.
+    Alerts(Segment),
 }
 
 impl Notable {
@@ -55,6 +60,7 @@ impl Notable {
         match self {
             Self::Logs(logs) => Self::Logs(logs),
             Self::Scalars(stats) => Self::Scalars(stats),
+            Self::Alerts(segment) => Self::Alerts(segment),
             Self::Line { line, read } => Self::Line {
                 line: line + before,
                 read,
@@ -114,6 +120,8 @@ pub struct Notables {
     last_eval: Option<(u64, MetricLine)>,
     /// The scalar maps' stats since the last take.
     stats: Stats,
+    /// The alerts' segment since the last take.
+    alerts: Segment,
 }
 
 impl Notables {
@@ -129,6 +137,10 @@ impl Notables {
         if !self.stats.is_empty() {
             self.kept
                 .push(Notable::Scalars(std::mem::take(&mut self.stats)));
+        }
+        if !self.alerts.is_empty() {
+            self.kept
+                .push(Notable::Alerts(std::mem::take(&mut self.alerts)));
         }
     }
 
@@ -150,6 +162,7 @@ impl Notables {
         if let Some(scalars) = &metric.scalars {
             self.stats.add(metric.step, scalars);
         }
+        self.alerts.log(&metric);
         let mut reasons = LATEST;
         if !self.seen_log {
             reasons |= FIRST;
@@ -183,11 +196,12 @@ impl Notables {
         self.close_logs();
         if let MetricLine::End {
             step,
+            time,
             summary: Some(summary),
-            ..
         } = &read
         {
             self.stats.add(*step, summary);
+            self.alerts.summary(*step, *time, summary);
         }
         if matches!(read, MetricLine::Eval { .. }) {
             self.last_eval = Some((line, read));

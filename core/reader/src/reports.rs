@@ -276,6 +276,44 @@ pub struct ScalarStats {
     pub max: Option<StepValue>,
 }
 
+/// What an alert is: `stalled`, a run that has not ended and has been silent for longer than its pace predicts (`eta_stale`); `nonfinite`, a loss, evaluation loss or gradient norm that was not finite (`alerts.nonfinite` in `contract.json`); `spike`, a training loss far above the median of the losses before it (`alerts.spike`); `invalid`, an invalid line (or a gzip stream cut short) or invalid snapshot files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AlertKind {
+    #[serde(rename = "stalled")]
+    Stalled,
+    #[serde(rename = "nonfinite")]
+    Nonfinite,
+    #[serde(rename = "spike")]
+    Spike,
+    #[serde(rename = "invalid")]
+    Invalid,
+}
+
+impl AlertKind {
+    /// The name the schema gives it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Stalled => "stalled",
+            Self::Nonfinite => "nonfinite",
+            Self::Spike => "spike",
+            Self::Invalid => "invalid",
+        }
+    }
+}
+
+/// One thing in a run that needs a look: its kind, where it stands in the run (the step, and the time of the line it was seen in, when it has them) and one line of words, made by the core.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alert {
+    pub kind: AlertKind,
+    /// The training step it was seen at (`stalled`: the run's step; `invalid`: the step the run had reached before its first invalid line); null for the snapshot files.
+    pub step: Option<u64>,
+    /// The `time` of the line it was seen in (`stalled`: the run's last line); null for invalid lines and files, which have none.
+    pub time: Option<f64>,
+    /// What happened, in one line.
+    pub message: String,
+}
+
 /// The state of one run as `overbrainer-contract status -o json` writes it: one JSON object for one run, one such object a line (JSON Lines) for several, in the order asked for (`--sort`). What the run's lines say so far, how long ago its last line came and whether its ETA still holds, its snapshot files, and whether `check` would find it valid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusReport {
@@ -334,6 +372,9 @@ pub struct StatusReport {
     /// The latest `end` line's `summary`: the training's one-shot values; null without one.
     #[serde(default)]
     pub summary: Option<Scalars>,
+    /// What in the run needs a look, by the rules of `alerts` and `stale` in `contract.json`: at most one alert of each kind but `invalid` (one for the lines, one for the snapshot files), in the order of `AlertKind`; empty when nothing does. Since contract 2.2.0.
+    #[serde(default)]
+    pub alerts: Vec<Alert>,
 }
 
 // contract.json: stale
@@ -343,6 +384,21 @@ pub mod stale {
     pub const STEPS: u64 = 50;
     /// Silence, in seconds, below which an ETA is never stale (`STALE_FLOOR`): a fast run's saves and evaluations are not taken for a stall.
     pub const FLOOR_SECONDS: f64 = 120.0;
+}
+
+// contract.json: alerts
+/// The rules of a run's alerts (`alerts` in the status record), as thresholds: `stalled` is the `stale` rule for a run that has not ended; `invalid` an invalid line or snapshot file; `spike` and `nonfinite` are these. Since contract 2.2.0.
+pub mod alerts {
+    // spike: A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
+    /// How many times the median a loss must exceed (`SPIKE_RATIO`).
+    pub const SPIKE_RATIO: f64 = 4.0;
+    /// How many training losses before a log its median is taken over (`SPIKE_WINDOW`): a constant, so that judging every log costs `window` at most each.
+    pub const SPIKE_WINDOW: usize = 20;
+    /// How many training losses must come before a log for it to be judged (`SPIKE_MIN_LOGS`), at most `window`: the first logs of a training have no median to speak of.
+    pub const SPIKE_MIN_LOGS: usize = 5;
+    // nonfinite: A value that was not finite: a log whose `scalars` hold `"NaN"`, `"Infinity"` or `"-Infinity"` under one of `keys` (the plugin writes a `loss`, `eval_loss` or `grad_norm` that is not finite there, and `null` in its field), or an `end` line's `summary` that does. The alert is the first log of the latest stretch of such logs, a stretch ended by a log that holds a finite value under one of `keys` (in its field or its `scalars`).
+    /// The keys watched (`NONFINITE_KEYS`).
+    pub const NONFINITE_KEYS: [&str; 4] = ["loss", "eval_loss", "grad_norm", "train_loss"];
 }
 
 // contract.json: max_bytes

@@ -18,6 +18,7 @@
 //! the pace (its ETA over the steps left), the floor alone without one. A run that ended is
 //! never stale and has no time left.
 
+use crate::alerts::{self, Alerts};
 use crate::check::BOM;
 use crate::error::is_cut;
 use crate::generated::{JobStage, MetricLine, TrainMetric};
@@ -60,6 +61,10 @@ pub struct RunState {
     scalars: Stats,
     /// The latest `end` line's `summary`.
     summary: Option<Scalars>,
+    /// The spikes and non-finite values of the stream so far.
+    alerts: Alerts,
+    /// The first invalid line's number, and the step the run had reached before it.
+    first_invalid: Option<(u64, u64)>,
 }
 
 impl RunState {
@@ -99,16 +104,27 @@ impl RunState {
             Notable::Logs(logs) => logs.iter().for_each(|log| self.log(log)),
             Notable::Line { read, .. } => self.line(&read),
             Notable::Rejected {
-                error, complete, ..
+                line,
+                error,
+                complete,
             } => {
                 if is_cut(complete, error.category) {
                     self.partial = true; // the last line, still being written (or cut)
                 } else {
-                    self.invalid += 1;
+                    self.invalid_line(line);
                 }
             }
-            Notable::Refused { .. } | Notable::Over { .. } => self.invalid += 1,
+            Notable::Refused { line } | Notable::Over { line, .. } => self.invalid_line(line),
             Notable::Scalars(stats) => self.scalars.then(stats),
+            Notable::Alerts(segment) => self.alerts.then(segment),
+        }
+    }
+
+    /// Line `line` is invalid: counted, and the first one's place kept for its alert.
+    fn invalid_line(&mut self, line: u64) {
+        self.invalid += 1;
+        if self.first_invalid.is_none() {
+            self.first_invalid = Some((line, self.step()));
         }
     }
 
@@ -269,6 +285,11 @@ impl RunState {
         let ended = self.ended();
         let estimate = self.estimate(now);
         let stale = estimate.stale && !ended;
+        let side_problem = (!side_valid).then(|| {
+            snapshot
+                .as_ref()
+                .and_then(|snapshot| snapshot.problem.clone())
+        });
         StatusReport {
             run: run.to_owned(),
             name: name.to_owned(),
@@ -303,7 +324,33 @@ impl RunState {
             valid: self.invalid == 0 && !self.gzip_cut && side_valid,
             scalars: self.scalars.keys.clone(),
             summary: self.summary.clone(),
+            alerts: self.alerts(stale, estimate.silence, side_problem),
         }
+    }
+
+    /// The run's alerts, in the order of their kinds: `stalled` when `stale` (silent for
+    /// `silence` seconds), `nonfinite` and `spike`, `invalid` for the lines and, where
+    /// `side_problem` is given, for the snapshot files (in the words of their problem).
+    fn alerts(
+        &self,
+        stale: bool,
+        silence: Option<f64>,
+        side_problem: Option<Option<String>>,
+    ) -> Vec<crate::reports::Alert> {
+        let mut alerts = Vec::new();
+        if let (true, Some(silence)) = (stale, silence) {
+            alerts.push(alerts::stalled(self.step(), self.last_time, silence));
+        }
+        alerts.extend(self.alerts.alerts());
+        alerts.extend(alerts::invalid_lines(
+            self.invalid,
+            self.first_invalid,
+            self.gzip_cut,
+        ));
+        if let Some(problem) = side_problem {
+            alerts.push(alerts::invalid_snapshot(problem.as_deref()));
+        }
+        alerts
     }
 }
 

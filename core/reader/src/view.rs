@@ -115,7 +115,8 @@ fn scalar_words(stats: &ScalarStats, aggregate: Aggregate) -> String {
 }
 
 /// The rows `status` shows for one run, label and words, with a row for each scalar asked
-/// for (`- (not logged)` where the run has not logged it).
+/// for (`- (not logged)` where the run has not logged it), and last, when the run has any,
+/// its alerts.
 #[must_use]
 pub fn screen(record: &StatusReport, asked: &[Asked]) -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = Vec::with_capacity(12 + asked.len());
@@ -145,7 +146,21 @@ pub fn screen(record: &StatusReport, asked: &[Asked]) -> Vec<(String, String)> {
         snapshot_text(record.snapshot.as_ref(), record.run == STDIN),
     );
     row("lines", lines_row(record));
+    if !record.alerts.is_empty() {
+        row("alerts", alerts_text(record));
+    }
     rows
+}
+
+/// The alerts row: each alert as `kind: message`, in the record's order, joined by `; `.
+#[must_use]
+pub fn alerts_text(record: &StatusReport) -> String {
+    record
+        .alerts
+        .iter()
+        .map(|alert| format!("{}: {}", alert.kind.name(), alert.message))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The stage row: the latest `stage` line's command, or that there is none, and the phase

@@ -205,6 +205,7 @@ impl Watch {
             Notable::Refused { line } => self.state.take(Notable::Refused { line }),
             // the keys' stats: the status a watch ends on; no event of their own
             Notable::Scalars(stats) => self.state.take(Notable::Scalars(stats)),
+            Notable::Alerts(segment) => self.state.take(Notable::Alerts(segment)),
             Notable::Over {
                 line,
                 size,

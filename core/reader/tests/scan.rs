@@ -182,7 +182,8 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
             kept.iter()
                 .filter(|notable| match notable {
                     overbrainer_core::notable::Notable::Logs(_)
-                    | overbrainer_core::notable::Notable::Scalars(_) => false,
+                    | overbrainer_core::notable::Notable::Scalars(_)
+                    | overbrainer_core::notable::Notable::Alerts(_) => false,
                     overbrainer_core::notable::Notable::Line { read, .. } => {
                         !matches!(read, overbrainer_core::MetricLine::Eval { .. })
                     }
@@ -203,6 +204,17 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
             all
         };
         assert_eq!(stats(&got), stats(&want));
+        // The alerts' segments, cut where the parts fall, join into the same.
+        let alerts = |kept: &[overbrainer_core::notable::Notable]| {
+            let mut all = overbrainer_core::alerts::Alerts::default();
+            for notable in kept {
+                if let overbrainer_core::notable::Notable::Alerts(segment) = notable {
+                    all.then(segment.clone());
+                }
+            }
+            all.alerts()
+        };
+        assert_eq!(alerts(&got), alerts(&want));
         with_stats += u32::from(!stats(&want).is_empty());
         // Every log with an evaluation loss is kept, and the last log of all.
         let logs = |kept: &[overbrainer_core::notable::Notable]| {

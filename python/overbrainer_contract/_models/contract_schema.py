@@ -168,6 +168,83 @@ class Stale(Struct):
     """
 
 
+class Spike(Struct):
+    """
+    A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
+    """
+
+    ratio: Annotated[
+        float,
+        Meta(
+            description='How many times the median a loss must exceed (`SPIKE_RATIO`).',
+            gt=1.0,
+        ),
+    ]
+    """
+    How many times the median a loss must exceed (`SPIKE_RATIO`).
+    """
+    window: Annotated[
+        int,
+        Meta(
+            description='How many training losses before a log its median is taken over (`SPIKE_WINDOW`): a constant, so that judging every log costs `window` at most each.',
+            ge=1,
+            le=1000,
+        ),
+    ]
+    """
+    How many training losses before a log its median is taken over (`SPIKE_WINDOW`): a constant, so that judging every log costs `window` at most each.
+    """
+    min_logs: Annotated[
+        int,
+        Meta(
+            description='How many training losses must come before a log for it to be judged (`SPIKE_MIN_LOGS`), at most `window`: the first logs of a training have no median to speak of.',
+            ge=1,
+        ),
+    ]
+    """
+    How many training losses must come before a log for it to be judged (`SPIKE_MIN_LOGS`), at most `window`: the first logs of a training have no median to speak of.
+    """
+
+
+class Nonfinite(Struct):
+    """
+    A value that was not finite: a log whose `scalars` hold `"NaN"`, `"Infinity"` or `"-Infinity"` under one of `keys` (the plugin writes a `loss`, `eval_loss` or `grad_norm` that is not finite there, and `null` in its field), or an `end` line's `summary` that does. The alert is the first log of the latest stretch of such logs, a stretch ended by a log that holds a finite value under one of `keys` (in its field or its `scalars`).
+    """
+
+    keys: Annotated[
+        list[str],
+        Meta(description='The keys watched (`NONFINITE_KEYS`).', min_length=1),
+    ]
+    """
+    The keys watched (`NONFINITE_KEYS`).
+    """
+
+
+class Alerts(Struct):
+    """
+    The rules of a run's alerts (`alerts` in the status record), as thresholds: `stalled` is the `stale` rule for a run that has not ended; `invalid` an invalid line or snapshot file; `spike` and `nonfinite` are these. Since contract 2.2.0.
+    """
+
+    spike: Annotated[
+        Spike,
+        Meta(
+            description="A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert."
+        ),
+    ]
+    """
+    A training loss that jumps: a log's `loss` above `ratio` times the median (of an even count, the lower of the two middle values) of the finite training losses of the `window` logs with a loss before it (fewer at the start of the stream), judged once `min_logs` such losses came before it and only where that median is above 0. The latest such log is the alert.
+    """
+    nonfinite: Annotated[
+        Nonfinite,
+        Meta(
+            description='A value that was not finite: a log whose `scalars` hold `"NaN"`, `"Infinity"` or `"-Infinity"` under one of `keys` (the plugin writes a `loss`, `eval_loss` or `grad_norm` that is not finite there, and `null` in its field), or an `end` line\'s `summary` that does. The alert is the first log of the latest stretch of such logs, a stretch ended by a log that holds a finite value under one of `keys` (in its field or its `scalars`).'
+        ),
+    ]
+    """
+    A value that was not finite: a log whose `scalars` hold `"NaN"`, `"Infinity"` or `"-Infinity"` under one of `keys` (the plugin writes a `loss`, `eval_loss` or `grad_norm` that is not finite there, and `null` in its field), or an `end` line's `summary` that does. The alert is the first log of the latest stretch of such logs, a stretch ended by a log that holds a finite value under one of `keys` (in its field or its `scalars`).
+    """
+
+
 class Contract(Struct):
     """
     The constants of the metrics contract, in one document that every language reads instead of retyping them: the plugin's file, module and class, the environment variables it reads, the files of a run folder, the most bytes its side files may hold and when a run's ETA is stale.
@@ -243,4 +320,16 @@ class Contract(Struct):
     ) = UNSET
     """
     When a run's ETA is stale: the run silent (no line of any kind) for longer than `max(steps * step_seconds, floor_seconds)`, `step_seconds` being the mean time a step takes at the run's own pace (the floor alone without a pace). A stale ETA is said as such, never counted down. Since contract 2.0.0.
+    """
+    alerts: (
+        Annotated[
+            Alerts,
+            Meta(
+                description="The rules of a run's alerts (`alerts` in the status record), as thresholds: `stalled` is the `stale` rule for a run that has not ended; `invalid` an invalid line or snapshot file; `spike` and `nonfinite` are these. Since contract 2.2.0."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    The rules of a run's alerts (`alerts` in the status record), as thresholds: `stalled` is the `stale` rule for a run that has not ended; `invalid` an invalid line or snapshot file; `spike` and `nonfinite` are these. Since contract 2.2.0.
     """

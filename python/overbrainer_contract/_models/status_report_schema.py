@@ -49,6 +49,17 @@ The time left at `now`: `eta_seconds` less the time since that log, at least 0; 
 """
 
 
+class AlertKind(Enum):
+    """
+    What an alert is: `stalled`, a run that has not ended and has been silent for longer than its pace predicts (`eta_stale`); `nonfinite`, a loss, evaluation loss or gradient norm that was not finite (`alerts.nonfinite` in `contract.json`); `spike`, a training loss far above the median of the losses before it (`alerts.spike`); `invalid`, an invalid line (or a gzip stream cut short) or invalid snapshot files.
+    """
+
+    stalled = 'stalled'
+    nonfinite = 'nonfinite'
+    spike = 'spike'
+    invalid = 'invalid'
+
+
 Count: TypeAlias = Annotated[
     int, Meta(description='A number of lines or steps.', ge=0, title='Count')
 ]
@@ -135,6 +146,26 @@ class SnapshotState(Struct):
     problem: Annotated[str, Meta(description='What is wrong with the snapshot files, in one line, if anything.')] | None
     """
     What is wrong with the snapshot files, in one line, if anything.
+    """
+
+
+class Alert(Struct):
+    """
+    One thing in a run that needs a look: its kind, where it stands in the run (the step, and the time of the line it was seen in, when it has them) and one line of words, made by the core.
+    """
+
+    kind: AlertKind
+    step: Annotated[Count, Meta(description="The training step it was seen at (`stalled`: the run's step; `invalid`: the step the run had reached before its first invalid line); null for the snapshot files.")] | None
+    """
+    The training step it was seen at (`stalled`: the run's step; `invalid`: the step the run had reached before its first invalid line); null for the snapshot files.
+    """
+    time: Annotated[float, Meta(description="The `time` of the line it was seen in (`stalled`: the run's last line); null for invalid lines and files, which have none.")] | None
+    """
+    The `time` of the line it was seen in (`stalled`: the run's last line); null for invalid lines and files, which have none.
+    """
+    message: Annotated[str, Meta(description='What happened, in one line.')]
+    """
+    What happened, in one line.
     """
 
 
@@ -303,4 +334,16 @@ class StatusReport(Struct):
     ) = UNSET
     """
     The latest `end` line's `summary`: the training's one-shot values; null without one.
+    """
+    alerts: (
+        Annotated[
+            list[Alert],
+            Meta(
+                description='What in the run needs a look, by the rules of `alerts` and `stale` in `contract.json`: at most one alert of each kind but `invalid` (one for the lines, one for the snapshot files), in the order of `AlertKind`; empty when nothing does. Since contract 2.2.0.'
+            ),
+        ]
+        | UnsetType
+    ) = field(default_factory=list)
+    """
+    What in the run needs a look, by the rules of `alerts` and `stale` in `contract.json`: at most one alert of each kind but `invalid` (one for the lines, one for the snapshot files), in the order of `AlertKind`; empty when nothing does. Since contract 2.2.0.
     """

@@ -14,6 +14,10 @@ What it does, on the world's process zero only:
   and `epoch` in fields of their own (a value that is not a finite number: `null`);
   every other numeric value under its own key in the line's `scalars` (`eval_accuracy`,
   `rewards/chosen`, `num_input_tokens_seen`), which is left out of a line with none.
+  A `loss`, `eval_loss`, `learning_rate` or `grad_norm` that is not finite is `null` in
+  its field and its name (`"NaN"`, `"Infinity"`, `"-Infinity"`) under the same key in
+  `scalars`, so that what it was is kept where the reference, which ignores `scalars`,
+  still reads the line as before.
   The Trainer's final log (`train_runtime`, `train_loss`, `total_flos`...) keeps its
   `log` line, without `scalars`; its values are the `end` line's `summary`. A scalar
   is a finite number (an int stays an int; one of 2**1023 or more in magnitude is
@@ -109,6 +113,8 @@ _U64_MAX = 2**64 - 1
 # The keys a `log` line holds in fields of their own; every other numeric value of a log
 # goes into its `scalars`.
 _KNOWN = frozenset({"epoch", "loss", "eval_loss", "learning_rate", "grad_norm"})
+# Of them, those whose value, when not finite, is also written by its name in `scalars`.
+_NAMED_WHEN_NOT_FINITE = frozenset({"loss", "eval_loss", "learning_rate", "grad_norm"})
 # The Trainer's final log, after the loop, holds both; with `include_num_input_tokens_seen`
 # every training log holds `train_runtime` too, never `train_loss`.
 _FINAL_KEYS = ("train_runtime", "train_loss")
@@ -734,7 +740,9 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
 
     def _scalars(self, logs: dict[Any, Any]) -> dict[str, Any]:
         """The log's values but the known ones, each as `_scalar` writes it, in the log's
-        order; those that are not numbers (and keys that are not strings) are counted."""
+        order; those that are not numbers (and keys that are not strings) are counted. A
+        known `loss`, `eval_loss`, `learning_rate` or `grad_norm` is there only when it is
+        not finite, by its name (its field holds `null`)."""
         scalars: dict[str, Any] = {}
         try:
             for key, value in logs.items():
@@ -744,6 +752,13 @@ class OverbrainerMetricsCallback(TrainerCallback):  # type: ignore[misc, unused-
                         continue
                     key = str.__str__(key)  # a str subclass, as a plain str
                 if key in _KNOWN:
+                    if key in _NAMED_WHEN_NOT_FINITE:
+                        try:
+                            named = _scalar(value)
+                        except Exception:  # a value that cannot even be looked at
+                            named = _LEFT_OUT
+                        if isinstance(named, str):  # "NaN", "Infinity" or "-Infinity"
+                            scalars[key] = named
                     continue
                 try:
                     scalar = _scalar(value)
