@@ -360,6 +360,13 @@ impl Watch {
     ) -> StatusReport {
         self.state.report(run, name, now, snapshot, side_valid)
     }
+
+    /// The alerts of the lines so far told at `now` ([`RunState::alerts_at`]): the fold
+    /// kept as the lines came, so a look costs nothing of the lines before it.
+    #[must_use]
+    pub fn alerts(&self, now: f64) -> Vec<crate::reports::Alert> {
+        self.state.alerts_at(now)
+    }
 }
 
 /// What a look at a followed file found there other than new bytes: each face follows a
