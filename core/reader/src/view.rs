@@ -627,11 +627,31 @@ pub fn event_words(event: &crate::watch::Event) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{event_words, finding_said};
+    use super::{alerts_cell, event_words, finding_said};
     use crate::check::BOM_NOTE;
-    use crate::reports::Category;
+    use crate::reports::{Alert, AlertKind, Category};
     use crate::watch::Event;
     use crate::ParseError;
+
+    #[test]
+    fn the_alerts_cell_names_each_kind_at_its_step() {
+        let alert = |kind, step| Alert {
+            kind,
+            step,
+            time: None,
+            message: String::new(),
+        };
+        assert_eq!(alerts_cell(&[]), "");
+        assert_eq!(
+            alerts_cell(&[
+                alert(AlertKind::Stalled, Some(1200)),
+                alert(AlertKind::Spike, Some(77)),
+                alert(AlertKind::Invalid, Some(0)),
+                alert(AlertKind::Invalid, None),
+            ]),
+            "stalled@1,200, spike@77, invalid@0, invalid"
+        );
+    }
 
     #[test]
     fn watch_says_each_event_in_the_cores_words() {
