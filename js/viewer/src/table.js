@@ -58,7 +58,7 @@ const COLUMNS = [
     { id: "last_line", title: () => null, key: (row) => row.record.last_line_seconds },
     { id: "snapshot", text: true, title: () => null, key: (row) => row.record.snapshot?.taken?.step ?? null },
     { id: "invalid", title: () => null, key: (row) => count(row.record.invalid_lines) },
-    { id: "alerts", text: true, title: () => null, key: (row) => count(row.record.alerts.length) },
+    { id: "alerts", text: true, title: () => null, key: (row) => count(row.record.alerts?.length ?? 0) },
   ],
 ];
 
