@@ -179,6 +179,19 @@ def test_a_growing_run_runs_the_command_once_per_new_alert(tmp_path: Path) -> No
     assert list(tmp_path.rglob("PWNED")) == []
 
 
+def test_a_run_done_before_the_watch_runs_it_for_its_alerts_at_once(tmp_path: Path) -> None:
+    """The whole run in the first look, its job's last stage in it: the alerts of the lines
+    before that stage are the run's, told once."""
+    option, calls = recorder(tmp_path)
+    run = tmp_path / "run"
+    metrics = begun(run)
+    append(metrics, *losses(25, 25, 9.0), *losses(26, 30))
+    over(metrics, 30)
+    code, err = finished(watch(run, tmp_path, "--on-alert", option))
+    assert (code, err) == (0, "")
+    assert recorded(calls) == [call("spike", 25, os.fsencode(str(run)), SPIKE_25)]
+
+
 def test_a_sweep_tells_each_run_by_its_path_bytes_and_all(tmp_path: Path) -> None:
     option, calls = recorder(tmp_path)
     sweep = tmp_path / "sweep"
