@@ -215,6 +215,10 @@ def metric_parts(text: str, /) -> tuple[str, str]: ...
 def screen(report: bytes, metrics: list[str], /) -> list[tuple[str, str]]: ...
 def scalar_text(report: bytes, metric: str, /) -> str: ...
 def cells(report: bytes, metrics: list[str], /) -> list[str]: ...
+def alerts_cell(alerts: bytes, /) -> str:
+    """The words of the table's alerts cell (`spike@77, invalid@3`) for the JSON of a list
+    of alerts."""
+
 def headings() -> tuple[list[str], list[str]]: ...
 def footer(reports: list[bytes], /) -> str: ...
 def progress(
@@ -497,6 +501,9 @@ class WatchScan:
         """The events of the input's last line, when it has no newline."""
     def report(self, run: str, name: str, now: float) -> bytes:
         """The JSON of the run's `StatusReport` at `now` (no snapshot files read)."""
+    def alerts(self, now: float) -> bytes:
+        """The JSON of the run's `alerts` at `now`, as `report` holds them, without the
+        rest of the record (the core's fold kept as the lines came)."""
     def estimate(self, now: float) -> Estimate:
         """The time left at `now` and whether it holds; once ended, nothing left and the
         mean time a step took over the whole training."""

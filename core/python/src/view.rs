@@ -3,7 +3,7 @@
 //! the numbers, durations and ages of every face (`overbrainer_core::format`).
 
 use overbrainer_core::format;
-use overbrainer_core::reports::StatusReport;
+use overbrainer_core::reports::{Alert, StatusReport};
 use overbrainer_core::status::Estimate;
 use overbrainer_core::view::{self, Asked, Told};
 use pyo3::exceptions::PyValueError;
@@ -51,6 +51,15 @@ pub fn scalar_text(report: &PyBytes, metric: &str) -> PyResult<String> {
 #[pyfunction]
 pub fn cells(report: &PyBytes, metrics: Vec<String>) -> PyResult<Vec<String>> {
     Ok(view::cells(&record(report.as_bytes())?, &asked(metrics)))
+}
+
+/// The alerts' words as the table's alerts cell has them (`spike@77, invalid@3`), from the
+/// JSON of a list of alerts (a `StatusReport`'s `alerts`, or some of them).
+#[pyfunction]
+pub fn alerts_cell(alerts: &PyBytes) -> PyResult<String> {
+    let alerts: Vec<Alert> = serde_json::from_slice(alerts.as_bytes())
+        .map_err(|error| PyValueError::new_err(format!("not a list of alerts: {error}")))?;
+    Ok(view::alerts_cell(&alerts))
 }
 
 /// The headings of the table's columns: those before the scalars, and those after.
@@ -180,6 +189,7 @@ pub fn add(module: &PyModule) -> PyResult<()> {
         wrap_pyfunction!(screen, module)?,
         wrap_pyfunction!(scalar_text, module)?,
         wrap_pyfunction!(cells, module)?,
+        wrap_pyfunction!(alerts_cell, module)?,
         wrap_pyfunction!(headings, module)?,
         wrap_pyfunction!(footer, module)?,
         wrap_pyfunction!(progress, module)?,

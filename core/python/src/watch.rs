@@ -183,6 +183,15 @@ impl WatchScan {
         Ok(PyBytes::new(py, &json))
     }
 
+    /// The JSON of the run's `alerts` told at `now`, as `report` holds them (no snapshot
+    /// files read), without the rest of the record.
+    fn alerts<'p>(&self, py: Python<'p>, now: f64) -> PyResult<&'p PyBytes> {
+        finite(now)?;
+        let json = serde_json::to_vec(&self.watch.alerts(now))
+            .map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
+        Ok(PyBytes::new(py, &json))
+    }
+
     /// The time left at `now` and whether it holds; once ended, nothing left and the mean
     /// time a step took over the whole training.
     fn estimate(&self, now: f64) -> PyResult<PyEstimate> {

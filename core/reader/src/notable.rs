@@ -14,10 +14,11 @@
 //! over the bound is kept.
 //!
 //! Every log's `scalars` (and every end's `summary`) counts in each key's stats, so those
-//! are folded here, as the lines come, and kept as one [`Notable::Scalars`] per take, after
-//! the lines they were folded from. So are the alerts that every log counts in (a loss
-//! spike, a value that was not finite): one [`Notable::Alerts`] per take, a segment of the
-//! stream that the state joins to the ones before it.
+//! are folded here, as the lines come, and kept as one [`Notable::Scalars`] per take (and
+//! before each `stage` line), after the lines they were folded from. So are the alerts that
+//! every log counts in (a loss spike, a value that was not finite): one [`Notable::Alerts`]
+//! per take and before each `stage` line, a segment of the stream that the state joins to
+//! the ones before it.
 
 use crate::alerts::Segment;
 use crate::error::ParseError;
@@ -208,6 +209,11 @@ impl Notables {
             return;
         }
         self.close_evals();
+        if matches!(read, MetricLine::Stage { .. }) {
+            // the stats and alerts of the lines before a stage kept before it: `watch` folds
+            // nothing after the job's last stage, and they are the status it ends on
+            self.close_stats();
+        }
         self.kept.push(Notable::Line { line, read });
     }
 }

@@ -328,6 +328,14 @@ impl RunState {
         }
     }
 
+    /// The alerts of the run's lines told at `now`, as [`RunState::report`] gives them for a
+    /// run read without its snapshot files: what `watch` compares look by look.
+    #[must_use]
+    pub fn alerts_at(&self, now: f64) -> Vec<crate::reports::Alert> {
+        let estimate = self.estimate(now);
+        self.alerts(estimate.stale && !self.ended(), estimate.silence, None)
+    }
+
     /// The run's alerts, in the order of their kinds: `stalled` when `stale` (silent for
     /// `silence` seconds), `nonfinite` and `spike`, `invalid` for the lines and, where
     /// `side_problem` is given, for the snapshot files (in the words of their problem).

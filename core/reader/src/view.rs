@@ -12,7 +12,7 @@
 //! Numbers are written by [`crate::format`], as Python's format specifications write them.
 
 use crate::format::{ago, clock, duration, general, percent, rate, thousands};
-use crate::reports::{ScalarStats, SnapshotState, StatusReport, StepValue};
+use crate::reports::{Alert, ScalarStats, SnapshotState, StatusReport, StepValue};
 use crate::scalars::Scalar;
 use crate::status::Estimate;
 
@@ -332,16 +332,16 @@ pub fn lines_row(record: &StatusReport) -> String {
 }
 
 /// The headings of the table's columns before the scalars asked for, and after them.
-pub const HEADINGS: ([&str; 5], [&str; 4]) = (
+pub const HEADINGS: ([&str; 5], [&str; 5]) = (
     ["run", "stage", "step", "loss", "best eval"],
-    ["eta", "last line", "snapshot", "invalid"],
+    ["eta", "last line", "snapshot", "invalid", "alerts"],
 );
 
 /// A run's row of the table of runs, in the order of [`HEADINGS`] with a cell for each
 /// scalar asked for after the first five: name, stage (its phase with an evaluation's
 /// progress; `, resumed` after a second `begin`), step/max_steps, loss, best eval `value
 /// @step`, the scalars (blank for a run without the key), eta, last line, snapshot, invalid
-/// lines (blank for none).
+/// lines (blank for none), alerts ([`alerts_cell`]: blank for none).
 #[must_use]
 pub fn cells(record: &StatusReport, asked: &[Asked]) -> Vec<String> {
     let mut phase = record.phase.name().to_owned();
@@ -386,8 +386,28 @@ pub fn cells(record: &StatusReport, asked: &[Asked]) -> Vec<String> {
     };
     let mut row = vec![record.name.clone(), stage, step, loss, best];
     row.extend(asked.iter().map(|each| scalar_text(record, each)));
-    row.extend([eta, age, snapshot_cell(record.snapshot.as_ref()), invalid]);
+    row.extend([
+        eta,
+        age,
+        snapshot_cell(record.snapshot.as_ref()),
+        invalid,
+        alerts_cell(&record.alerts),
+    ]);
     row
+}
+
+/// The alerts cell: each alert's kind and, when it has one, its step (`spike@77`,
+/// `invalid` for the snapshot files), in their order, joined by `, `; blank for none.
+#[must_use]
+pub fn alerts_cell(alerts: &[Alert]) -> String {
+    alerts
+        .iter()
+        .map(|alert| match alert.step {
+            Some(step) => format!("{}@{}", alert.kind.name(), thousands(step)),
+            None => alert.kind.name().to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The snapshot cell: `invalid`, `requested`, `taken @N`, or `-`.
@@ -607,11 +627,31 @@ pub fn event_words(event: &crate::watch::Event) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{event_words, finding_said};
+    use super::{alerts_cell, event_words, finding_said};
     use crate::check::BOM_NOTE;
-    use crate::reports::Category;
+    use crate::reports::{Alert, AlertKind, Category};
     use crate::watch::Event;
     use crate::ParseError;
+
+    #[test]
+    fn the_alerts_cell_names_each_kind_at_its_step() {
+        let alert = |kind, step| Alert {
+            kind,
+            step,
+            time: None,
+            message: String::new(),
+        };
+        assert_eq!(alerts_cell(&[]), "");
+        assert_eq!(
+            alerts_cell(&[
+                alert(AlertKind::Stalled, Some(1200)),
+                alert(AlertKind::Spike, Some(77)),
+                alert(AlertKind::Invalid, Some(0)),
+                alert(AlertKind::Invalid, None),
+            ]),
+            "stalled@1,200, spike@77, invalid@0, invalid"
+        );
+    }
 
     #[test]
     fn watch_says_each_event_in_the_cores_words() {

@@ -360,6 +360,13 @@ impl Watch {
     ) -> StatusReport {
         self.state.report(run, name, now, snapshot, side_valid)
     }
+
+    /// The alerts of the lines so far told at `now` ([`RunState::alerts_at`]): the fold
+    /// kept as the lines came, so a look costs nothing of the lines before it.
+    #[must_use]
+    pub fn alerts(&self, now: f64) -> Vec<crate::reports::Alert> {
+        self.state.alerts_at(now)
+    }
 }
 
 /// What a look at a followed file found there other than new bytes: each face follows a
@@ -476,6 +483,45 @@ mod tests {
         text += "{\"event\":\"end\",\"time\":30,\"step\":8}\n";
         text += "{\"event\":\"stage\",\"time\":31,\"name\":\"merge\"}\n";
         text
+    }
+
+    #[test]
+    fn the_alerts_and_scalars_before_the_last_stage_stay_whatever_the_chunks() {
+        // 24 losses of 1, a 9 at step 25 (over 4 times the median 1 of the 20 before it), a
+        // NaN grad_norm at step 26, then the end and the job's last stage: what `watch` ends
+        // on holds the spike, the value that was not finite and the scalar, read in one chunk
+        // (the stage in it) or in any other
+        let mut text = String::from("{\"event\":\"begin\",\"time\":1,\"max_steps\":30}\n");
+        for step in 1..=25 {
+            let loss = if step == 25 { "9" } else { "1" };
+            text += &format!(
+                "{{\"event\":\"log\",\"time\":{},\"step\":{step},\"loss\":{loss}}}\n",
+                step + 1
+            );
+        }
+        text += "{\"event\":\"log\",\"time\":27,\"step\":26,\"scalars\":{\"grad_norm\":\"NaN\"}}\n";
+        text += "{\"event\":\"end\",\"time\":28,\"step\":26}\n";
+        let last = JobStage::ALL.last().map_or("", |stage| stage.name());
+        text += &format!("{{\"event\":\"stage\",\"time\":29,\"name\":\"{last}\"}}\n");
+        for size in [text.len(), 4096, 100, 7] {
+            let (_, watch) = watched(&text, size);
+            assert!(watch.job_done(), "cut every {size}");
+            let kinds: Vec<_> = watch
+                .alerts(29.0)
+                .iter()
+                .map(|alert| (alert.kind, alert.step))
+                .collect();
+            assert_eq!(
+                kinds,
+                vec![
+                    (crate::reports::AlertKind::Nonfinite, Some(26)),
+                    (crate::reports::AlertKind::Spike, Some(25)),
+                ],
+                "cut every {size}"
+            );
+            let report = watch.report("run", "run", 29.0, None, true);
+            assert!(report.scalars.contains_key("grad_norm"), "cut every {size}");
+        }
     }
 
     #[test]

@@ -39,7 +39,7 @@ function scalarKey(value) {
 }
 
 /** The columns of the command line's table before the scalars (the core's cells 0 to 4), and
- * after them (the last four), by id; the headings are the core's (`headings()`).
+ * after them (the last five), by id; the headings are the core's (`headings()`).
  * @type {[Omit<Column, "heading" | "at">[], Omit<Column, "heading" | "at">[]]} */
 const COLUMNS = [
   [
@@ -58,6 +58,7 @@ const COLUMNS = [
     { id: "last_line", title: () => null, key: (row) => row.record.last_line_seconds },
     { id: "snapshot", text: true, title: () => null, key: (row) => row.record.snapshot?.taken?.step ?? null },
     { id: "invalid", title: () => null, key: (row) => count(row.record.invalid_lines) },
+    { id: "alerts", text: true, title: () => null, key: (row) => count(row.record.alerts?.length ?? 0) },
   ],
 ];
 

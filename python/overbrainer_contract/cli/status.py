@@ -28,6 +28,8 @@ import msgspec
 
 from .. import _core
 from .._models.status_report_schema import (
+    Alert,
+    AlertKind,
     Phase,
     ScalarStats,
     StatusReport,
@@ -71,19 +73,24 @@ when the run has been silent for much longer than its pace predicts (50 steps at
 pace, and at least 2 minutes). A request not yet answered (no proof newer than it) is
 always shown, beside an older proof.
 
-Over many runs (several RUNs, or a folder of runs at any depth) a table, one row a run:
-its name (its path below the folder the runs have in common), stage, step / max_steps,
-latest loss, best eval loss and its step, ETA, how long ago its last line came, snapshot,
-invalid lines; --sort orders it. --metric KEY[:last|min|max] adds a column of a scalar the
-runs logged (a key of the logs' `scalars` or of the end line's `summary`: its latest value,
-or its lowest or highest finite value and the step it came at; a run without the key
-blank), and the one-run screen shows it too; --sort KEY[:agg] orders by one (any key, asked
-for as a column or not). --only REGEX keeps the runs whose names match. -o json writes
-the run's state as one JSON object, or over many runs JSON Lines, one object a run
-(`schema status-report` prints their schema: every scalar is there).
+Over many runs (several RUNs, or a folder of runs at any depth) a table, one row a run: its
+name (its path below the folder the runs have in common), stage, step / max_steps, latest
+loss, best eval loss and its step, ETA, how long ago its last line came, snapshot, invalid
+lines, alerts (each kind with its step: `spike@77`); --sort orders it. --metric
+KEY[:last|min|max] adds a column of a scalar the runs logged (a key of the logs' `scalars`
+or of the end line's `summary`: its latest value, or its lowest or highest finite value and
+the step it came at; a run without the key blank), and the one-run screen shows it too;
+--sort KEY[:agg] orders by one (any key, asked for as a column or not). --only REGEX keeps
+the runs whose names match. -o json writes the run's state as one JSON object, or over many
+runs JSON Lines, one object a run (`schema status-report` prints their schema: every
+scalar is there).
 
 Exit 1 when `check` would find a run invalid (an invalid line, a bad snapshot.json or
-snapshot.request), with one line on stderr; 2 when a RUN cannot be read."""
+snapshot.request), with one line on stderr; 2 when a RUN cannot be read. --fail-on
+KIND[,KIND...] (stalled, nonfinite, spike, invalid): exit 3 when a run has an alert of one of
+those kinds, after the output, with one line a run on stderr naming its alerts of those
+kinds and their steps (`runs/7: alerts: spike@77`); 3 rather than 1 (a run with invalid lines
+and a spike, or `--fail-on invalid`), but 2 when a RUN cannot be read."""
 
 EPILOG = f"""\
 examples:
@@ -95,6 +102,7 @@ examples:
   {PROG} status sweep/ --only 'lr3e-4' --metric rewards/margins
   {PROG} status sweep/ -o json | jq -r 'select(.eta_stale) | .name'
   {PROG} status runs/7 -o json --now 1764467600   # as it stood at that time
+  {PROG} status sweep/ --fail-on spike,nonfinite || notify-send 'a run needs a look'
 
 {EXIT_CODES}"""
 
@@ -103,6 +111,28 @@ SORTS = ("name", "stage", "step", "loss", "eval_loss", "eta", "age", "invalid")
 step, the latest loss, the best eval loss, the time left, how long ago the last line came
 (the latest first), the invalid lines. A run without the value comes last. Any other
 text is a scalar's key with its aggregate (`Metric`)."""
+
+FAILED = 3
+"""The exit status when a run has an alert of a kind `--fail-on` names."""
+
+KINDS = tuple(kind.value for kind in AlertKind)
+"""The kinds of alerts, in the schema's order (`AlertKind`)."""
+
+
+def alert_kinds(text: str) -> frozenset[AlertKind]:
+    """`KIND[,KIND...]` (argparse's type for `--fail-on`): kinds of `KINDS`, any other a usage
+    error naming them."""
+    names = text.split(",")
+    unknown = [name for name in names if name not in KINDS]
+    if unknown:
+        words = ", ".join(repr(name) for name in unknown)
+        raise argparse.ArgumentTypeError(
+            f"no alert kind {shown(words)} (the kinds: {', '.join(KINDS)})"
+        )
+    return frozenset(AlertKind(name) for name in names)
+
+
+alert_kinds.__name__ = "alert kinds"
 
 AGGREGATES = ("last", "min", "max")
 """What a scalar's column shows: its latest value, its lowest or highest finite value."""
@@ -181,6 +211,14 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "-r", "--reverse", action="store_true", help="the order of --sort, reversed"
     )
+    parser.add_argument(
+        "--fail-on",
+        type=alert_kinds,
+        default=frozenset(),
+        metavar="KIND[,KIND...]",
+        help=f"exit {FAILED} when a run has an alert of one of these kinds ({', '.join(KINDS)}),"
+        " one line a run on stderr after the output",
+    )
     add_only(parser)
     add_max_line(parser)
     add_now(parser)
@@ -222,7 +260,29 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(msgspec.to_builtins(row), separators=(",", ":")) + "\n")
     elif rows:
         _table(rows, colour_on(sys.stdout, args.color), args.metric)
+    return fail_on(rows, args.fail_on, code)
+
+
+def fail_on(rows: Sequence[StatusReport], kinds: frozenset[AlertKind], code: int) -> int:
+    """`--fail-on`: a line on stderr for each run with an alert of `kinds` (its alerts of
+    those kinds in the words of the table's cell, `runs/7: alerts: spike@77`), and the exit
+    status: `FAILED` when there is one, over `code`'s 1 (invalid lines) but not its 2 (a RUN
+    that could not be read)."""
+    failed = False
+    for row in rows:
+        alerts = row.alerts if isinstance(row.alerts, list) else []
+        chosen = [alert for alert in alerts if alert.kind in kinds]
+        if chosen:
+            failed = True
+            say(f"{row.run}: alerts: {_alerts_words(chosen)}")
+    if failed and code != USAGE:
+        return FAILED
     return code
+
+
+def _alerts_words(alerts: Sequence[Alert]) -> str:
+    """Alerts in the core's words of the table's alerts cell (`spike@77, invalid@3`)."""
+    return _core.alerts_cell(msgspec.json.encode(list(alerts)))
 
 
 def _say_unknown(rows: Sequence[StatusReport], asked: Sequence[str | Metric]) -> None:
@@ -254,10 +314,11 @@ def _one(target: Run, args: argparse.Namespace) -> int:
     else:
         _say_unknown([record], args.metric)
         sys.stdout.write(render(record, colour_on(sys.stdout, args.color), args.metric))
+    code = OK
     if not record.valid:
         _say_invalid(target, read, record)
-        return INVALID
-    return OK
+        code = INVALID
+    return fail_on([record], args.fail_on, code)
 
 
 def _say_invalid(target: Run, read: StatusRead, record: StatusReport) -> None:
@@ -364,7 +425,7 @@ def render(record: StatusReport, colour: bool, metrics: Sequence[Metric] = ()) -
 # -- many runs: a table ------------------------------------------------------------------
 
 
-JUSTIFY = ("left", "left", "right", "right", "right"), ("right", "right", "left", "right")
+JUSTIFY = ("left", "left", "right", "right", "right"), ("right", "right", "left", "right", "left")
 """How the core's columns before the scalars' and after them are aligned (a scalar's column
 to the right, as a number)."""
 

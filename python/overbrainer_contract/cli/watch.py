@@ -6,6 +6,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
+import signal
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -16,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .. import _core
-from .._models.status_report_schema import StatusReport
+from .._models.status_report_schema import Alert, StatusReport
 from ..files.follower import Follower
 from ..files.sidefile import SideFileError, open_metrics
 from ..files.signatures import GZIP_MAGIC, is_gzip_name
@@ -43,6 +46,7 @@ from ._common import (
     add_max_line,
     colour_on,
     formatter,
+    say,
     seconds,
 )
 
@@ -59,6 +63,9 @@ MAX_GRACE = 86400.0
 """The most seconds waited after the end line: a day."""
 PLAIN_EVERY = 5.0
 """The fewest seconds between two progress lines of the plain view (off a terminal)."""
+
+ON_ALERT_TIMEOUT = 30.0
+"""The seconds an `--on-alert` command may take by default before it is killed."""
 
 RESCAN_EVERY = 2.0
 """The fewest seconds between two looks for new runs below a sweep's folder (a walk of its
@@ -96,13 +103,26 @@ The file followed is the one at the path, checked at every look: one cut shorter
 rewritten in place or replaced by another file is said once and read again from its
 start, as a run starting over (the progress, stage and evaluations shown are the new
 file's; an invalid line seen before still makes the exit 1). A file removed is said once;
-what was shown stays until a file is there again, read from its start."""
+what was shown stays until a file is there again, read from its start.
+
+--on-alert CMD runs CMD once for each new alert of a run (the alerts `status` shows: stalled,
+nonfinite, spike, invalid), from the core's fold of the lines read so far, at each look once
+the backlog is read. An alert is its run, its kind and its step: one that stands look after
+look is not run again; one that goes and comes back (a run silent again) is new, as is a
+later spike. The alerts there when the watch begins are new to it. CMD is split as a shell
+splits words (shlex) and run directly, never by a shell, one at a time, with
+OVERBRAINER_ALERT (the kind), OVERBRAINER_STEP (empty when the alert has none),
+OVERBRAINER_RUN (the run's path, its bytes as they are) and OVERBRAINER_MESSAGE in its
+environment, its standard output sent to standard error. One that fails (not found, a
+non-zero exit, past --on-alert-timeout seconds: its process group killed) is said on
+standard error and the watch goes on."""
 
 EPILOG = f"""\
 examples:
   {PROG} watch runs/7
   {PROG} watch runs/7/metrics.jsonl --interval 2 --grace 60
   {PROG} watch sweep/ | grep 'eval loss'
+  {PROG} watch sweep/ --on-alert 'notify-send overbrainer'
 
 {EXIT_CODES}"""
 
@@ -137,8 +157,108 @@ def add(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="plain lines, no progress bar (the default off a terminal)",
     )
+    parser.add_argument(
+        "--on-alert",
+        type=command,
+        default=None,
+        metavar="CMD",
+        help="a command run once for each new alert of a run, its words split as a shell"
+        " splits them, run without a shell; OVERBRAINER_ALERT, _STEP, _RUN and _MESSAGE in its"
+        " environment",
+    )
+    parser.add_argument(
+        "--on-alert-timeout",
+        type=seconds(MIN_INTERVAL, MAX_GRACE),
+        default=ON_ALERT_TIMEOUT,
+        metavar="S",
+        help=f"seconds an --on-alert command may run before it is killed (default"
+        f" {ON_ALERT_TIMEOUT:g})",
+    )
     add_max_line(parser)
     parser.set_defaults(run=run)
+
+
+def command(text: str) -> list[str]:
+    """`--on-alert CMD` (argparse's type): its words, split as a shell splits them."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{shown(repr(text))}: {error}") from error
+    if not words:
+        raise argparse.ArgumentTypeError("an empty command")
+    return words
+
+
+command.__name__ = "command"
+
+
+class OnAlert:
+    """`--on-alert CMD`: CMD run once for each new alert of a run, one at a time.
+
+    A run's alerts are the core's, told at each look from its fold of the lines so far
+    (`WatchScan.alerts`: kept as the lines come, so a look costs nothing of the lines read
+    before it). An alert is identified by its kind and step within its run: those of the
+    previous look stand, and are not run again; the others are new."""
+
+    def __init__(self, argv: list[str], timeout: float) -> None:
+        self.argv = argv
+        self.timeout = timeout
+        self.standing: dict[bytes, set[tuple[str, int | None]]] = {}
+
+    def look(self, run: bytes, scan: WatchScan) -> None:
+        """The run's alerts now: CMD for each that did not stand at its previous look."""
+        alerts = msgspec.json.decode(scan.alerts(time.time()), type=list[Alert])
+        before = self.standing.get(run, set())
+        now = {(alert.kind.value, alert.step) for alert in alerts}
+        self.standing[run] = now
+        for alert in alerts:
+            if (alert.kind.value, alert.step) not in before:
+                self.call(run, alert)
+
+    def call(self, run: bytes, alert: Alert) -> None:
+        """CMD for `alert` of `run`, waited for; a failure said on standard error."""
+        env = os.environb.copy()
+        env[b"OVERBRAINER_ALERT"] = alert.kind.value.encode()
+        env[b"OVERBRAINER_STEP"] = b"" if alert.step is None else str(alert.step).encode()
+        env[b"OVERBRAINER_RUN"] = run
+        env[b"OVERBRAINER_MESSAGE"] = alert.message.encode()
+        what = f"--on-alert {shlex.join(self.argv)} ({alert.kind.value} of {os.fsdecode(run)})"
+        try:
+            process = subprocess.Popen(
+                self.argv,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=2,  # this process's standard error: watch's standard output is its own
+                start_new_session=True,  # its own process group: killed whole past the timeout
+            )
+        except (OSError, ValueError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            say(f"{what}: cannot run it: {reason}")
+            return
+        try:
+            code = process.wait(self.timeout)
+        except subprocess.TimeoutExpired:
+            _kill(process)
+            say(f"{what}: still running after {self.timeout:g} s: killed")
+            return
+        except BaseException:  # Ctrl-C: the command's group does not outlive the watch
+            _kill(process)
+            raise
+        if code < 0:
+            say(f"{what}: killed by signal {-code}")
+        elif code != 0:
+            say(f"{what}: exit status {code}")
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """A command's process group killed, and the command waited for."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _on_alert(args: argparse.Namespace) -> OnAlert | None:
+    return None if args.on_alert is None else OnAlert(args.on_alert, args.on_alert_timeout)
 
 
 @dataclass(frozen=True)
@@ -363,7 +483,15 @@ def run(args: argparse.Namespace) -> int:
     if plain:
         view = PlainView(_write)
     try:
-        return follow(target.metrics, args.interval, args.grace, view, args.max_line)
+        return follow(
+            target.metrics,
+            args.interval,
+            args.grace,
+            view,
+            args.max_line,
+            _on_alert(args),
+            os.fsencode(target.name),
+        )
     finally:
         view.close()
 
@@ -388,7 +516,7 @@ def _watch_sweep(folder: Path, args: argparse.Namespace, plain: bool) -> int:
             bars = None
     rows: Callable[[str], PlainView | RunRow] = _plain_row if bars is None else bars.row
     try:
-        return follow_sweep(folder, args.interval, args.grace, rows, args.max_line)
+        return follow_sweep(folder, args.interval, args.grace, rows, args.max_line, _on_alert(args))
     finally:
         if bars is not None:
             bars.close()
@@ -540,12 +668,15 @@ def follow(
     grace: float,
     view: PlainView | RichView,
     max_line: int | None = None,
+    on_alert: OnAlert | None = None,
+    run: bytes = b"",
 ) -> int:
     """Follow `path` until the job is done; the exit status.
 
     A backlog is read a chunk at a time (`Follower`), without waiting between chunks: the
     memory stays flat. The core folds the lines into the run's state and tells their
-    events (`reader.WatchScan`); this shows them.
+    events (`reader.WatchScan`); this shows them. With `on_alert`, its command runs for each
+    new alert of the run (named `run`), at each look once the backlog is read.
     """
     watched = Watched(path, grace, view, max_line)
     try:
@@ -554,6 +685,8 @@ def follow(
                 watched.look()
             except SideFileError as error:
                 raise CliError(shown(str(error))) from error
+            if on_alert is not None and not watched.behind:
+                on_alert.look(run, watched.scan)
             if watched.left:
                 return watched.status
             if not watched.behind:
@@ -569,6 +702,8 @@ class Member:
 
     name: str
     watched: Watched
+    run: bytes = b""
+    """The run's path, its bytes as found (what `--on-alert`'s command is told)."""
 
 
 class Sweep:
@@ -581,8 +716,10 @@ class Sweep:
         grace: float,
         rows: Callable[[str], PlainView | RunRow],
         max_line: int | None,
+        on_alert: OnAlert | None = None,
     ) -> None:
         self.folder = folder
+        self.on_alert = on_alert
         self.grace = grace
         self.rows = rows
         self.max_line = max_line
@@ -606,12 +743,17 @@ class Sweep:
                 row.event(why)
                 continue
             self.following.append(
-                Member(shown(name), Watched(run.metrics, self.grace, row, self.max_line))
+                Member(
+                    shown(name),
+                    Watched(run.metrics, self.grace, row, self.max_line),
+                    os.fsencode(run.name),
+                )
             )
         return len(fresh)
 
     def look(self, member: Member) -> None:
-        """One look at a run; one that is no file is said, and left."""
+        """One look at a run, and `--on-alert`'s command for its new alerts once its backlog
+        is read; one that is no file is said, and left."""
         watched = member.watched
         try:
             watched.look()
@@ -619,6 +761,9 @@ class Sweep:
             watched.view.event(shown(str(error)))
             watched.left = True
             self.unreadable = True
+            return
+        if self.on_alert is not None and not watched.behind:
+            self.on_alert.look(member.run, watched.scan)
 
     def drop_left(self) -> None:
         """Stop following the runs whose watch is over."""
@@ -647,6 +792,7 @@ def follow_sweep(
     grace: float,
     rows: Callable[[str], PlainView | RunRow],
     max_line: int | None = None,
+    on_alert: OnAlert | None = None,
 ) -> int:
     """Follow every run below `folder` until each has left, as `follow` leaves one, and a
     look for new runs after that found none; the exit status.
@@ -656,7 +802,7 @@ def follow_sweep(
     nothing. Runs are looked for again every `RESCAN_EVERY` seconds at the most often.
     """
     _more_open_files()
-    sweep = Sweep(folder, grace, rows, max_line)
+    sweep = Sweep(folder, grace, rows, max_line, on_alert)
     next_rescan = 0.0
     try:
         while True:
