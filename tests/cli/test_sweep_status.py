@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,7 +52,7 @@ def test_status_of_a_sweep_is_a_table_of_one_row_a_run(sweep: Sweep) -> None:
     header = lines[0].split()
     assert header == [
         "run", "stage", "step", "loss", "best", "eval", "eta", "last", "line", "snapshot",
-        "invalid",
+        "invalid", "alerts",
     ]  # fmt: skip
     table = {line.split()[0]: line for line in lines[2:] if line.strip()}
     assert set(sweep.runs) <= set(table)
@@ -63,8 +64,10 @@ def test_status_of_a_sweep_is_a_table_of_one_row_a_run(sweep: Sweep) -> None:
     assert "taken @50" in table[SNAPSHOT]
     assert "evaluating 3/10" in table[EVALUATING]
     assert table[GZIPPED].split()[1:3] == ["ended", f"{sweep.runs[GZIPPED].step}/100"]
-    for name in BAD:
-        assert table[name].rstrip().endswith(f" {sweep.runs[name].invalid}")
+    for name in BAD:  # the invalid lines counted, then the alerts, an invalid line's among them
+        *_, invalid, alerts = re.split(r"\s{2,}", table[name].strip())
+        assert invalid == str(sweep.runs[name].invalid)
+        assert "invalid@" in alerts
     ended = sum(1 for run in sweep.runs.values() if run.ended)
     assert lines[-1].startswith(f"{len(sweep.runs)} runs, {ended} ended")
     assert lines[-1].endswith(", 2 invalid")
