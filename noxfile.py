@@ -1097,7 +1097,7 @@ def bench(session: nox.Session) -> None:
     # parse_line against orjson, json, msgspec, jsonschema, side by side in one run on a
     # realistic 1M-line metrics.jsonl; then `check` against a bare parse_line loop, `check`'s
     # peak memory over 200k and 1M bad lines (goal: 64 MB), `export` against `check` (and
-    # export's peak memory on 5M lines), the npm package's whole-file reader under Node against
+    # export's peak memory on 5M lines), what status's alerts cost it, the npm package's whole-file reader under Node against
     # the reference runner (js.py), `serve` on a sweep of 1,000 runs with the page in Chromium
     # (serve.py), and the plugin's callback against a no-op callback.
     install_project(session, "bench", extras="[serve]")
@@ -1110,6 +1110,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/lines.py", *session.posargs, **measured)  # long lines
     session.run("python", "benchmarks/cli.py", *session.posargs, **measured)  # watch, -o json
     session.run("python", "benchmarks/export.py", *session.posargs, **measured)  # vs check
+    session.run("python", "benchmarks/alerts.py", *session.posargs, **measured)  # status's alerts
     # parse_line, the whole file and check against the reference itself (the Rust runner)
     runner = {"OVERBRAINER_REFERENCE_RUNNER": _reference_runner(session)}
     session.run("python", "benchmarks/reference.py", *session.posargs, env=runner, **measured)

@@ -9,7 +9,7 @@
 //! [`Segment`] of a stream: what a part of the stream says of them, read alone, and which of
 //! its logs wait for the losses before it to be judged. A run's state joins the segments in
 //! order ([`Alerts::then`]): the same answer however the stream is cut into parts, each log
-//! judged once against a window of at most `SPIKE_WINDOW` losses kept sorted (a log costs
+//! judged once against a window of the `SPIKE_WINDOW` losses before it (a log costs
 //! `O(SPIKE_WINDOW)`, a segment's first losses `O(SPIKE_WINDOW^2)` more, whatever the
 //! stream's length).
 //!
@@ -42,58 +42,79 @@ pub struct Spike {
     pub over: usize,
 }
 
-/// The latest losses, at most `SPIKE_WINDOW`, in order, with their values sorted: the window
-/// a loss is judged against.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The values of the latest losses, at most `SPIKE_WINDOW`, in order, and the least of them:
+/// the window a loss is judged against.
+#[derive(Debug, Clone, PartialEq)]
 struct Window {
-    recent: VecDeque<Loss>,
-    sorted: Vec<f64>,
+    recent: VecDeque<f64>,
+    /// The least value of `recent` (infinity when empty), found again only when the value
+    /// that leaves the window was it.
+    least: f64,
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Self {
+            recent: VecDeque::new(),
+            least: f64::INFINITY,
+        }
+    }
 }
 
 impl Window {
     /// `loss` in, the oldest out once the window is full.
     fn push(&mut self, loss: Loss) {
+        let mut least_left = false;
         if self.recent.len() >= SPIKE_WINDOW.max(1) {
-            if let Some(old) = self.recent.pop_front() {
-                if let Ok(at) = self
-                    .sorted
-                    .binary_search_by(|value| value.total_cmp(&old.value))
-                {
-                    self.sorted.remove(at);
-                }
-            }
+            least_left = self
+                .recent
+                .pop_front()
+                .map_or(false, |old| old <= self.least);
         }
-        let at = self
-            .sorted
-            .binary_search_by(|value| value.total_cmp(&loss.value))
-            .unwrap_or_else(|at| at);
-        self.sorted.insert(at, loss.value);
-        self.recent.push_back(loss);
+        self.recent.push_back(loss.value);
+        self.least = if least_left {
+            self.recent.iter().copied().fold(f64::INFINITY, lower)
+        } else {
+            lower(self.least, loss.value)
+        };
     }
 
     /// The median of the window (of an even count, the lower of the two middle values).
     fn median(&self) -> Option<f64> {
-        let count = self.sorted.len();
-        if count == 0 {
-            return None;
-        }
-        self.sorted.get((count - 1) / 2).copied()
+        let mut values: Vec<f64> = self.recent.iter().copied().collect();
+        let middle = values.len().checked_sub(1)? / 2;
+        let (_, median, _) = values.select_nth_unstable_by(middle, f64::total_cmp);
+        Some(*median)
     }
 
     /// `loss` judged against this window, `before` training losses having come before it in
     /// the stream: a spike when at least `SPIKE_MIN_LOGS` came, the median is above 0 and
-    /// the loss above `SPIKE_RATIO` times it.
+    /// the loss above `SPIKE_RATIO` times it. A loss at most `SPIKE_RATIO` times the window's
+    /// least value (so its median) is none, told without the median: the median is taken
+    /// only for a loss above that, which a training rarely logs.
     fn judge(&self, loss: Loss, before: u64) -> Option<Spike> {
         let least = SPIKE_MIN_LOGS.clamp(1, SPIKE_WINDOW.max(1));
         if before < u64::try_from(least).unwrap_or(u64::MAX) {
+            return None;
+        }
+        if loss.value <= SPIKE_RATIO * self.least {
             return None;
         }
         let median = self.median()?;
         (median > 0.0 && loss.value > SPIKE_RATIO * median).then_some(Spike {
             loss,
             median,
-            over: self.sorted.len(),
+            over: self.recent.len(),
         })
+    }
+}
+
+/// The lower of two values (the values of losses: finite).
+fn lower(low: f64, value: f64) -> f64 {
+    if value < low {
+        value
+    } else {
+        low
     }
 }
 
@@ -139,7 +160,8 @@ fn finiteness(metric: Option<&TrainMetric>, scalars: Option<&Scalars>) -> Finite
         if let Some(word) = value.and_then(Scalar::word) {
             return Finiteness::Not(key.to_owned(), word);
         }
-        finite |= matches!(value, Some(Scalar::Number(_)))
+        finite = finite
+            || matches!(value, Some(Scalar::Number(_)))
             || metric.map_or(false, |metric| field(metric, key).is_some());
     }
     if finite {
@@ -506,30 +528,57 @@ mod tests {
 
     #[test]
     fn the_windowed_median_agrees_with_the_plain_rule_however_the_stream_is_cut() {
-        // a deterministic wandering series with jumps, judged plainly and by the segments
-        let mut state: u64 = 12345;
-        let mut values = Vec::new();
-        for _ in 0..200 {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            let draw = float(state >> 40) / float(1 << 24);
-            values.push(if draw > 0.93 { 10.0 + draw } else { 1.0 + draw });
-        }
-        let logs: Vec<_> = (1..)
-            .zip(&values)
-            .map(|(step, value)| log(step, Some(*value), None))
-            .collect();
-        let expected = plainly(&values);
-        assert!(expected.is_some());
-        for size in [1, 3, 7, 19, 20, 21, 64, 200] {
-            let got = fed(&logs, size).spike().map(|spike| {
-                (
-                    usize::try_from(spike.loss.step - 1).unwrap_or(0),
-                    spike.median,
-                )
-            });
-            assert_eq!(got, expected, "cut every {size}");
+        // deterministic wandering series with jumps, judged plainly and by the segments: of
+        // positive values, of a few values repeated (the least leaving the window while a
+        // copy stays), and around zero (medians at or below 0, negative losses)
+        let shapes: [fn(f64) -> f64; 3] = [
+            |draw| if draw > 0.93 { 10.0 + draw } else { 1.0 + draw },
+            |draw| {
+                if draw > 0.9 {
+                    9.0
+                } else {
+                    (draw * 4.0).floor() + 1.0
+                }
+            },
+            |draw| {
+                if draw > 0.95 {
+                    30.0 * draw
+                } else {
+                    draw * 4.0 - 1.0
+                }
+            },
+        ];
+        for (shape, value_of) in shapes.iter().enumerate() {
+            for seed in [12345_u64, 7, 99, 2026] {
+                let mut state = seed;
+                let mut values = Vec::new();
+                for _ in 0..200 {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    values.push(value_of(float(state >> 40) / float(1 << 24)));
+                }
+                let logs: Vec<_> = (1..)
+                    .zip(&values)
+                    .map(|(step, value)| log(step, Some(*value), None))
+                    .collect();
+                let expected = plainly(&values);
+                if shape < 2 {
+                    assert!(expected.is_some(), "shape {shape}, seed {seed}");
+                }
+                for size in [1, 3, 7, 19, 20, 21, 64, 200] {
+                    let got = fed(&logs, size).spike().map(|spike| {
+                        (
+                            usize::try_from(spike.loss.step - 1).unwrap_or(0),
+                            spike.median,
+                        )
+                    });
+                    assert_eq!(
+                        got, expected,
+                        "shape {shape}, seed {seed}, cut every {size}"
+                    );
+                }
+            }
         }
     }
 
