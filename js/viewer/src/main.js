@@ -31,8 +31,9 @@ import { RunTable } from "./table.js";
  * @typedef {{ unit: import("overbrainer-contract/core").Unit, path: string, metrics: File, side: Side | null }} Found */
 /** A run's errors as `check` makes them: the first LISTED, how many more, the file's summary.
  * @typedef {{ listed: ReportFinding[], more: number, summary: ReportFile | null }} Findings */
-/** A run's card: the card, its status table, its training's summary, its section of bad lines.
- * @typedef {{ view: HTMLElement, status: HTMLElement, summary: HTMLElement, errors: HTMLElement, listed: number }} RunView */
+/** A run's card: the card, its alerts' badges, its status table, its training's summary, its
+ * section of bad lines.
+ * @typedef {{ view: HTMLElement, badges: HTMLElement, status: HTMLElement, summary: HTMLElement, errors: HTMLElement, listed: number }} RunView */
 /** A run served, followed: its latest listing entry, the file read (its id, or null before
  * the first) and how far, its side files' signature, the reading under way (its bytes go on
  * to it as the file grows), and whether the file was found removed.
@@ -556,7 +557,11 @@ function scheduleTable() {
 function renderTable() {
   /** @type {{ name: string, record: StatusReport }[]} */
   const rows = [];
-  for (const run of runs) if (run.record !== null) rows.push({ name: run.name, record: run.record });
+  const only = alertedOnly();
+  for (const run of runs) {
+    if (run.record === null || (only && !alerted.has(run))) continue;
+    rows.push({ name: run.name, record: run.record });
+  }
   runTable.render(rows);
   $("run-table").dataset.rendered = String(Number($("run-table").dataset.rendered || 0) + 1);
 }
@@ -585,6 +590,9 @@ function runView(name, colour) {
   view.style.setProperty("--colour", colour);
   view.dataset.run = name;
   view.append(element("h2", name));
+  const badges = element("p", null, { class: "badges", "aria-label": "alerts" });
+  badges.hidden = true;
+  view.append(badges);
   const status = element("table", null, { class: "status" });
   view.append(status);
   const summary = element("table", null, { class: "summary" });
@@ -594,8 +602,43 @@ function runView(name, colour) {
   errors.hidden = true;
   view.append(errors);
   $("runs").append(view);
-  return { view, status, summary, errors, listed: 0 };
+  return { view, badges, status, summary, errors, listed: 0 };
 }
+
+/** The runs that have an alert now (their records' `alerts`), counted beside the filter. */
+const alerted = new Set();
+
+/** Only the runs with an alert shown (the filter checked): the cards of the others hidden,
+ * their rows left out of the table. */
+const alertedOnly = () => $of("alerted-only", HTMLInputElement).checked;
+
+/** A run's badges: one per alert of its record, the kind's name, the core's message as its
+ * title (the one-run screen's alerts row says them all); its card hidden by the filter when it
+ * has none.
+ * @param {Run} run
+ * @param {StatusReport} record */
+function renderAlerts(run, record) {
+  const alerts = record.alerts ?? [];
+  if (alerts.length > 0) alerted.add(run);
+  else alerted.delete(run);
+  $("alerted-count").textContent = thousands(alerted.size);
+  const { badges, view } = run.view;
+  setHidden(view, alertedOnly() && alerts.length === 0);
+  view.classList.toggle("alerted", alerts.length > 0);
+  const signature = JSON.stringify(alerts.map(({ kind, step, message }) => [kind, step, message]));
+  if (badges.dataset.signature === signature) return; // unchanged: the card is not laid out again
+  badges.dataset.signature = signature;
+  badges.hidden = alerts.length === 0;
+  badges.replaceChildren(
+    ...alerts.map(({ kind, message }) => element("span", kind, { class: "badge", "data-kind": kind, title: message })),
+  );
+}
+
+$("alerted-only").addEventListener("change", () => {
+  const only = alertedOnly();
+  for (const run of runs) setHidden(run.view.view, only && !alerted.has(run));
+  if (!$("table-box").hidden) renderTable();
+});
 
 /** The training's one-shot values (the record's `summary`: the latest `end` line's), one row
  * each: `.4g`, the exact value as the title; a non-finite value's word and null as written.
@@ -660,6 +703,7 @@ async function renderStatus(run) {
     body.append(row);
   }
   run.view.status.replaceChildren(body);
+  renderAlerts(run, record);
   renderSummary(run.view.summary, record.summary ?? null);
   return record;
 }
@@ -1150,6 +1194,8 @@ $("clear").addEventListener("click", () => {
   if (loading) return;
   for (const run of runs) run.status.close();
   runs.length = 0;
+  alerted.clear();
+  $("alerted-count").textContent = "0";
   progress.total = 0;
   progress.done = 0;
   $("runs").replaceChildren();

@@ -242,6 +242,8 @@ export class RunTable {
       // painted as the command line paints the row: an invalid run, a stale ETA
       shown.row.classList.toggle("invalid", !record.valid);
       shown.row.classList.toggle("stale", record.valid && record.eta_stale);
+      // and a run with an alert: its alerts cell a badge
+      shown.row.classList.toggle("alerted", (record.alerts?.length ?? 0) > 0);
       for (let index = 0; index < columns.length; index += 1) {
         const text = texts[columns[index].at] ?? "";
         const title = columns[index].title(record);

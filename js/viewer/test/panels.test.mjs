@@ -511,6 +511,94 @@ describe("the viewer's panels, groups and table", () => {
     assert.deepEqual(page.problems, []);
     await page.close();
   });
+
+  it("shows a run's alerts as badges on its card and its row, and only the runs with one when asked", async () => {
+    const page = await freshPage();
+    const folder = join(work, "alerting");
+    const calm = (step) => ({ event: "log", time: step, step, loss: 2 - step / 100 });
+    // each run ended (none is stalled, whatever the page's clock): calm has no alert; nan's
+    // loss at step 7 was not finite (null in its field, its name in scalars); spiky's loss at
+    // step 9 is 50× the median of the eight before it (the contract's rule: 4×, 5 logs at least);
+    // broken has a line that is not JSON
+    const lines = {
+      calm: [1, 2, 3, 4, 5, 6].map(calm),
+      nan: [1, 2, 3, 4, 5, 6, { event: "log", time: 7, step: 7, loss: null, scalars: { loss: "NaN" } }].map((each) => (typeof each === "number" ? calm(each) : each)),
+      spiky: [...[1, 2, 3, 4, 5, 6, 7, 8].map(calm), { event: "log", time: 9, step: 9, loss: 100 }],
+      broken: [1, 2, 3].map(calm),
+    };
+    const expectedKinds = { calm: [], nan: ["nonfinite"], spiky: ["spike"], broken: ["invalid"] };
+    const records = {};
+    for (const [name, logs] of Object.entries(lines)) {
+      const written = [{ event: "begin", time: 0, max_steps: 10 }, ...logs, { event: "end", time: 20, step: logs.length }];
+      const text = written.map((line) => `${JSON.stringify(line)}\n`).join("");
+      const bytes = name === "broken" ? text.replace("\n", "\nthis is not json\n") : text;
+      mkdirSync(join(folder, name), { recursive: true });
+      writeFileSync(join(folder, name, "metrics.jsonl"), bytes);
+      records[name] = await core.status(Buffer.from(bytes), { now: 100, run: name });
+    }
+    for (const [name, kinds] of Object.entries(expectedKinds)) {
+      assert.deepEqual(records[name].alerts.map((alert) => alert.kind), kinds, `the package's record of ${name}`);
+    }
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 4);
+    const badges = () =>
+      page.evaluate(() =>
+        Object.fromEntries(
+          [...document.querySelectorAll(".run")].map((card) => [
+            card.dataset.run,
+            {
+              shown: !card.hidden,
+              badges: [...card.querySelectorAll(".badges .badge")].map((badge) => [badge.textContent, badge.title]),
+              badgesShown: !card.querySelector(".badges").hidden,
+            },
+          ]),
+        ),
+      );
+    let cards = await badges();
+    for (const [name, kinds] of Object.entries(expectedKinds)) {
+      // each badge the kind, the core's message as its title (the record's, the same bytes)
+      assert.deepEqual(cards[name].badges, records[name].alerts.map((alert) => [alert.kind, alert.message]), name);
+      assert.deepEqual(cards[name].badges.map(([kind]) => kind), kinds, name);
+      assert.equal(cards[name].badgesShown, kinds.length > 0, name);
+      assert.equal(cards[name].shown, true, name);
+    }
+    assert.equal(await page.textContent("#alerted-count"), "3");
+    await page.check("#alerted-only");
+    cards = await badges();
+    for (const [name, kinds] of Object.entries(expectedKinds)) assert.equal(cards[name].shown, kinds.length > 0, `${name} with the filter`);
+    await page.click("#view-table");
+    await page.waitForSelector("#run-table tbody tr");
+    const rows = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll("#run-table tbody tr")].map((row) => [
+          row.dataset.run,
+          row.classList.contains("alerted"),
+          row.querySelector('td[data-column="alerts"]').textContent,
+        ]),
+      );
+    const cellOf = (name) => {
+      const headings = [...core.headings()[0], ...core.headings()[1]];
+      return core.cells({ ...records[name], name })[headings.indexOf("alerts")];
+    };
+    assert.deepEqual(
+      await rows(),
+      ["broken", "nan", "spiky"].map((name) => [name, true, cellOf(name)]),
+      "the table: the runs with an alert, each its badge (the core's cell)",
+    );
+    await page.screenshot({ path: join(ARTEFACTS, "alerts-table.png"), fullPage: true });
+    await page.uncheck("#alerted-only");
+    await page.waitForFunction(() => document.querySelectorAll("#run-table tbody tr").length === 4);
+    assert.deepEqual(
+      await rows(),
+      ["broken", "calm", "nan", "spiky"].map((name) => [name, name !== "calm", cellOf(name)]),
+    );
+    await page.click("#view-cards");
+    cards = await badges();
+    for (const name of Object.keys(expectedKinds)) assert.equal(cards[name].shown, true, `${name} without the filter`);
+    await page.screenshot({ path: join(ARTEFACTS, "alerts-cards.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
 });
 
 /** The pixel column of `step` in a drawn panel (its box and its step axis). */
