@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 T = 1764467476.0
 
@@ -86,6 +87,17 @@ def make_run(
     if proof is not None:
         (folder / "snapshot.json").write_text(proof)
     return folder
+
+
+def line(**fields: Any) -> str:
+    """A metrics line of `fields`: compact JSON and its newline."""
+    return _line(**fields) + "\n"
+
+
+def append(metrics: Path, *lines: str) -> None:
+    """Appends `lines` to the metrics file, all in one write."""
+    with metrics.open("a") as handle:
+        handle.write("".join(lines))
 
 
 def python_env() -> dict[str, str]:

@@ -15,10 +15,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_samples import python_env
+from cli_samples import append, line, python_env
 from overbrainer_contract.plugin.source import JOB_STAGES
 
 BOUND = 30.0
@@ -35,15 +34,6 @@ with open(sys.argv[1], "a") as out:
 
 SPIKE_25 = "loss 9 at step 25: more than 4 times the median 1 of the 20 training losses before it"
 """Steps 1 to 24 lose 1, step 25 loses 9: the 20 losses before it (5 to 24) have median 1."""
-
-
-def line(**fields: Any) -> str:
-    return json.dumps(fields, separators=(",", ":")) + "\n"
-
-
-def append(metrics: Path, *lines: str) -> None:
-    with metrics.open("a") as handle:
-        handle.write("".join(lines))
 
 
 def losses(first: int, last: int, value: float = 1.0) -> list[str]:

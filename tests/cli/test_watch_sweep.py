@@ -5,7 +5,6 @@ line under a timeout. A run given alone is watched as before."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import time
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_samples import VALID, python_env
+from cli_samples import VALID, append, line, python_env
 from overbrainer_contract.cli import watch as watch_command
 from overbrainer_contract.files.follower import Follower
 from overbrainer_contract.plugin.source import JOB_STAGES
@@ -21,15 +20,6 @@ from overbrainer_contract.runs.discover import discover
 from test_watch_hands import BOUND, COMMAND, Watch, terminal_watch
 
 LAST_STAGE = JOB_STAGES[-1]
-
-
-def line(**fields: Any) -> str:
-    return json.dumps(fields, separators=(",", ":")) + "\n"
-
-
-def append(metrics: Path, *lines: str) -> None:
-    with metrics.open("a") as handle:
-        handle.write("".join(lines))
 
 
 def started(folder: Path, max_steps: int) -> Path:

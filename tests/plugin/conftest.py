@@ -1,12 +1,12 @@
-"""Fixtures the plugin's test modules share: the plugin imported as a run imports it, and a
-tiny model, tokenizer and data set built once per module (nothing from a hub); two real
-Trainer runs with scalars (`trained_runs`), made once per session for the modules that read
-them."""
+"""Fixtures the plugin's test modules share: the plugin imported as a run imports it, a run
+folder with the env variables set, and a tiny model, tokenizer and data set built once per
+module (nothing from a hub); two real Trainer runs with scalars (`trained_runs`), made once
+per session for the modules that read them."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING
 
 import pytest
@@ -19,6 +19,17 @@ if TYPE_CHECKING:
 @pytest.fixture(scope="module")
 def om() -> ModuleType:
     return load_plugin()
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """A run folder with the env variables set, and the working directory: `folder`, and
+    `metrics` the file the plugin writes."""
+    metrics = tmp_path / "metrics.jsonl"
+    monkeypatch.setenv("OVERBRAINER_METRICS", str(metrics))
+    monkeypatch.setenv("OVERBRAINER_SNAPSHOT", str(tmp_path / "snapshot.request"))
+    monkeypatch.chdir(tmp_path)
+    return SimpleNamespace(folder=tmp_path, metrics=metrics)
 
 
 @pytest.fixture(scope="module")

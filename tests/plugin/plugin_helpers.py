@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -336,6 +336,19 @@ def at_step(step: int, action: Callable[[Any], object], event: str = "on_log") -
     callback = AtStep()
     setattr(callback, event, callback.hook)
     return callback
+
+
+def begun(om: ModuleType, max_steps: int = 4) -> tuple[Any, Any, Any, Any]:
+    """A callback of the plugin `om` whose training of `max_steps` steps has begun, on process
+    zero at epoch 0: the callback, args (a stand-in), state and control (the real classes)."""
+    from transformers import TrainerControl, TrainerState
+
+    callback = om.OverbrainerMetricsCallback()
+    args = SimpleNamespace(output_dir="out", save_strategy="no", device="cpu")
+    state, control = TrainerState(), TrainerControl()
+    state.max_steps, state.is_world_process_zero, state.epoch = max_steps, True, 0.0
+    callback.on_train_begin(args, state, control)
+    return callback, args, state, control
 
 
 def plugin_warnings(records: list[Any]) -> list[str]:

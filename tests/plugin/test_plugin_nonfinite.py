@@ -25,6 +25,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from plugin_helpers import (  # noqa: E402
+    begun,
     build_trainer,
     check_metrics,
     check_with_cli,
@@ -32,30 +33,10 @@ from plugin_helpers import (  # noqa: E402
     reference_runner,
 )
 from trained_runs import Captured, plugin_callbacks  # noqa: E402
-from transformers import TrainerCallback, TrainerControl, TrainerState  # noqa: E402
+from transformers import TrainerCallback  # noqa: E402
 
 NAMED = ("loss", "eval_loss", "learning_rate", "grad_norm")
 WORDS = {"NaN", "Infinity", "-Infinity"}
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    """A run folder with the env variables set."""
-    metrics = tmp_path / "metrics.jsonl"
-    monkeypatch.setenv("OVERBRAINER_METRICS", str(metrics))
-    monkeypatch.setenv("OVERBRAINER_SNAPSHOT", str(tmp_path / "snapshot.request"))
-    monkeypatch.chdir(tmp_path)
-    return SimpleNamespace(folder=tmp_path, metrics=metrics)
-
-
-def begun(om: ModuleType) -> tuple[Any, Any, Any, Any]:
-    """A callback whose training has begun: the callback, args, state and control."""
-    callback = om.OverbrainerMetricsCallback()
-    args = SimpleNamespace(output_dir="out", save_strategy="no", device="cpu")
-    state, control = TrainerState(), TrainerControl()
-    state.max_steps, state.is_world_process_zero, state.epoch = 10, True, 0.0
-    callback.on_train_begin(args, state, control)
-    return callback, args, state, control
 
 
 def status_json(path: Path) -> dict[str, Any]:
@@ -101,7 +82,7 @@ NOT_FINITE: list[tuple[Any, str]] = [
 def test_a_known_value_not_finite_is_null_and_named_in_scalars(
     om: ModuleType, run: SimpleNamespace, key: str, value: Any, word: str
 ) -> None:
-    callback, args, state, control = begun(om)
+    callback, args, state, control = begun(om, max_steps=10)
     state.global_step = 1
     logs = {"loss": 2.0, "grad_norm": 1.0, "learning_rate": 1e-3, "epoch": 0.1, key: value}
     callback.on_log(args, state, control, logs={**logs, "eval_accuracy": 0.5})
@@ -114,7 +95,7 @@ def test_a_known_value_not_finite_is_null_and_named_in_scalars(
 def test_finite_values_and_what_is_no_number_are_not_named(
     om: ModuleType, run: SimpleNamespace
 ) -> None:
-    callback, args, state, control = begun(om)
+    callback, args, state, control = begun(om, max_steps=10)
     # finite values in their fields only; a bool, a string and None are no number: null alone
     callback.on_log(args, state, control, logs={"loss": 2.5, "grad_norm": np.float32(1.5)})
     logs = {"loss": True, "eval_loss": "nan", "learning_rate": None, "grad_norm": [math.nan]}
@@ -129,7 +110,7 @@ def test_finite_values_and_what_is_no_number_are_not_named(
 def test_the_lines_pass_check_the_reference_and_status_alerts(
     om: ModuleType, run: SimpleNamespace
 ) -> None:
-    callback, args, state, control = begun(om)
+    callback, args, state, control = begun(om, max_steps=10)
     # steps 1-2 finite, 3-4 a NaN loss (a stretch from 3), 5 finite, 6-7 an infinite grad
     # norm (the latest stretch: from 6), then the end
     losses: list[dict[str, Any]] = [

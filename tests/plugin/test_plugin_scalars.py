@@ -31,6 +31,7 @@ pytest.importorskip("transformers")
 
 from plugin_helpers import (  # noqa: E402
     METRICS_LINE,
+    begun,
     check_metrics,
     check_with_cli,
     check_with_reference,
@@ -151,26 +152,6 @@ LEFT: list[tuple[Any, str]] = [
     (object(), "object"),
     (Broken(), f"{__name__}.Broken"),
 ]
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    """A run folder with the env variables set."""
-    metrics = tmp_path / "metrics.jsonl"
-    monkeypatch.setenv("OVERBRAINER_METRICS", str(metrics))
-    monkeypatch.setenv("OVERBRAINER_SNAPSHOT", str(tmp_path / "snapshot.request"))
-    monkeypatch.chdir(tmp_path)
-    return SimpleNamespace(folder=tmp_path, metrics=metrics)
-
-
-def begun(om: ModuleType) -> tuple[Any, Any, Any, Any]:
-    """A callback whose training has begun: the callback, args, state and control."""
-    callback = om.OverbrainerMetricsCallback()
-    args = SimpleNamespace(output_dir="out", save_strategy="no", device="cpu")
-    state, control = TrainerState(), TrainerControl()
-    state.max_steps, state.is_world_process_zero, state.epoch = 4, True, 0.0
-    callback.on_train_begin(args, state, control)
-    return callback, args, state, control
 
 
 def raw_lines(path: Path) -> list[str]:
