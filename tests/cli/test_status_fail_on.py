@@ -10,18 +10,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_samples import python_env
+from cli_samples import line, python_env
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = "1040"
 """The time every case is told at: 10 s after the latest line of the runs but `stalled`."""
-
-
-def line(**fields: Any) -> str:
-    return json.dumps(fields, separators=(",", ":")) + "\n"
 
 
 def logs(start: float, losses: list[float]) -> list[str]:

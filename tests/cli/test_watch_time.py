@@ -8,7 +8,6 @@ silence) and the lines written here (their `time` relative to now)."""
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import re
 import selectors
@@ -17,10 +16,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_samples import python_env
+from cli_samples import line, python_env
 from sweep import STALLED, Sweep
 
 BOUND = 30.0  # seconds: a read that waits longer has failed
@@ -31,10 +29,6 @@ def console_script() -> str:
     script = Path(sys.executable).with_name("overbrainer-contract")
     assert script.exists(), f"no console script at {script}"
     return str(script)
-
-
-def line(**fields: Any) -> str:
-    return json.dumps(fields, separators=(",", ":")) + "\n"
 
 
 def run_lines(start: float, steps: int, max_steps: int, every: float = 1.0) -> str:
