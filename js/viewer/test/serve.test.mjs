@@ -174,6 +174,27 @@ describe("the viewer served by overbrainer-contract serve", () => {
     assert.equal(await page.locator("#served").textContent(), "following 4 runs of the server");
   });
 
+  it("marks a run whose loss is not finite with its alerts, as status -o json tells them", async () => {
+    const folder = join(sweep, "lr4", "seed1");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "metrics.jsonl"), live(6));
+    await untilStep(page, "lr4/seed1", 6);
+    // the plugin's form of a NaN loss: null in its field, its name in scalars
+    appendFileSync(join(folder, "metrics.jsonl"), line({ event: "log", step: 7, time: NOW - 493, loss: null, scalars: { loss: "NaN" } }));
+    await untilStep(page, "lr4/seed1", 7);
+    const card = 'article.run[data-run="lr4/seed1"]';
+    // the page opens on the table: the cards are there, hidden
+    await page.waitForSelector(`${card} .badge[data-kind="nonfinite"]`, { state: "attached", timeout: 5000 });
+    const told = statusOf(folder);
+    assert.ok(told.alerts.some((alert) => alert.kind === "nonfinite" && alert.step === 7), JSON.stringify(told.alerts));
+    const badges = await page.locator(`${card} .badges .badge`).evaluateAll((each) => each.map((badge) => [badge.textContent, badge.title]));
+    assert.deepEqual(badges, told.alerts.map((alert) => [alert.kind, alert.message]));
+    const headings = [...core.headings()[0], ...core.headings()[1]];
+    const cell = core.cells({ ...told, name: "lr4/seed1" }, { metrics: [] })[headings.indexOf("alerts")];
+    assert.equal((await rowOf(page, "lr4/seed1")).alerts, cell);
+    assert.equal(await page.locator('#run-table tr[data-run="lr4/seed1"]').getAttribute("class").then((value) => (value ?? "").split(" ").includes("alerted")), true);
+  });
+
   it("says a file rotated and reads the new one from its start", async () => {
     const folder = join(sweep, "lr1", "seed1");
     const path = join(folder, "metrics.jsonl");
