@@ -19,6 +19,7 @@
 pub mod alerts;
 pub mod check;
 pub mod columns;
+pub mod digest;
 pub mod error;
 mod fast;
 pub mod format;

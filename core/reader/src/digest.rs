@@ -1,0 +1,614 @@
+//! A metric's series digested for a plot: bounded in size whatever the run's length, it draws
+//! what every point draws at a plot's width, and keeps what a user looks for.
+//!
+//! The points come in the order of the lines. Consecutive points whose steps fall in one span
+//! of `width` steps (a power of two) form a bucket, which keeps its first and last finite
+//! point, its least and its greatest (the M4 reduction, Jugel et al., VLDB 2014: the same
+//! picture as every point at that width), the first point of each non-finite word (`NaN`,
+//! `Infinity`, `-Infinity`) and its first gap (a scalar logged as `null`). When the buckets
+//! pass the most asked for, the span doubles and the neighbours in one span merge, so that
+//!
+//! - the width is always the least power of two at which the series fits in that many
+//!   buckets: the same digest however the points are cut into parts and joined in order
+//!   ([`Digest::then`]), as the core's other folds are;
+//! - every point stays inside its bucket's least and greatest, a spike one step wide is its
+//!   bucket's greatest at every width, a non-finite value is a marker at every width, and the
+//!   first and last points of the series are kept exactly;
+//! - a point costs `O(1)` (amortised: each doubling at least halves the buckets of steps in
+//!   order; there are at most 64), and a digest holds at most `most` buckets.
+//!
+//! Steps that go back (a run resumed from a checkpoint) begin a new bucket: a bucket is a run
+//! of consecutive points, never points gathered from far apart in the stream.
+
+/// What a point of a series holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Sample {
+    /// A finite number.
+    Number(f64),
+    /// `"NaN"`.
+    NaN,
+    /// `"Infinity"`.
+    Infinity,
+    /// `"-Infinity"`.
+    NegInfinity,
+    /// A gap: the value logged as `null`.
+    Gap,
+}
+
+/// A finite point: its place in the series (from 0), its step and its value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    pub at: u64,
+    pub step: u64,
+    pub value: f64,
+}
+
+/// A point that draws as a marker or a gap: its place in the series and its step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    pub at: u64,
+    pub step: u64,
+}
+
+/// A bucket's finite points: the first and last, the least and the greatest (the first of
+/// each, where values tie).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Extremes {
+    pub first: Point,
+    pub last: Point,
+    pub low: Point,
+    pub high: Point,
+}
+
+impl Extremes {
+    fn of(point: Point) -> Self {
+        Self {
+            first: point,
+            last: point,
+            low: point,
+            high: point,
+        }
+    }
+
+    /// These, then `later`'s (the points after these).
+    fn then(self, later: Self) -> Self {
+        Self {
+            first: self.first,
+            last: later.last,
+            low: if later.low.value < self.low.value {
+                later.low
+            } else {
+                self.low
+            },
+            high: if later.high.value > self.high.value {
+                later.high
+            } else {
+                self.high
+            },
+        }
+    }
+}
+
+/// The first point of each kind that draws as a marker or a gap, in a bucket.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Marks {
+    pub nan: Option<Mark>,
+    pub infinity: Option<Mark>,
+    pub neg_infinity: Option<Mark>,
+    pub gap: Option<Mark>,
+}
+
+impl Marks {
+    /// These, then `later`'s: the first of each kind.
+    fn then(self, later: Self) -> Self {
+        Self {
+            nan: self.nan.or(later.nan),
+            infinity: self.infinity.or(later.infinity),
+            neg_infinity: self.neg_infinity.or(later.neg_infinity),
+            gap: self.gap.or(later.gap),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Consecutive points of a series whose steps fall in one span of the digest's width.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bucket {
+    /// The span: the steps' `step >> shift`.
+    pub span: u64,
+    /// The places of its first and last points in the series.
+    pub from: u64,
+    pub to: u64,
+    /// Its finite points' extremes, if it has any.
+    pub values: Option<Extremes>,
+    /// Its markers and gaps, if it has any (boxed: most buckets have none).
+    pub marks: Option<Box<Marks>>,
+}
+
+impl Bucket {
+    fn new(span: u64, at: u64, step: u64, sample: Sample) -> Self {
+        let mut bucket = Self {
+            span,
+            from: at,
+            to: at,
+            values: None,
+            marks: None,
+        };
+        bucket.add(at, step, sample);
+        bucket
+    }
+
+    /// The next point of the series, in this bucket.
+    fn add(&mut self, at: u64, step: u64, sample: Sample) {
+        self.to = at;
+        if let Sample::Number(value) = sample {
+            let point = Extremes::of(Point { at, step, value });
+            self.values = Some(match self.values {
+                Some(values) => values.then(point),
+                None => point,
+            });
+            return;
+        }
+        let marks = self.marks.get_or_insert_with(Box::default);
+        let slot = match sample {
+            Sample::NaN => &mut marks.nan,
+            Sample::Infinity => &mut marks.infinity,
+            Sample::NegInfinity => &mut marks.neg_infinity,
+            Sample::Gap | Sample::Number(_) => &mut marks.gap,
+        };
+        if slot.is_none() {
+            *slot = Some(Mark { at, step });
+        }
+    }
+
+    /// This bucket, then `later` (the points after it), as one of span `span`.
+    fn then(self, later: Self, span: u64) -> Self {
+        let values = match (self.values, later.values) {
+            (Some(one), Some(two)) => Some(one.then(two)),
+            (one, two) => one.or(two),
+        };
+        let marks = match (self.marks, later.marks) {
+            (Some(one), Some(two)) => Some(Box::new(one.then(*two))),
+            (one, two) => one.or(two),
+        };
+        Self {
+            span,
+            from: self.from,
+            to: later.to,
+            values,
+            marks: marks.filter(|marks| !marks.is_empty()),
+        }
+    }
+
+    /// Its points as they are drawn, in the series' order, each once: the finite extremes
+    /// and the markers and gaps.
+    #[must_use]
+    pub fn drawn(&self) -> Vec<(Point, Sample)> {
+        let mut drawn: Vec<(Point, Sample)> = Vec::with_capacity(8);
+        if let Some(values) = self.values {
+            for point in [values.first, values.low, values.high, values.last] {
+                drawn.push((point, Sample::Number(point.value)));
+            }
+        }
+        if let Some(marks) = &self.marks {
+            let kinds = [
+                (marks.nan, Sample::NaN),
+                (marks.infinity, Sample::Infinity),
+                (marks.neg_infinity, Sample::NegInfinity),
+                (marks.gap, Sample::Gap),
+            ];
+            for (mark, sample) in kinds {
+                if let Some(Mark { at, step }) = mark {
+                    let value = match sample {
+                        Sample::NaN | Sample::Gap => f64::NAN,
+                        Sample::Infinity => f64::INFINITY,
+                        _ => f64::NEG_INFINITY,
+                    };
+                    drawn.push((Point { at, step, value }, sample));
+                }
+            }
+        }
+        drawn.sort_by_key(|(point, _)| point.at);
+        drawn.dedup_by_key(|(point, _)| point.at);
+        drawn
+    }
+}
+
+/// A series digested: at most `most` buckets of `2^shift` steps each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Digest {
+    most: usize,
+    /// The width's power of two (64: every step in one span).
+    shift: u32,
+    buckets: Vec<Bucket>,
+    /// Points folded.
+    count: u64,
+}
+
+/// The span of `step` at a width of `2^shift` steps.
+const fn span_of(step: u64, shift: u32) -> u64 {
+    if shift >= 64 {
+        0
+    } else {
+        step >> shift
+    }
+}
+
+impl Digest {
+    /// An empty digest of at most `most` buckets (at least 1).
+    #[must_use]
+    pub fn new(most: usize) -> Self {
+        Self {
+            most: most.max(1),
+            shift: 0,
+            buckets: Vec::new(),
+            count: 0,
+        }
+    }
+
+    /// The next point of the series.
+    pub fn push(&mut self, step: u64, sample: Sample) {
+        let at = self.count;
+        self.count += 1;
+        let span = span_of(step, self.shift);
+        match self.buckets.last_mut() {
+            Some(last) if last.span == span => last.add(at, step, sample),
+            _ => self.buckets.push(Bucket::new(span, at, step, sample)),
+        }
+        self.fit();
+    }
+
+    /// The points after this digest's, digested apart (from their own place 0): joined.
+    pub fn then(&mut self, later: Self) {
+        let before = self.count;
+        self.count += later.count;
+        let shift = self.shift.max(later.shift);
+        self.coarsen(shift);
+        let mut buckets = later.buckets;
+        for bucket in &mut buckets {
+            bucket.from += before;
+            bucket.to += before;
+            if let Some(values) = &mut bucket.values {
+                for point in [
+                    &mut values.first,
+                    &mut values.last,
+                    &mut values.low,
+                    &mut values.high,
+                ] {
+                    point.at += before;
+                }
+            }
+            if let Some(marks) = &mut bucket.marks {
+                for mark in [
+                    &mut marks.nan,
+                    &mut marks.infinity,
+                    &mut marks.neg_infinity,
+                    &mut marks.gap,
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    mark.at += before;
+                }
+            }
+        }
+        let mut later = Self {
+            most: self.most,
+            shift: later.shift,
+            buckets,
+            count: later.count,
+        };
+        later.coarsen(shift);
+        self.join(later.buckets);
+        self.fit();
+    }
+
+    /// The buckets after these, at the same width: the first joined to the last of these
+    /// when they share a span.
+    fn join(&mut self, buckets: Vec<Bucket>) {
+        for bucket in buckets {
+            match self.buckets.pop() {
+                Some(last) if last.span == bucket.span => {
+                    let span = last.span;
+                    self.buckets.push(last.then(bucket, span));
+                }
+                Some(last) => {
+                    self.buckets.push(last);
+                    self.buckets.push(bucket);
+                }
+                None => self.buckets.push(bucket),
+            }
+        }
+    }
+
+    /// The width doubled until the buckets are at most `most`.
+    fn fit(&mut self) {
+        while self.buckets.len() > self.most && self.shift < 64 {
+            self.coarsen(self.shift + 1);
+        }
+    }
+
+    /// The width made `2^shift` (no narrower than it is): neighbours in one span merged.
+    fn coarsen(&mut self, shift: u32) {
+        if shift <= self.shift {
+            return;
+        }
+        self.shift = shift;
+        let buckets = std::mem::take(&mut self.buckets);
+        self.buckets.reserve(buckets.len());
+        for mut bucket in buckets {
+            let lowest = bucket_step(&bucket);
+            bucket.span = span_of(lowest, shift);
+            self.join(vec![bucket]);
+        }
+    }
+
+    /// The buckets, in the series' order.
+    #[must_use]
+    pub fn buckets(&self) -> &[Bucket] {
+        &self.buckets
+    }
+
+    /// The width of a bucket's span, as a power of two (64: one span).
+    #[must_use]
+    pub const fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    /// Points folded.
+    #[must_use]
+    pub const fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Every point drawn, in the series' order.
+    #[must_use]
+    pub fn drawn(&self) -> Vec<(Point, Sample)> {
+        self.buckets.iter().flat_map(Bucket::drawn).collect()
+    }
+}
+
+/// A step of the bucket's points (its first point's): every point of a bucket shares its
+/// span, so any of them tells the span at a wider width.
+fn bucket_step(bucket: &Bucket) -> u64 {
+    let marks = bucket.marks.as_deref().copied().unwrap_or_default();
+    let mut first: Option<Mark> = bucket.values.map(|values| Mark {
+        at: values.first.at,
+        step: values.first.step,
+    });
+    for mark in [marks.nan, marks.infinity, marks.neg_infinity, marks.gap]
+        .into_iter()
+        .flatten()
+    {
+        if first.map_or(true, |seen| mark.at < seen.at) {
+            first = Some(mark);
+        }
+    }
+    first.map_or(0, |mark| mark.step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The series plainly: every point, in order.
+    type Plain = Vec<(u64, Sample)>;
+
+    fn digest(points: &Plain, most: usize) -> Digest {
+        let mut digest = Digest::new(most);
+        for (step, sample) in points {
+            digest.push(*step, *sample);
+        }
+        digest
+    }
+
+    /// The least power of two at which the runs of equal spans number at most `most`.
+    fn least_shift(points: &Plain, most: usize) -> u32 {
+        (0..=64)
+            .find(|&shift| {
+                let mut runs = 0;
+                let mut last = None;
+                for (step, _) in points {
+                    let span = span_of(*step, shift);
+                    if last != Some(span) {
+                        runs += 1;
+                        last = Some(span);
+                    }
+                }
+                runs <= most
+            })
+            .unwrap_or(64)
+    }
+
+    /// Every bucket checked against the points it covers, computed plainly.
+    fn check(points: &Plain, digest: &Digest, most: usize) {
+        assert!(digest.buckets().len() <= most.max(1));
+        assert_eq!(digest.count(), points.len() as u64);
+        assert_eq!(digest.shift(), least_shift(points, most.max(1)));
+        let mut next = 0_u64;
+        for bucket in digest.buckets() {
+            assert_eq!(bucket.from, next, "the buckets cover the series in order");
+            next = bucket.to + 1;
+            let covered: Vec<(u64, u64, Sample)> = (bucket.from..=bucket.to)
+                .map(|at| {
+                    let (step, sample) = points[usize::try_from(at).unwrap_or(0)];
+                    (at, step, sample)
+                })
+                .collect();
+            for (_, step, _) in &covered {
+                assert_eq!(span_of(*step, digest.shift()), bucket.span);
+            }
+            let finite: Vec<Point> = covered
+                .iter()
+                .filter_map(|(at, step, sample)| match sample {
+                    Sample::Number(value) => Some(Point {
+                        at: *at,
+                        step: *step,
+                        value: *value,
+                    }),
+                    _ => None,
+                })
+                .collect();
+            match bucket.values {
+                None => assert!(finite.is_empty()),
+                Some(values) => {
+                    assert_eq!(values.first, finite[0]);
+                    assert_eq!(values.last, *finite.last().unwrap_or(&finite[0]));
+                    let low =
+                        finite.iter().fold(
+                            finite[0],
+                            |low, p| if p.value < low.value { *p } else { low },
+                        );
+                    let high =
+                        finite.iter().fold(
+                            finite[0],
+                            |high, p| if p.value > high.value { *p } else { high },
+                        );
+                    assert_eq!(values.low, low);
+                    assert_eq!(values.high, high);
+                }
+            }
+            let first_of = |wanted: fn(&Sample) -> bool| {
+                covered
+                    .iter()
+                    .find(|(_, _, sample)| wanted(sample))
+                    .map(|(at, step, _)| Mark {
+                        at: *at,
+                        step: *step,
+                    })
+            };
+            let marks = bucket.marks.as_deref().copied().unwrap_or_default();
+            assert_eq!(marks.nan, first_of(|s| matches!(s, Sample::NaN)));
+            assert_eq!(marks.infinity, first_of(|s| matches!(s, Sample::Infinity)));
+            assert_eq!(
+                marks.neg_infinity,
+                first_of(|s| matches!(s, Sample::NegInfinity))
+            );
+            assert_eq!(marks.gap, first_of(|s| matches!(s, Sample::Gap)));
+        }
+        assert_eq!(next, points.len() as u64);
+    }
+
+    /// A deterministic series of `count` points: steps mostly rising by `stride` (with a
+    /// resume going back now and then when `resumes`), values wandering, with spikes, and
+    /// non-finite values and gaps among them.
+    fn series(seed: u64, count: usize, stride: u64, resumes: bool) -> Plain {
+        let mut state = seed;
+        let mut draw = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            f64::from(u32::try_from(state >> 40).unwrap_or(0)) / f64::from(1_u32 << 24)
+        };
+        let mut step = 0_u64;
+        let mut points = Vec::with_capacity(count);
+        for _ in 0..count {
+            let roll = draw();
+            step = if resumes && roll < 0.01 {
+                step.saturating_sub(stride * 40)
+            } else {
+                step + stride
+            };
+            let kind = draw();
+            let sample = if kind < 0.01 {
+                Sample::NaN
+            } else if kind < 0.015 {
+                Sample::Infinity
+            } else if kind < 0.02 {
+                Sample::NegInfinity
+            } else if kind < 0.03 {
+                Sample::Gap
+            } else if kind > 0.995 {
+                Sample::Number(100.0 * draw())
+            } else {
+                Sample::Number(draw())
+            };
+            points.push((step, sample));
+        }
+        points
+    }
+
+    #[test]
+    fn each_bucket_keeps_its_points_first_last_least_greatest_and_markers() {
+        for seed in [1, 2, 3, 2026] {
+            for (count, stride, resumes) in [(10, 1, false), (1000, 1, false), (5000, 3, true)] {
+                let points = series(seed, count, stride, resumes);
+                // and the same with values of a few levels: ties, the first of them kept
+                let levels: Plain = points
+                    .iter()
+                    .map(|(step, sample)| match sample {
+                        Sample::Number(value) => (*step, Sample::Number((value * 3.0).floor())),
+                        other => (*step, *other),
+                    })
+                    .collect();
+                for most in [1, 2, 7, 64, 300] {
+                    check(&points, &digest(&points, most), most);
+                    check(&levels, &digest(&levels, most), most);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_digest_however_the_series_is_cut() {
+        let points = series(7, 3000, 2, true);
+        for most in [5, 64, 256] {
+            let whole = digest(&points, most);
+            for size in [1, 2, 17, 500, 2999] {
+                let mut joined = Digest::new(most);
+                for part in points.chunks(size) {
+                    joined.then(digest(&part.to_vec(), most));
+                }
+                assert_eq!(joined, whole, "most {most}, cut every {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_spike_one_step_wide_and_a_nan_are_drawn_at_every_width() {
+        let mut points: Plain = (0..100_000)
+            .map(|step| (step, Sample::Number(1.0)))
+            .collect();
+        points[61_234].1 = Sample::Number(50.0);
+        points[80_001].1 = Sample::NaN;
+        for most in [1, 4, 100, 1000] {
+            let digest = digest(&points, most);
+            let drawn = digest.drawn();
+            assert!(drawn.contains(&(
+                Point {
+                    at: 61_234,
+                    step: 61_234,
+                    value: 50.0
+                },
+                Sample::Number(50.0)
+            )));
+            assert!(drawn
+                .iter()
+                .any(|(point, sample)| point.step == 80_001 && *sample == Sample::NaN));
+            // exact at the ends, and a bounded size: at most 8 points a bucket
+            assert_eq!(drawn[0].0.step, 0);
+            assert_eq!(drawn.last().map(|(point, _)| point.step), Some(99_999));
+            assert!(drawn.len() <= 8 * most);
+        }
+    }
+
+    #[test]
+    fn steps_far_apart_and_going_back_stay_bounded() {
+        let points: Plain = (0..1000_u64)
+            .map(|at| {
+                let step = if at % 2 == 0 { u64::MAX - at } else { at };
+                (
+                    step,
+                    Sample::Number(f64::from(u32::try_from(at).unwrap_or(0))),
+                )
+            })
+            .collect();
+        for most in [1, 3, 50] {
+            let digest = digest(&points, most);
+            check(&points, &digest, most);
+        }
+    }
+}
