@@ -24,6 +24,8 @@ export type {
   RunSource,
   RunStatus,
   RunStatusConstructor,
+  RunStatusOptions,
+  Digest,
   SideFileRead,
   SideFileRefused,
   SideFiles,

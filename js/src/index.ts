@@ -41,6 +41,8 @@ export type {
   StageLine,
   RunStatus,
   RunStatusConstructor,
+  RunStatusOptions,
+  Digest,
   SideFileRead,
   SideFileRefused,
   SideFiles,

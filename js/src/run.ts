@@ -83,12 +83,42 @@ export interface RunStatus {
    * the run as the user named it (default `name`); `side`: a run folder's side files (see
    * `SideFiles`; not given, `snapshot` is null). */
   report(now: number, run?: string, side?: SideFiles): StatusReport;
+  /** The numbers of the lines rejected since the last call (the reference rejects them, or
+   * they are over `maxLine`), in order: a page shows their text while it has their bytes. */
+  rejected(): number[];
+  /** The logs' series digested for a plot (a Status made with `digest`), of `keys` (every
+   * key when not given; a key without points left out): each key's points drawn, at most 8
+   * a bucket (see `Digest`). `{}` without `digest`. */
+  digests(keys?: readonly string[]): Record<string, Digest>;
+  /** The metric keys digested so far, in the order they came (`[]` without `digest`). */
+  digestKeys(): string[];
   /** Its memory given back (also when it is collected). */
   close(): void;
 }
 
+/** A metric's series digested by the core for a plot: bounded whatever the run's length,
+ * it draws what every point draws at a plot's width. Consecutive points whose steps fall in
+ * one span of `2 ** shift` steps form a bucket, of which the first, last, least and greatest
+ * points are kept (M4), and the first of each non-finite word and of the gaps: a spike one
+ * step wide and every non-finite marker are drawn at every width, the first and last points
+ * exactly. `points`: `[step, value]` in the series' order, the value a number, a non-finite
+ * value's word, or null for a gap (a scalar logged as null). */
+export interface Digest {
+  shift: number;
+  /** The points folded into it. */
+  count: number | bigint;
+  points: [number | bigint, number | "NaN" | "Infinity" | "-Infinity" | null][];
+}
+
+/** A Status's options: a metrics file's (`name`, `maxLine`), and `digest`: its logs' series
+ * digested for a plot as they are fed, in at most that many buckets a key (`digests()`;
+ * default none). */
+export interface RunStatusOptions extends Omit<StatusOptions, "now" | "run"> {
+  digest?: number;
+}
+
 export interface RunStatusConstructor {
-  new (options?: Omit<StatusOptions, "now" | "run">): RunStatus;
+  new (options?: RunStatusOptions): RunStatus;
 }
 
 export interface RunApi {
@@ -145,7 +175,10 @@ export interface RunExports {
   ob_check_gzip_cut(id: number, size: number): number;
   ob_check_finish(id: number): number;
   ob_check_free(id: number): void;
-  ob_status_new(raw: number, hasMax: number, maxLine: number): number;
+  ob_status_new(raw: number, hasMax: number, maxLine: number, digest: number): number;
+  ob_status_rejected(id: number): number;
+  ob_status_digests(id: number, keysLen: number, all: number): number;
+  ob_status_digest_keys(id: number): number;
   ob_status_feed(id: number, len: number): number;
   ob_status_gzip_cut(id: number): number;
   ob_status_finish(id: number): number;
@@ -372,11 +405,14 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     #ended = false;
     readonly name: string;
 
-    constructor(options: Omit<StatusOptions, "now" | "run"> = {}) {
-      const { name = "-", maxLine = null } = options;
+    constructor(options: RunStatusOptions = {}) {
+      const { name = "-", maxLine = null, digest = 0 } = options;
       const [hasMax, max] = bound(maxLine);
+      if (!Number.isInteger(digest) || digest < 0 || digest > 0xffff_ffff) {
+        throw new TypeError(`digest is a count of buckets, a whole number from 0, not ${String(digest)}`);
+      }
       this.name = name;
-      this.#id = ex.ob_status_new(name.endsWith(".gz") ? 0 : 1, hasMax, max);
+      this.#id = ex.ob_status_new(name.endsWith(".gz") ? 0 : 1, hasMax, max, digest);
       registry.register(this, this.#id, this);
     }
 
@@ -428,6 +464,23 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
         ex.ob_status_report_side(id, runBytes.length, nameBytes.length, now, present, requestBytes.length, ...read(request), proofBytes.length, ...read(proof));
       }
       return parseExact(io.text()) as StatusReport;
+    }
+
+    rejected(): number[] {
+      ex.ob_status_rejected(this.#open());
+      return (parseExact(io.text()) as (number | bigint)[]).map(Number);
+    }
+
+    digests(keys?: readonly string[]): Record<string, Digest> {
+      const id = this.#open();
+      if (keys === undefined) ex.ob_status_digests(id, 0, 1);
+      else ex.ob_status_digests(id, io.put(JSON.stringify(keys)), 0);
+      return parseExact(io.text()) as Record<string, Digest>;
+    }
+
+    digestKeys(): string[] {
+      ex.ob_status_digest_keys(this.#open());
+      return JSON.parse(io.text()) as string[];
     }
 
     close(): void {

@@ -318,13 +318,19 @@ class StatusScan:
     time as the contract's `StatusReport` (the JSON serde writes of
     `schema/status-report.schema.json`)."""
 
-    def __init__(self, max_line: int | None = None) -> None: ...
+    def __init__(self, max_line: int | None = None, digest: int | None = None) -> None:
+        """`digest`: each log's metric keys also digested for a plot, in at most that many
+        buckets a key."""
     def feed(self, chunk: bytes) -> None:
         """The lines `chunk` completes, folded in."""
     def finish(self) -> None:
         """The input's last line, when it has no newline, folded in."""
     def gzip_cut(self) -> None:
         """The input was a gzip stream cut short: its lines are those before the cut."""
+    def digests(self, keys: list[str] | None = None) -> bytes:
+        """The JSON of the logs' series digested (made with `digest`), of `keys` (every key
+        when None): `{KEY: {"shift", "count", "points": [[STEP, VALUE], ...]}}`, each value a
+        number, a non-finite value's word or null for a gap; `{}` without `digest`."""
     def report(
         self,
         run: str,

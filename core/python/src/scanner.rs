@@ -68,6 +68,7 @@ fn options(max_line: Option<usize>) -> Options {
         max_line,
         terse: false,
         unlocated: false,
+        digest: None,
     }
 }
 
@@ -513,7 +514,8 @@ impl StateScan {
                     complete,
                 } => ("rejected", line, error_object(py, bound, &error)?, complete).into_py(py),
                 Notable::Refused { line } => ("refused", line).into_py(py),
-                Notable::Scalars(_) | Notable::Alerts(_) => continue, // `StatusScan`'s report
+                // `StatusScan`'s report
+                Notable::Scalars(_) | Notable::Alerts(_) | Notable::Digests(_) => continue,
                 Notable::Over {
                     line,
                     size,
@@ -550,6 +552,7 @@ impl TableScan {
                     max_line,
                     terse: true,
                     unlocated: false,
+                    digest: None,
                 },
                 Columns::new(batch_lines),
             ),

@@ -26,8 +26,8 @@ pub struct StatusScan {
 #[pymethods]
 impl StatusScan {
     #[new]
-    #[args(max_line = "None")]
-    fn new(max_line: Option<usize>) -> Self {
+    #[args(max_line = "None", digest = "None")]
+    fn new(max_line: Option<usize>, digest: Option<usize>) -> Self {
         Self {
             // a complete line rejected is counted: its words are no part of the state
             scan: Scan::new(
@@ -35,8 +35,9 @@ impl StatusScan {
                     max_line,
                     terse: true,
                     unlocated: false,
+                    digest,
                 },
-                Notables::default(),
+                Notables::new(digest),
             ),
             state: RunState::new(),
         }
@@ -65,6 +66,21 @@ impl StatusScan {
     /// The input was a gzip stream cut short: the lines fed are those before the cut.
     fn gzip_cut(&mut self) {
         self.state.gzip_cut();
+    }
+
+    /// The logs' series digested for a plot (the scan made with `digest`: at most that many
+    /// buckets a key), of `keys` (every key when None), as JSON bytes: `{KEY: {"shift",
+    /// "count", "points": [[STEP, VALUE], ...]}}` (`overbrainer_core::digest`); `{}` without
+    /// `digest`.
+    #[args(keys = "None")]
+    fn digests<'p>(&self, py: Python<'p>, keys: Option<Vec<String>>) -> PyResult<&'p PyBytes> {
+        let json = match self.state.digests() {
+            Some(digests) => digests.json(keys.as_deref()),
+            None => serde_json::Value::Object(serde_json::Map::new()),
+        };
+        let bytes = serde_json::to_vec(&json)
+            .map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     /// The state told at `now` (seconds since the epoch, the lines' clock) as the JSON of

@@ -144,6 +144,7 @@ impl WatchScan {
                     max_line,
                     terse: false,
                     unlocated: false,
+                    digest: None,
                 },
                 Notables::default(),
             ),

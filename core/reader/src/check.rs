@@ -389,6 +389,7 @@ pub fn check_bytes(
         max_line,
         terse: false,
         unlocated: false,
+        digest: None,
     };
     let mut scan = Scan::new(options, Order::default());
     scan.feed(bytes);

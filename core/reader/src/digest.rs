@@ -19,6 +19,15 @@
 //!
 //! Steps that go back (a run resumed from a checkpoint) begin a new bucket: a bucket is a run
 //! of consecutive points, never points gathered from far apart in the stream.
+//!
+//! A run's [`Digests`] hold one per metric key, folded by [`crate::notable`] as the lines come
+//! (when the scan's [`crate::scan::Options::digest`] asks for them) and joined by the run's
+//! state ([`crate::status::RunState::digests`]).
+
+use std::collections::HashMap;
+
+use crate::generated::TrainMetric;
+use crate::scalars::Scalar;
 
 /// What a point of a series holds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -388,6 +397,144 @@ fn bucket_step(bucket: &Bucket) -> u64 {
         }
     }
     first.map_or(0, |mark| mark.step)
+}
+
+/// A run's metric keys' digests, each key's series its own: a log's own fields that the
+/// plot draws (`PLOTTED`) and every key of its `scalars`, in the order the keys first came.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Digests {
+    most: usize,
+    keys: Vec<(String, Digest)>,
+    /// Each key's place in `keys`.
+    index: HashMap<String, usize>,
+}
+
+/// The fields of a log line drawn as series (`scalars`' keys besides them).
+pub const PLOTTED: [&str; 4] = ["loss", "eval_loss", "learning_rate", "grad_norm"];
+
+impl Digests {
+    /// No key yet; each key's digest of at most `most` buckets.
+    #[must_use]
+    pub fn new(most: usize) -> Self {
+        Self {
+            most,
+            keys: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// The digest of `key`, made empty on its first use.
+    fn of(&mut self, key: &str) -> &mut Digest {
+        let at = match self.index.get(key) {
+            Some(at) => *at,
+            None => {
+                self.index.insert(key.to_owned(), self.keys.len());
+                self.keys.push((key.to_owned(), Digest::new(self.most)));
+                self.keys.len() - 1
+            }
+        };
+        &mut self.keys[at].1
+    }
+
+    /// A log of the run, in order: its fields' values (a field left out is no point) and
+    /// its scalars (a `null` a gap, a non-finite value's word a marker).
+    pub fn log(&mut self, metric: &TrainMetric) {
+        let fields = [
+            metric.loss,
+            metric.eval_loss,
+            metric.learning_rate,
+            metric.grad_norm,
+        ];
+        for (key, value) in PLOTTED.iter().zip(fields) {
+            if let Some(value) = value {
+                self.of(key).push(metric.step, Sample::Number(value));
+            }
+        }
+        if let Some(scalars) = &metric.scalars {
+            for (key, value) in &scalars.entries {
+                let sample = match value {
+                    Scalar::Number(value) => Sample::Number(*value),
+                    Scalar::Null => Sample::Gap,
+                    Scalar::NaN => Sample::NaN,
+                    Scalar::Infinity => Sample::Infinity,
+                    Scalar::NegInfinity => Sample::NegInfinity,
+                };
+                self.of(key).push(metric.step, sample);
+            }
+        }
+    }
+
+    /// The logs after these, digested apart: each key's series joined.
+    pub fn then(&mut self, later: Self) {
+        for (key, digest) in later.keys {
+            self.of(&key).then(digest);
+        }
+    }
+
+    /// Whether no log gave a point yet.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The most buckets of a key's digest.
+    #[must_use]
+    pub const fn most(&self) -> usize {
+        self.most
+    }
+
+    /// Each key and its digest, in the order the keys first came.
+    pub fn keys(&self) -> impl Iterator<Item = (&str, &Digest)> {
+        self.keys.iter().map(|(key, digest)| (key.as_str(), digest))
+    }
+
+    /// The digest of `key`, if a log gave it a point.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&Digest> {
+        self.index.get(key).map(|at| &self.keys[*at].1)
+    }
+
+    /// The digests of `keys` (every key, in the order they came, when `None`; a key without
+    /// points left out) as JSON: `{KEY: {"shift": S, "count": N, "points": [[STEP, VALUE],
+    /// ...]}}`, the points drawn in the series' order, each value a number, a non-finite
+    /// value's word (`"NaN"`, `"Infinity"`, `"-Infinity"`) or `null` for a gap, as `scalars`
+    /// writes them.
+    #[must_use]
+    pub fn json(&self, keys: Option<&[String]>) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        let mut put = |key: &str, digest: &Digest| {
+            let points: Vec<serde_json::Value> = digest
+                .drawn()
+                .into_iter()
+                .map(|(point, sample)| {
+                    let value = match sample {
+                        Sample::Number(value) => serde_json::Value::from(value),
+                        Sample::NaN => "NaN".into(),
+                        Sample::Infinity => "Infinity".into(),
+                        Sample::NegInfinity => "-Infinity".into(),
+                        Sample::Gap => serde_json::Value::Null,
+                    };
+                    serde_json::Value::Array(vec![point.step.into(), value])
+                })
+                .collect();
+            let mut entry = serde_json::Map::new();
+            entry.insert("shift".to_owned(), digest.shift().into());
+            entry.insert("count".to_owned(), digest.count().into());
+            entry.insert("points".to_owned(), points.into());
+            out.insert(key.to_owned(), entry.into());
+        };
+        match keys {
+            None => self.keys().for_each(|(key, digest)| put(key, digest)),
+            Some(keys) => {
+                for key in keys {
+                    if let Some(digest) = self.get(key) {
+                        put(key, digest);
+                    }
+                }
+            }
+        }
+        out.into()
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@
 //! the ones before it.
 
 use crate::alerts::Segment;
+use crate::digest::Digests;
 use crate::error::ParseError;
 use crate::generated::{MetricLine, TrainMetric};
 use crate::scalars::Stats;
@@ -52,6 +53,8 @@ pub enum Notable {
     Scalars(Stats),
     /// What the lines since the last of these say of spikes and non-finite values.
     Alerts(Segment),
+    /// The logs' series since the last of these, digested (when the scan asks for them).
+    Digests(Digests),
 }
 
 impl Notable {
@@ -62,6 +65,7 @@ impl Notable {
             Self::Logs(logs) => Self::Logs(logs),
             Self::Scalars(stats) => Self::Scalars(stats),
             Self::Alerts(segment) => Self::Alerts(segment),
+            Self::Digests(digests) => Self::Digests(digests),
             Self::Line { line, read } => Self::Line {
                 line: line + before,
                 read,
@@ -123,9 +127,21 @@ pub struct Notables {
     stats: Stats,
     /// The alerts' segment since the last take.
     alerts: Segment,
+    /// The logs' series digested since the last take, when asked for.
+    digests: Option<Digests>,
 }
 
 impl Notables {
+    /// None kept yet; the logs' series digested in at most `digest` buckets a key, when
+    /// asked for (`Options::digest`).
+    #[must_use]
+    pub fn new(digest: Option<usize>) -> Self {
+        Self {
+            digests: digest.map(Digests::new),
+            ..Self::default()
+        }
+    }
+
     /// What is kept since the last call, the runs under way closed.
     pub fn take(&mut self) -> Vec<Notable> {
         self.close_logs();
@@ -142,6 +158,13 @@ impl Notables {
         if !self.alerts.is_empty() {
             self.kept
                 .push(Notable::Alerts(std::mem::take(&mut self.alerts)));
+        }
+        if let Some(digests) = &mut self.digests {
+            if !digests.is_empty() {
+                let most = digests.most();
+                let taken = std::mem::replace(digests, Digests::new(most));
+                self.kept.push(Notable::Digests(taken));
+            }
         }
     }
 
@@ -164,6 +187,9 @@ impl Notables {
             self.stats.add(metric.step, scalars);
         }
         self.alerts.log(&metric);
+        if let Some(digests) = &mut self.digests {
+            digests.log(&metric);
+        }
         let mut reasons = LATEST;
         if !self.seen_log {
             reasons |= FIRST;
@@ -224,7 +250,7 @@ impl Consumer for Notables {
     /// A part's own notables, its lines numbered from 1: a run of logs or of evaluation
     /// lines cut by a part's end is kept as two runs, which keep what it keeps.
     fn answer_part(lines: &[u8], options: Options) -> Part<Vec<Notable>> {
-        let mut notables = Self::default();
+        let mut notables = Self::new(options.digest);
         let mut count = 0;
         each_answer(lines, options, |_, answer| {
             count += 1;

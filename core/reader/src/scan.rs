@@ -51,6 +51,9 @@ pub struct Options {
     /// the path only when it is asked for (`crate::path_of`). The last line, which comes to
     /// the consumer alone (`Consumer::line`, without its bytes), is answered located.
     pub unlocated: bool,
+    /// Each log's metric keys digested for a plot, in at most this many buckets a key
+    /// ([`crate::digest`]); `None`: no digest (a command that draws nothing).
+    pub digest: Option<usize>,
 }
 
 /// The answer to one complete line (`line` ends in its newline) or to the last line: the

@@ -20,6 +20,7 @@
 
 use crate::alerts::{self, Alerts};
 use crate::check::BOM;
+use crate::digest::Digests;
 use crate::error::is_cut;
 use crate::generated::{JobStage, MetricLine, TrainMetric};
 use crate::notable::{Notable, Notables};
@@ -65,6 +66,8 @@ pub struct RunState {
     alerts: Alerts,
     /// The first invalid line's number, and the step the run had reached before it.
     first_invalid: Option<(u64, u64)>,
+    /// Its logs' series digested for a plot, when the scan digests them (`Options::digest`).
+    digests: Option<Digests>,
 }
 
 impl RunState {
@@ -92,7 +95,14 @@ impl RunState {
 
     /// What `scan` kept since the last call, folded in, in order; its lines counted.
     pub fn take_from(&mut self, scan: &mut Scan<Notables>) {
+        self.take_seeing(scan, |_| {});
+    }
+
+    /// [`Self::take_from`], each kept line shown to `seen` before it is folded in (a face
+    /// that notes the lines rejected).
+    pub fn take_seeing(&mut self, scan: &mut Scan<Notables>, mut seen: impl FnMut(&Notable)) {
         for notable in scan.consumer.take() {
+            seen(&notable);
             self.take(notable);
         }
         self.lines = scan.lines;
@@ -117,6 +127,10 @@ impl RunState {
             Notable::Refused { line } | Notable::Over { line, .. } => self.invalid_line(line),
             Notable::Scalars(stats) => self.scalars.then(stats),
             Notable::Alerts(segment) => self.alerts.then(segment),
+            Notable::Digests(digests) => match &mut self.digests {
+                Some(joined) => joined.then(digests),
+                None => self.digests = Some(digests),
+            },
         }
     }
 
@@ -328,6 +342,12 @@ impl RunState {
         }
     }
 
+    /// Its logs' series digested, when the scan digests them.
+    #[must_use]
+    pub const fn digests(&self) -> Option<&Digests> {
+        self.digests.as_ref()
+    }
+
     /// The alerts of the run's lines told at `now`, as [`RunState::report`] gives them for a
     /// run read without its snapshot files: what `watch` compares look by look.
     #[must_use]
@@ -471,6 +491,7 @@ pub fn status_bytes(
         max_line,
         terse: true,
         unlocated: false,
+        digest: None,
     };
     let mut scan = Scan::new(options, Notables::default());
     scan.feed(bytes);

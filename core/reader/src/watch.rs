@@ -206,6 +206,7 @@ impl Watch {
             // the keys' stats: the status a watch ends on; no event of their own
             Notable::Scalars(stats) => self.state.take(Notable::Scalars(stats)),
             Notable::Alerts(segment) => self.state.take(Notable::Alerts(segment)),
+            Notable::Digests(digests) => self.state.take(Notable::Digests(digests)),
             Notable::Over {
                 line,
                 size,
@@ -644,6 +645,7 @@ mod tests {
                 max_line: Some(10),
                 terse: false,
                 unlocated: false,
+                digest: None,
             },
             Notables::default(),
         );

@@ -119,6 +119,7 @@ fn options(draw: &mut Draw) -> Options {
         max_line: (draw.below(4) == 0).then(|| draw.below(120)),
         terse: draw.below(2) == 0,
         unlocated: draw.below(2) == 0,
+        digest: (draw.below(2) == 0).then(|| 1 + draw.below(6)),
     }
 }
 
@@ -169,12 +170,14 @@ fn columns_do_not_depend_on_the_cuts() {
 fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
     let mut draw = Draw(0x1234_5678_9abc_def1);
     let mut with_stats = 0;
+    let mut with_digests = 0;
     for _ in 0..300 {
         let count = draw.below(60);
         let data = file(&mut draw, count);
         let options = options(&mut draw);
-        let (mut want, lines) = line_by_line(&data, options, Notables::default());
-        let (mut got, got_lines) = scanned(&data, options, Notables::default(), &mut draw);
+        let (mut want, lines) = line_by_line(&data, options, Notables::new(options.digest));
+        let (mut got, got_lines) =
+            scanned(&data, options, Notables::new(options.digest), &mut draw);
         assert_eq!(got_lines, lines);
         let (want, got) = (want.take(), got.take());
         // Every line that is not a log or an evaluation is kept, the same, in order.
@@ -183,7 +186,8 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
                 .filter(|notable| match notable {
                     overbrainer_core::notable::Notable::Logs(_)
                     | overbrainer_core::notable::Notable::Scalars(_)
-                    | overbrainer_core::notable::Notable::Alerts(_) => false,
+                    | overbrainer_core::notable::Notable::Alerts(_)
+                    | overbrainer_core::notable::Notable::Digests(_) => false,
                     overbrainer_core::notable::Notable::Line { read, .. } => {
                         !matches!(read, overbrainer_core::MetricLine::Eval { .. })
                     }
@@ -215,6 +219,25 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
             all.alerts()
         };
         assert_eq!(alerts(&got), alerts(&want));
+        // The series' digests, cut where the parts fall, join into the same; asked for, a
+        // file with logs has them.
+        let digests = |kept: &[overbrainer_core::notable::Notable]| {
+            let mut all: Option<overbrainer_core::digest::Digests> = None;
+            for notable in kept {
+                if let overbrainer_core::notable::Notable::Digests(digests) = notable {
+                    match &mut all {
+                        Some(all) => all.then(digests.clone()),
+                        None => all = Some(digests.clone()),
+                    }
+                }
+            }
+            all
+        };
+        assert_eq!(digests(&got), digests(&want));
+        if options.digest.is_none() {
+            assert_eq!(digests(&want), None);
+        }
+        with_digests += u32::from(digests(&want).map_or(false, |all| all.keys().count() > 0));
         with_stats += u32::from(!stats(&want).is_empty());
         // Every log with an evaluation loss is kept, and the last log of all.
         let logs = |kept: &[overbrainer_core::notable::Notable]| {
@@ -237,6 +260,10 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
     assert!(
         with_stats > 100,
         "the drawn files hold scalars: {with_stats} of 300"
+    );
+    assert!(
+        with_digests > 50,
+        "the drawn scans digest logs: {with_digests} of 300"
     );
 }
 

@@ -472,6 +472,7 @@ pub extern "C" fn ob_reader_new(has_max: u32, max_line: f64) -> u32 {
         max_line: reports::bound(has_max, max_line),
         terse: false,
         unlocated: true,
+        digest: None,
     };
     let scan = Scan::new(options, Records::default());
     with_state(|state| {

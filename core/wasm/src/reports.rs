@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 
 use overbrainer_core::check::{FileCheck, Shown, GZIP_MAGIC, PIECE_LINES, SHOWN_DEFAULT};
-use overbrainer_core::notable::Notables;
+use overbrainer_core::notable::{Notable, Notables};
 use overbrainer_core::order::Order;
 use overbrainer_core::reports::{CheckReport, SnapshotState};
 use overbrainer_core::scan::{pieces_of_lines, Options, Scan};
@@ -29,12 +29,31 @@ struct Checking {
     started: bool,
 }
 
-/// A status under way: its scan and the state its lines make.
+/// A status under way: its scan and the state its lines make, and the numbers of the lines
+/// rejected since they were last asked for (`ob_status_rejected`).
 struct Telling {
     scan: Scan<Notables>,
     state: RunState,
     raw: bool,
     started: bool,
+    rejected: Vec<u64>,
+}
+
+impl Telling {
+    /// What the scan kept since the last take, folded into the state, each rejected line's
+    /// number (a line the reference rejects, or over the user's bound) noted.
+    fn take(&mut self) {
+        let rejected = &mut self.rejected;
+        self.state
+            .take_seeing(&mut self.scan, |notable| match notable {
+                Notable::Rejected { line, .. }
+                | Notable::Refused { line }
+                | Notable::Over { line, .. } => {
+                    rejected.push(*line);
+                }
+                _ => {}
+            });
+    }
 }
 
 #[derive(Default)]
@@ -137,6 +156,7 @@ pub extern "C" fn ob_check_new(
                 max_line: bound(has_max, max_line),
                 terse: false,
                 unlocated: false,
+                digest: None,
             },
             Order::default(),
         ),
@@ -246,10 +266,12 @@ pub extern "C" fn ob_check_free(id: u32) {
     RUNS.with(|runs| release(&mut runs.borrow_mut().checks, id));
 }
 
-/// A new status of a run's metrics file; `raw`, `has_max`, `max_line` as for a check. Its
-/// handle.
+/// A new status of a run's metrics file; `raw`, `has_max`, `max_line` as for a check;
+/// `digest`: its logs' series digested for a plot in at most that many buckets a key (0:
+/// none). Its handle.
 #[no_mangle]
-pub extern "C" fn ob_status_new(raw: u32, has_max: u32, max_line: f64) -> u32 {
+pub extern "C" fn ob_status_new(raw: u32, has_max: u32, max_line: f64, digest: u32) -> u32 {
+    let digest = (digest > 0).then_some(digest as usize);
     let telling = Telling {
         scan: Scan::new(
             // a complete line rejected is counted: its words are no part of the state
@@ -257,12 +279,14 @@ pub extern "C" fn ob_status_new(raw: u32, has_max: u32, max_line: f64) -> u32 {
                 max_line: bound(has_max, max_line),
                 terse: true,
                 unlocated: false,
+                digest,
             },
-            Notables::default(),
+            Notables::new(digest),
         ),
         state: RunState::new(),
         raw: raw != 0,
         started: false,
+        rejected: Vec::new(),
     };
     RUNS.with(|runs| keep(&mut runs.borrow_mut().statuses, telling))
 }
@@ -300,7 +324,7 @@ pub extern "C" fn ob_status_feed(id: u32, len: usize) -> u32 {
             telling.state.first_bytes(bytes);
         }
         telling.scan.feed(bytes);
-        telling.state.take_from(&mut telling.scan);
+        telling.take();
         1
     })
 }
@@ -319,7 +343,7 @@ pub extern "C" fn ob_status_gzip_cut(id: u32) -> u32 {
 pub extern "C" fn ob_status_finish(id: u32) -> u32 {
     with_status(id, |telling, _| {
         telling.scan.finish();
-        telling.state.take_from(&mut telling.scan);
+        telling.take();
         1
     })
 }
@@ -369,6 +393,71 @@ pub(crate) fn status_report(
         state.output.extend_from_slice(text.as_bytes());
     });
     done
+}
+
+/// Status `id`'s output written by `write` (nothing for no such status): `0` for none.
+fn status_output(id: u32, write: impl FnOnce(&mut Telling, &[u8]) -> Vec<u8>) -> u32 {
+    let input = with_state(|state| std::mem::take(&mut state.input));
+    let mut text = Vec::new();
+    let done = RUNS.with(
+        |runs| match runs.borrow_mut().statuses.get_mut(id as usize) {
+            Some(Some(telling)) => {
+                text = write(telling, &input);
+                1
+            }
+            _ => 0,
+        },
+    );
+    with_state(|state| {
+        state.input = input;
+        state.output.clear();
+        state.output.extend_from_slice(&text);
+    });
+    done
+}
+
+/// The numbers of status `id`'s lines rejected since the last call (the reference rejects
+/// them, or they are over the user's bound), in the output as a JSON array.
+#[no_mangle]
+pub extern "C" fn ob_status_rejected(id: u32) -> u32 {
+    status_output(id, |telling, _| {
+        let lines = std::mem::take(&mut telling.rejected);
+        serde_json::to_vec(&lines).unwrap_or_default()
+    })
+}
+
+/// Status `id`'s logs' series digested (made with `digest`), of the keys the input holds
+/// as a JSON array of strings (`keys_len` bytes; every key when `all`), in the output as
+/// the JSON of `Digests::json`; `{}` without `digest`. A key list that is not JSON's array
+/// of strings is none.
+#[no_mangle]
+pub extern "C" fn ob_status_digests(id: u32, keys_len: usize, all: u32) -> u32 {
+    status_output(id, |telling, input| {
+        let keys: Option<Vec<String>> = if all == 0 {
+            Some(serde_json::from_slice(input.get(..keys_len).unwrap_or(&[])).unwrap_or_default())
+        } else {
+            None
+        };
+        let json = match telling.state.digests() {
+            Some(digests) => digests.json(keys.as_deref()),
+            None => serde_json::Value::Object(serde_json::Map::new()),
+        };
+        serde_json::to_vec(&json).unwrap_or_default()
+    })
+}
+
+/// Status `id`'s metric keys digested so far, in the order they came, in the output as a
+/// JSON array.
+#[no_mangle]
+pub extern "C" fn ob_status_digest_keys(id: u32) -> u32 {
+    status_output(id, |telling, _| {
+        let keys: Vec<&str> = telling
+            .state
+            .digests()
+            .map(|digests| digests.keys().map(|(key, _)| key).collect())
+            .unwrap_or_default();
+        serde_json::to_vec(&keys).unwrap_or_default()
+    })
 }
 
 /// Status `id` is done with.

@@ -19,7 +19,6 @@ import { PROOF_LIMIT, REQUEST_LIMIT, sideFiles } from "./snapshot.js";
 import { RunTable } from "./table.js";
 
 /** @typedef {import("overbrainer-contract/core").Api} Api */
-/** @typedef {import("overbrainer-contract/core").Answer} Answer */
 /** @typedef {import("overbrainer-contract/core").ReportFile} ReportFile */
 /** @typedef {import("overbrainer-contract/core").ReportFinding} ReportFinding */
 /** @typedef {import("overbrainer-contract/core").RunStatus} RunStatus */
@@ -59,6 +58,10 @@ const CHUNK = 1 << 20;
 const LISTED = 200;
 /** Characters of a bad line shown. */
 const SHOWN = 240;
+/** The buckets of a key's series the core keeps for the plot (`Status`'s `digest`): a panel
+ * is narrower than that many pixel columns times two, so its line is drawn as every point
+ * would draw it (each bucket's first, least, greatest and last point, and its markers). */
+const DIGEST = 1024;
 
 const METRICS_FILE = contractFiles.metrics;
 /** A run folder's metrics file, gzip-compressed: read when there is no metrics.jsonl. */
@@ -386,8 +389,13 @@ function redraw() {
   }
 
   const found = new Set();
-  for (const run of runs) for (const key of run.series.points.keys()) found.add(key);
+  for (const run of runs) {
+    run.series.takeKeys(run.status, run.lines);
+    for (const key of run.series.keys) found.add(key);
+  }
   const picked = core.pickKeys(core.patternsOf($of("metrics", HTMLInputElement).value), found);
+  // the points of the keys shown only, from each run's digest
+  for (const run of runs) run.series.take(run.status, run.lines, picked);
   renderKeys(core.pickKeys(["*"], found), new Set(picked));
   setHidden($("plot-box"), runs.length === 0);
   setHidden($("no-panels"), picked.length > 0 || found.size === 0);
@@ -892,25 +900,23 @@ async function collectFindings(toCheck, path, found, batch = () => {}) {
   return found;
 }
 
-/** The Reader's answers into the run's series, and the excerpts of its bad lines listed.
+/** The excerpts of the run's lines the core rejected in the bytes just fed (the first
+ * LISTED), while the excerpts have their bytes.
  * @param {Run} run
- * @param {Excerpts} excerpts
- * @param {Answer[]} answers */
-function takeAnswers(run, excerpts, answers) {
-  run.series.take(answers);
-  for (const answer of answers) {
-    if (answer.kind !== "line" && run.excerpts.size <= LISTED) run.excerpts.set(answer.line, excerpts.text(answer.line));
+ * @param {Excerpts} excerpts */
+function takeRejected(run, excerpts) {
+  for (const line of run.status.rejected()) {
+    if (run.excerpts.size <= LISTED) run.excerpts.set(line, excerpts.text(line));
   }
 }
 
-/** A run's file read once: its bytes to the core's Status and check as they are read, its
- * lines to a Reader for the plot and the excerpts of the lines listed.
+/** A run's file read once: its bytes to the core's Status (its state, and its series
+ * digested for the plot) and check as they are read, the excerpts of the lines listed kept.
  * @param {Run} run */
 async function readRun(run) {
   const file = run.files.metrics;
   if (file === null) throw new Error(`${run.path}: no file to read`);
   const excerpts = new Excerpts(SHOWN);
-  const reader = new core.Reader();
   const toCheck = handOn();
   /** @type {Findings} */
   const found = { listed: [], more: 0, summary: null };
@@ -931,7 +937,7 @@ async function readRun(run) {
       const chunk = next.value;
       run.status.feed(chunk);
       excerpts.add(chunk, run.excerpts.size <= LISTED);
-      takeAnswers(run, excerpts, reader.feed(chunk));
+      takeRejected(run, excerpts);
       progress.chunks += 1;
       await renderStatus(run);
       showProgress(run);
@@ -940,14 +946,13 @@ async function readRun(run) {
     }
     if (cut.short) run.status.gzipCut();
     run.status.end();
-    takeAnswers(run, excerpts, reader.finish());
+    takeRejected(run, excerpts);
     toCheck.close();
     run.findings = await checked.catch((error) => {
       throw new Error(`${run.path}: ${messageOf(error)}`);
     });
   } finally {
     toCheck.close();
-    reader.close();
     run.done = true;
   }
 }
@@ -1009,7 +1014,7 @@ function newRun(name, unit, path, metrics, side, colour) {
     path,
     files: { metrics },
     side,
-    status: new core.Status({ name: path }),
+    status: new core.Status({ name: path, digest: DIGEST }),
     record: null,
     series: new Series(),
     findings: { listed: [], more: 0, summary: null },
@@ -1235,13 +1240,12 @@ function sayChange(run, text) {
   said.textContent = text;
 }
 
-/** The run's bytes from here on, to a fresh reading of it (a new Status, Reader, check and
- * series: the run read from its start).
+/** The run's bytes from here on, to a fresh reading of it (a new Status, check and series:
+ * the run read from its start).
  * @param {Run} run
  * @returns {Reading} */
 function startReading(run) {
   const excerpts = new Excerpts(SHOWN);
-  const reader = new core.Reader();
   const toCheck = handOn();
   /** @type {Findings} */
   const found = { listed: [], more: 0, summary: null };
@@ -1261,11 +1265,10 @@ function startReading(run) {
       toCheck.push(chunk);
       run.status.feed(chunk);
       excerpts.add(chunk, run.excerpts.size <= LISTED);
-      takeAnswers(run, excerpts, reader.feed(chunk));
+      takeRejected(run, excerpts);
     },
     close() {
       toCheck.close();
-      reader.close();
     },
   };
 }
@@ -1278,7 +1281,7 @@ function restart(run, following) {
   following.reading = null;
   following.offset = 0;
   run.status.close();
-  run.status = new core.Status({ name: run.path });
+  run.status = new core.Status({ name: run.path, digest: DIGEST });
   run.series = new Series();
   run.excerpts = new Map();
   run.findings = { listed: [], more: 0, summary: null };

@@ -1,7 +1,7 @@
-// The values the plot draws, by step: each log line's metrics as the package's Reader answers
-// it — the line's own fields (loss, eval_loss, learning_rate, grad_norm) and every key of its
-// `scalars` — one Points per key. Data only: what a run's lines mean (its status, its bad
-// lines) is the core's (the package's `Status` and `check`).
+// The values the plot draws, by step: each metric key of a run's logs — the line's own fields
+// (loss, eval_loss, learning_rate, grad_norm) and every key of its `scalars` — as the core
+// digests it (the package's `Status`, made with `digest`), one Points per key shown. Data
+// only: what a run's lines mean (its status, its bad lines) is the core's too.
 
 /** What a point holds, beside its value: a number (finite, or a non-finite value's word read
  * as NaN, Infinity, -Infinity), or null (a gap in the line). */
@@ -12,13 +12,13 @@ export const GAP = 1;
  * which points are gaps (a scalar logged as null). A value "NaN", "Infinity", "-Infinity"
  * is kept as the double it names. */
 export class Points {
-  constructor() {
-    // a few points first, twice as many each time they are full: a key logged once (a run
-    // may log 100,000 keys in one line) holds a few bytes, not a key's worth of a long run
-    this.steps = new Float64Array(4);
-    this.values = new Float64Array(4);
+  /** @param {number} [size] the points it will hold (it grows past them, doubling) */
+  constructor(size = 4) {
+    const room = Math.max(1, size);
+    this.steps = new Float64Array(room);
+    this.values = new Float64Array(room);
     /** @type {Uint8Array} GAP where the point is a null */
-    this.kinds = new Uint8Array(4);
+    this.kinds = new Uint8Array(room);
     this.length = 0;
     // the range of the finite points, kept as they come: a redraw need not pass over them
     this.low = Infinity;
@@ -63,67 +63,71 @@ export class Points {
   }
 }
 
-/** The line's own numeric fields, in the order the picker lists them. */
-export const OWN = /** @type {const} */ (["loss", "eval_loss", "learning_rate", "grad_norm"]);
-
 /** A scalar's value as a double: a number as it is, a non-finite value's word as the double
  * it names; null for a null (and for anything else, which the contract does not allow).
  * @param {unknown} value
  * @returns {number | null} */
 export function scalarValue(value) {
   if (typeof value === "number") return value;
+  if (typeof value === "bigint") return Number(value);
   if (value === "NaN") return NaN;
   if (value === "Infinity") return Infinity;
   if (value === "-Infinity") return -Infinity;
   return null;
 }
 
-/** Each metric key's Points, fed the Reader's answers. */
+/** The Points of a digest's points, sized to them.
+ * @param {import("overbrainer-contract/core").Digest} digest
+ * @returns {Points} */
+export function pointsOf(digest) {
+  const points = new Points(digest.points.length);
+  for (const [step, value] of digest.points) {
+    const number = scalarValue(value);
+    if (number === null) points.push(step, NaN, GAP);
+    else points.push(step, number);
+  }
+  return points;
+}
+
+/** A run's series as the plot draws them, from the core's digest of its logs (the run's
+ * Status made with `digest`: each key's series bounded, what every point draws at a plot's
+ * width): the keys its logs hold, and the Points of the keys shown only, made again when the
+ * run has read more lines or other keys are shown. A key not shown holds no point here. */
 export class Series {
   constructor() {
-    /** @type {Map<string, Points>} */
+    /** @type {Map<string, Points>} the keys shown */
     this.points = new Map();
+    /** @type {string[]} every key of the run's logs, in the order they came */
+    this.keys = [];
+    /** the run's lines when the keys, and when the points, were made */
+    this.keysAt = -1;
+    this.pointsAt = -1;
+    this.shown = "";
   }
 
-  /** The Points of `key`, made on first use.
-   * @param {string} key
-   * @returns {Points} */
-  of(key) {
-    let found = this.points.get(key);
-    if (found === undefined) this.points.set(key, (found = new Points()));
-    return found;
+  /** The keys of the run's logs, after `lines` lines read.
+   * @param {import("overbrainer-contract/core").RunStatus} status
+   * @param {number} lines */
+  takeKeys(status, lines) {
+    if (lines === this.keysAt) return;
+    this.keysAt = lines;
+    this.keys = status.digestKeys();
   }
 
-  /** The answers of a Reader's `feed` or `finish`: the values of its log lines. A line's own
-   * field left out (null) is no point; a scalar logged as null is a gap.
-   * @param {Iterable<import("overbrainer-contract/core").Answer>} answers
-   * @returns {boolean} whether a key was seen for the first time */
-  take(answers) {
-    const before = this.points.size;
-    for (const answer of answers) {
-      if (answer.kind !== "line" || answer.value.event !== "log") continue;
-      const line = answer.value;
-      for (const field of OWN) {
-        const value = line[field];
-        if (typeof value === "number") this.of(field).push(line.step, value);
-      }
-      const { scalars } = line;
-      if (scalars === undefined || scalars === null) continue;
-      for (const key of Object.keys(scalars)) {
-        const value = scalarValue(scalars[key]);
-        if (value === null) this.of(key).push(line.step, NaN, GAP);
-        else this.of(key).push(line.step, value);
-      }
+  /** The Points of the keys `shown`, after `lines` lines read.
+   * @param {import("overbrainer-contract/core").RunStatus} status
+   * @param {number} lines
+   * @param {string[]} shown */
+  take(status, lines, shown) {
+    const asked = JSON.stringify(shown);
+    if (lines === this.pointsAt && asked === this.shown) return;
+    this.pointsAt = lines;
+    this.shown = asked;
+    const digests = status.digests(shown);
+    this.points = new Map();
+    for (const key of shown) {
+      const digest = digests[key];
+      if (digest !== undefined) this.points.set(key, pointsOf(digest));
     }
-    return this.points.size !== before;
-  }
-
-  /** The keys this run's logs hold. */
-  get keys() {
-    return [...this.points.keys()];
-  }
-
-  get empty() {
-    return this.points.size === 0;
   }
 }
