@@ -1,0 +1,109 @@
+// A Status made with `digest`: the core's digest of a run's series for a plot (each key's
+// points bounded, what every point draws at a plot's width, its spikes and non-finite markers
+// kept), and the numbers of the lines it rejected. Every expected value is reasoned from the
+// lines this test writes.
+//
+//   node --test test/          (after `node build.mjs`: the package's dist/)
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Status } from "../dist/index.js";
+
+const encode = (text) => new TextEncoder().encode(text);
+const line = (fields) => `${JSON.stringify(fields)}\n`;
+
+/** A run of `steps` logs, step n at time n: loss 1 + n / steps, a spike of 50 at `spike`, an
+ * `acc` scalar logged as "NaN" at `nan` and as null at `gap`. */
+function run(steps, { spike, nan, gap }) {
+  let text = line({ event: "begin", time: 0, max_steps: steps });
+  for (let step = 1; step <= steps; step += 1) {
+    const acc = step === nan ? "NaN" : step === gap ? null : step / steps;
+    text += line({ event: "log", time: step, step, loss: step === spike ? 50 : 1 + step / steps, scalars: { acc } });
+  }
+  return text;
+}
+
+const plain = (value) => (typeof value === "bigint" ? Number(value) : value);
+const points = (digest) => digest.points.map(([step, value]) => [plain(step), plain(value)]);
+
+describe("a Status's digests", () => {
+  it("keeps a spike, a NaN, a gap and both ends of 10,000 steps in 16 buckets", () => {
+    const status = new Status({ name: "run", digest: 16 });
+    status.feed(encode(run(10_000, { spike: 6_789, nan: 4_321, gap: 9_000 })));
+    status.end();
+    assert.deepEqual(status.digestKeys(), ["loss", "acc"]);
+    const { loss, acc } = status.digests(["loss", "acc", "absent"]);
+    assert.deepEqual(Object.keys(status.digests(["absent"])), []);
+    // steps 1..10,000 fit 16 buckets from spans of 1,024 steps (10 of them), not of 512 (20)
+    assert.equal(loss.shift, 10);
+    assert.equal(plain(loss.count), 10_000);
+    assert.equal(plain(acc.count), 10_000);
+    const drawn = points(loss);
+    assert.deepEqual(drawn[0], [1, 1 + 1 / 10_000]);
+    assert.deepEqual(drawn.at(-1), [10_000, 2]);
+    assert.ok(drawn.some(([step, value]) => step === 6_789 && value === 50), "the spike");
+    // at most 4 finite points a bucket (first, least, greatest, last), in the series' order
+    assert.ok(drawn.length <= 4 * 10, `${drawn.length} points`);
+    const steps = drawn.map(([step]) => step);
+    assert.deepEqual(steps, [...steps].sort((a, b) => a - b));
+    const accDrawn = points(acc);
+    assert.ok(accDrawn.some(([step, value]) => step === 4_321 && value === "NaN"), "the NaN");
+    assert.ok(accDrawn.some(([step, value]) => step === 9_000 && value === null), "the gap");
+    status.close();
+  });
+
+  it("keeps every point of a run shorter than its buckets, as written", () => {
+    const status = new Status({ name: "run", digest: 64 });
+    const text = run(20, { spike: 7, nan: 3, gap: 5 });
+    status.feed(encode(text));
+    status.end();
+    const logs = text.trim().split("\n").map((each) => JSON.parse(each)).filter((each) => each.event === "log");
+    const { loss, acc } = status.digests();
+    assert.equal(loss.shift, 0);
+    assert.deepEqual(points(loss), logs.map((log) => [log.step, log.loss]));
+    assert.deepEqual(points(acc), logs.map((log) => [log.step, log.scalars.acc]));
+  });
+
+  it("is the same however the bytes are cut", () => {
+    const text = encode(run(3_000, { spike: 1_500, nan: 100, gap: 2_999 }));
+    const whole = new Status({ name: "run", digest: 32 });
+    whole.feed(text);
+    whole.end();
+    for (const size of [1, 7, 4096, 65_537]) {
+      const cut = new Status({ name: "run", digest: 32 });
+      for (let at = 0; at < text.length; at += size) cut.feed(text.subarray(at, at + size));
+      cut.end();
+      assert.deepEqual(cut.digests(), whole.digests(), `cut every ${size} bytes`);
+    }
+  });
+
+  it("is empty without digest, and refuses a digest that is no count", () => {
+    const status = new Status({ name: "run" });
+    status.feed(encode(run(5, { spike: 0, nan: 0, gap: 0 })));
+    assert.deepEqual(status.digests(), {});
+    assert.deepEqual(status.digestKeys(), []);
+    for (const digest of [-1, 1.5, Number.NaN, 2 ** 32]) {
+      assert.throws(() => new Status({ digest }), TypeError, String(digest));
+    }
+  });
+});
+
+describe("a Status's rejected lines", () => {
+  it("are the lines the core rejects, each told once, as they are fed", () => {
+    const status = new Status({ name: "run", maxLine: 200 });
+    const good = line({ event: "log", time: 1, step: 1, loss: 1 });
+    // line 2 is not JSON, line 4 has a NaN number, line 6 is over 200 bytes; line 7 is cut
+    const long = line({ event: "log", time: 2, step: 2, loss: 1, note: "x".repeat(300) });
+    status.feed(encode(good + "not json\n" + good + '{"event":"log","time":1,"step":1,"loss":NaN}\n'));
+    assert.deepEqual(status.rejected(), [2, 4]);
+    assert.deepEqual(status.rejected(), [], "each told once");
+    status.feed(encode(good + long + '{"event":"lo'));
+    assert.deepEqual(status.rejected(), [6]);
+    status.end();
+    // the last line, cut short, is told too (a page shows it); the record counts it apart
+    assert.deepEqual(status.rejected(), [7]);
+    const record = status.report(10);
+    assert.equal(plain(record.invalid_lines), 3);
+    assert.equal(record.partial_last_line, true);
+  });
+});

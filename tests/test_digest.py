@@ -1,0 +1,60 @@
+"""The core's digest of a run's series for a plot, as the Python binding gives it
+(`_core.StatusScan(digest=N).digests(keys)`): each key's points bounded whatever the run's
+length, a spike and every non-finite marker kept, exact where the run is shorter than the
+buckets. Expected values are reasoned from the lines written here."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from overbrainer_contract import _core
+
+
+def run(steps: int, spike: int = 0, nan: int = 0, gap: int = 0) -> bytes:
+    """A run of `steps` logs: loss 1 + n / steps (50 at `spike`), an `acc` scalar ("NaN" at
+    `nan`, null at `gap`)."""
+    lines = [{"event": "begin", "time": 0, "max_steps": steps}]
+    for step in range(1, steps + 1):
+        acc: Any = "NaN" if step == nan else None if step == gap else step / steps
+        loss = 50 if step == spike else 1 + step / steps
+        lines.append(
+            {"event": "log", "time": step, "step": step, "loss": loss, "scalars": {"acc": acc}}
+        )
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def digests(data: bytes, most: int | None, keys: list[str] | None = None) -> dict[str, Any]:
+    scan = _core.StatusScan(digest=most)
+    for at in range(0, len(data), 4096):
+        scan.feed(data[at : at + 4096])
+    scan.finish()
+    found: dict[str, Any] = json.loads(scan.digests(keys))
+    return found
+
+
+def test_a_long_run_is_bounded_and_keeps_its_spike_nan_gap_and_ends() -> None:
+    found = digests(run(10_000, spike=6_789, nan=4_321, gap=9_000), 16)
+    loss, acc = found["loss"], found["acc"]
+    # steps 1..10,000 fit 16 buckets from spans of 1,024 steps (10), not of 512 (20)
+    assert loss["shift"] == 10
+    assert loss["count"] == acc["count"] == 10_000
+    assert loss["points"][0] == [1, 1 + 1 / 10_000]
+    assert loss["points"][-1] == [10_000, 2]
+    assert [6_789, 50] in loss["points"]
+    assert len(loss["points"]) <= 4 * 10
+    assert [4_321, "NaN"] in acc["points"]
+    assert [9_000, None] in acc["points"]
+
+
+def test_a_short_run_keeps_every_point_as_written() -> None:
+    data = run(20, spike=7, nan=3, gap=5)
+    logs = [json.loads(line) for line in data.splitlines() if b'"log"' in line]
+    found = digests(data, 64, ["acc", "loss", "absent"])
+    assert sorted(found) == ["acc", "loss"]
+    assert found["loss"]["points"] == [[log["step"], log["loss"]] for log in logs]
+    assert found["acc"]["points"] == [[log["step"], log["scalars"]["acc"]] for log in logs]
+
+
+def test_without_digest_there_is_none() -> None:
+    assert digests(run(5), None) == {}
