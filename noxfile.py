@@ -1002,6 +1002,7 @@ def js(session: nox.Session) -> None:
             "node",
             "--test",
             "test/check-bound.test.mjs",
+            "test/digest.test.mjs",
             "test/find-cargo.test.mjs",
             "test/pack.test.mjs",
             "test/pattern.test.mjs",
