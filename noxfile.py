@@ -146,19 +146,15 @@ SERVED_PAGE = ROOT / "python" / "overbrainer_contract" / "serve" / "viewer.html"
 
 def _build_viewer(session: nox.Session) -> Path:
     """The run viewer built (js/: the package, its WebAssembly by Debian's Rust 1.63; then
-    js/viewer/: the one-file page), and copied where the wheel takes it for `serve`
+    js/viewer/: the one-file page), and put where the wheel takes it for `serve`
     (`overbrainer_contract/serve/viewer.html`, package data, not in git)."""
     debian_cargo = Path(DEBIAN_RUST) / "cargo"
     if not debian_cargo.exists():
         session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
-    npm: dict[str, Any] = {"external": True}
-    with session.chdir(JS):
-        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
-        session.run("node", "build.mjs", env={"OVERBRAINER_WASM_CARGO": str(debian_cargo)}, **npm)
-    with session.chdir(JS / "viewer"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
-        session.run("node", "build.mjs", **npm)
-    shutil.copy(VIEWER_PAGE, SERVED_PAGE)
+    # js/build-page.mjs, as an install from a checkout builds it (setup.py)
+    wasm = {"OVERBRAINER_WASM_CARGO": str(debian_cargo)}
+    page = ("node", str(JS / "build-page.mjs"), "--out", str(SERVED_PAGE))
+    session.run(*page, env=wasm, external=True)
     return VIEWER_PAGE
 
 
@@ -1098,9 +1094,10 @@ def bench(session: nox.Session) -> None:
     # parse_line against orjson, json, msgspec, jsonschema, side by side in one run on a
     # realistic 1M-line metrics.jsonl; then `check` against a bare parse_line loop, `check`'s
     # peak memory over 200k and 1M bad lines (goal: 64 MB), `export` against `check` (and
-    # export's peak memory on 5M lines), what status's alerts cost it, the npm package's whole-file reader under Node against
-    # the reference runner (js.py), `serve` on a sweep of 1,000 runs with the page in Chromium
-    # (serve.py), and the plugin's callback against a no-op callback.
+    # export's peak memory on 5M lines), what status's alerts cost it, the npm package's
+    # whole-file reader under Node against the reference runner (js.py), `serve` on a sweep of
+    # 1,000 runs with the page in Chromium (serve.py), and the plugin's callback against a
+    # no-op callback.
     install_project(session, "bench", extras="[serve]")
     # Each script prints its figures and says which goals are not met (exit 1): the session
     # runs them all, so that one goal missed does not hide the others' figures.

@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from setuptools import setup
@@ -31,7 +30,6 @@ from setuptools_rust.build import build_rust
 ROOT = Path(__file__).resolve().parent
 JS = ROOT / "js"
 PAGE = ROOT / "python" / "overbrainer_contract" / "serve" / "viewer.html"
-BUILT_PAGE = JS / "viewer" / "dist" / "viewer.html"
 NO_VIEWER = "OVERBRAINER_NO_VIEWER"
 
 NODE_MISSING = f"""\
@@ -63,32 +61,14 @@ def build_page() -> None:
         if shutil.which(tool) is None:
             engines = json.loads((JS / "viewer" / "package.json").read_text())["engines"]
             raise SetupError(NODE_MISSING.format(missing=tool, node=engines["node"]))
-    steps = [
-        (JS, ["npm", "ci", "--no-audit", "--no-fund"]),
-        (JS, ["node", "build.mjs"]),  # the package and its WebAssembly (js/find-cargo.mjs)
-        (JS / "viewer", ["npm", "ci", "--no-audit", "--no-fund"]),
-        (JS / "viewer", ["node", "build.mjs"]),  # the one-file page, js/viewer/dist/
-    ]
-    for folder, command in steps:
-        print(f"viewer page: {' '.join(command)} (in {folder.relative_to(ROOT)}/)", flush=True)
-        if subprocess.run(command, cwd=folder, check=False).returncode != 0:
-            raise SetupError(
-                f"the viewer page's build failed at `{' '.join(command)}` in "
-                f"{folder.relative_to(ROOT)}/ (its own words above); or build without the "
-                f"page: {NO_VIEWER}=1"
-            )
-    # Created exclusively beside the package's page, then put in place at once.
-    handle, temporary = tempfile.mkstemp(dir=PAGE.parent, prefix=".viewer-", suffix=".html")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(handle, 0o666 & ~umask)  # a file's usual mode, not mkstemp's 0600
-        with os.fdopen(handle, "wb") as out:
-            out.write(BUILT_PAGE.read_bytes())
-        os.replace(temporary, PAGE)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    # js/build-page.mjs: every step (npm ci, the package's build, the page's), the page put
+    # in place at once beside the package's modules
+    command = ["node", str(JS / "build-page.mjs"), "--out", str(PAGE)]
+    if subprocess.run(command, cwd=ROOT, check=False).returncode != 0:
+        raise SetupError(
+            "the viewer page's build failed (js/build-page.mjs, its own words above); or build "
+            f"without the page: {NO_VIEWER}=1"
+        )
 
 
 class BuildPy(build_py):

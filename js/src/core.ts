@@ -22,6 +22,8 @@ export type {
   ReportFile,
   ReportFinding,
   RunSource,
+  RunCheck,
+  RunCheckConstructor,
   RunStatus,
   RunStatusConstructor,
   RunStatusOptions,
@@ -779,7 +781,7 @@ function bind(ex: Exports): Api {
     });
   }
 
-  const { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber } = bindRun(ex, { put, text: outputText, chunks });
+  const { check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber } = bindRun(ex, { put, text: outputText, chunks });
 
   const names = bindNames(ex, {
     put,
@@ -789,7 +791,7 @@ function bind(ex: Exports): Api {
     },
   });
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber, ...names };
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber, ...names };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

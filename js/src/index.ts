@@ -39,6 +39,8 @@ export type {
   ReportFinding,
   Source,
   StageLine,
+  RunCheck,
+  RunCheckConstructor,
   RunStatus,
   RunStatusConstructor,
   RunStatusOptions,
@@ -165,6 +167,7 @@ export const dumpLine: Api["dumpLine"] = api.dumpLine;
 export const readLines: (source: Source, options?: ReadOptions) => AsyncGenerator<Answer[], void, undefined> = readLinesNode;
 export const check: Api["check"] = api.check;
 export const checkRecords: Api["checkRecords"] = api.checkRecords;
+export const Check: Api["Check"] = api.Check;
 export const status: Api["status"] = api.status;
 export const Status: Api["Status"] = api.Status;
 export const linesText: Api["linesText"] = api.linesText;

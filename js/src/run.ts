@@ -110,6 +110,27 @@ export interface Digest {
   points: [number | bigint, number | "NaN" | "Infinity" | "-Infinity" | null][];
 }
 
+/** A metrics file's check under way, fed its bytes as they come, synchronously: what a page
+ * following a growing file keeps (nothing of the bytes it was fed). The records are those
+ * `checkRecords` makes of the same bytes, in order. */
+export interface RunCheck {
+  /** The findings of the lines `chunk` completes (a `.gz` name: the bytes decompressed). */
+  feed(chunk: Uint8Array): CheckRecord[];
+  /** A `.gz` stream cut short after `size` decompressed bytes: said at the end. */
+  gzipCut(size: number): void;
+  /** The end of the file: the findings of its last line, then its summary. The check's
+   * memory goes back. */
+  end(): CheckRecord[];
+  /** Its memory given back (also when it is collected). */
+  close(): void;
+}
+
+export interface RunCheckConstructor {
+  /** `name`, `maxLine` and `maxFindings` (every finding by default) as `checkRecords`
+   * takes them. */
+  new (options?: Omit<CheckOptions, "chunkSize">): RunCheck;
+}
+
 /** A Status's options: a metrics file's (`name`, `maxLine`), and `digest`: its logs' series
  * digested for a plot as they are fed, in at most that many buckets a key (`digests()`;
  * default none). */
@@ -130,6 +151,9 @@ export interface RunApi {
    * finding by default (`options.maxFindings`): a file of a million bad lines in flat
    * memory. */
   checkRecords(source: RunSource, options?: CheckOptions): AsyncGenerator<CheckRecord[], void, undefined>;
+  /** A check fed as its file's bytes come, synchronously (a page following a file): the
+   * records `checkRecords` makes, each call's own. */
+  Check: RunCheckConstructor;
   /** The status of a run at `now`: its metrics file's bytes, and a run folder's side files
    * when `options` gives them (`snapshot`, `request`: see `SideFiles`; else `snapshot` null).
    * An `Error` for gzip data where lines should be (no run is read, as `status` refuses it). */
@@ -387,6 +411,50 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     }
   }
 
+  const checks = new FinalizationRegistry<number>((id) => ex.ob_check_free(id));
+
+  /** A check fed synchronously: the same handle `madeRecords` drives, without its loop. */
+  class Check implements RunCheck {
+    #id: number | null;
+
+    constructor(options: Omit<CheckOptions, "chunkSize"> = {}) {
+      const { name = "-", maxLine = null, maxFindings } = options;
+      const [hasMax, max] = bound(maxLine);
+      const [hasShown, shown] = shownOf(maxFindings, true);
+      this.#id = ex.ob_check_new(io.put(name), name.endsWith(".gz") ? 0 : 1, hasMax, max, hasShown, shown);
+      checks.register(this, this.#id, this);
+    }
+
+    #open(): number {
+      if (this.#id === null) throw new Error("this check has ended (or is closed)");
+      return this.#id;
+    }
+
+    feed(chunk: Uint8Array): CheckRecord[] {
+      if (!(chunk instanceof Uint8Array)) throw new TypeError(`Check.feed takes a Uint8Array, not ${typeof chunk}`);
+      ex.ob_check_feed(this.#open(), io.put(chunk));
+      return records(io.text());
+    }
+
+    gzipCut(size: number): void {
+      ex.ob_check_gzip_cut(this.#open(), size);
+    }
+
+    end(): CheckRecord[] {
+      ex.ob_check_finish(this.#open());
+      const found = records(io.text());
+      this.close();
+      return found;
+    }
+
+    close(): void {
+      if (this.#id === null) return;
+      checks.unregister(this);
+      ex.ob_check_free(this.#id);
+      this.#id = null;
+    }
+  }
+
   function checkRecords(source: RunSource, options: CheckOptions = {}): AsyncGenerator<CheckRecord[], void, undefined> {
     return madeRecords(source, options, true);
   }
@@ -583,5 +651,5 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     return io.text();
   }
 
-  return { check, checkRecords, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber };
+  return { check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber };
 }

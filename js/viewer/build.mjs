@@ -2,7 +2,7 @@
 // Builds the run viewer: one self-contained HTML file, dist/viewer.html, that opens from disk
 // (file://, where a page may neither fetch nor import its siblings) or from any web server.
 //
-//   node build.mjs [--out FILE]
+//   node build.mjs [--out FILE] [--also FILE]     (each written whole, then put in place)
 //
 // Inlined into the page: the package's glue (../dist/core.js) and its WebAssembly module
 // (../dist/overbrainer_core.wasm, as base64) — both built by `cd js && node build.mjs` — the
@@ -12,9 +12,9 @@
 // Content-Security-Policy allows only its own script and style (by their SHA-256) and
 // WebAssembly: nothing else runs, whatever a file holds.
 
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Ajv2020Module from "ajv/dist/2020.js";
 import * as esbuild from "esbuild";
@@ -29,6 +29,25 @@ const WASM = join(PACKAGE, "dist", "overbrainer_core.wasm");
 
 const at = process.argv.indexOf("--out");
 const OUT = at >= 0 ? resolve(process.argv[at + 1]) : join(HERE, "dist", "viewer.html");
+const also = process.argv.indexOf("--also");
+/** A second place for the page (`--also FILE`: the Python package's, which `serve` serves). */
+const ALSO = also >= 0 ? resolve(process.argv[also + 1]) : null;
+
+/** `text` written to `path` whole or not at all: into a file created exclusively beside it,
+ * then renamed over it.
+ * @param {string} path
+ * @param {string} text */
+function putInPlace(path, text) {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}`);
+  try {
+    writeFileSync(temporary, text, { flag: "wx" });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
 
 for (const needed of [GLUE, WASM]) {
   if (!existsSync(needed)) {
@@ -105,8 +124,7 @@ const page = template
   .replace("__CSP__", () => policy)
   .replace("__STYLE__", () => style)
   .replace("__SCRIPT__", () => script);
-mkdirSync(dirname(OUT), { recursive: true });
-writeFileSync(OUT, page);
+for (const path of [OUT, ...(ALSO === null ? [] : [ALSO])]) putInPlace(path, page);
 // the sizes in decimal units, as docs/viewer.md states the page's (test/sizes.test.mjs)
 const kilobytes = (/** @type {number} */ bytes) => `${Math.round(bytes / 1000).toLocaleString("en")} KB`;
 const module = readFileSync(WASM).length;

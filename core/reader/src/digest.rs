@@ -117,10 +117,6 @@ impl Marks {
             gap: self.gap.or(later.gap),
         }
     }
-
-    fn is_empty(&self) -> bool {
-        *self == Self::default()
-    }
 }
 
 /// Consecutive points of a series whose steps fall in one span of the digest's width.
@@ -138,6 +134,15 @@ pub struct Bucket {
 }
 
 impl Bucket {
+    /// No point: what a bucket merged into the one before it leaves in its place.
+    const EMPTY: Self = Self {
+        span: 0,
+        from: 0,
+        to: 0,
+        values: None,
+        marks: None,
+    };
+
     fn new(span: u64, at: u64, step: u64, sample: Sample) -> Self {
         let mut bucket = Self {
             span,
@@ -173,23 +178,17 @@ impl Bucket {
         }
     }
 
-    /// This bucket, then `later` (the points after it), as one of span `span`.
-    fn then(self, later: Self, span: u64) -> Self {
-        let values = match (self.values, later.values) {
+    /// `later` (the points after this bucket's) joined into this bucket.
+    fn absorb(&mut self, later: Self) {
+        self.to = later.to;
+        self.values = match (self.values, later.values) {
             (Some(one), Some(two)) => Some(one.then(two)),
             (one, two) => one.or(two),
         };
-        let marks = match (self.marks, later.marks) {
+        self.marks = match (self.marks.take(), later.marks) {
             (Some(one), Some(two)) => Some(Box::new(one.then(*two))),
             (one, two) => one.or(two),
         };
-        Self {
-            span,
-            from: self.from,
-            to: later.to,
-            values,
-            marks: marks.filter(|marks| !marks.is_empty()),
-        }
     }
 
     /// Its points as they are drawn, in the series' order, each once: the finite extremes
@@ -265,7 +264,17 @@ impl Digest {
         let span = span_of(step, self.shift);
         match self.buckets.last_mut() {
             Some(last) if last.span == span => last.add(at, step, sample),
-            _ => self.buckets.push(Bucket::new(span, at, step, sample)),
+            _ => {
+                // grown by doubling, never past the one bucket over `most` that `fit` merges
+                if self.buckets.len() == self.buckets.capacity() {
+                    let room = (2 * self.buckets.len())
+                        .max(4)
+                        .min(self.most.saturating_add(1));
+                    self.buckets
+                        .reserve_exact(room.saturating_sub(self.buckets.len()).max(1));
+                }
+                self.buckets.push(Bucket::new(span, at, step, sample));
+            }
         }
         self.fit();
     }
@@ -319,16 +328,9 @@ impl Digest {
     /// when they share a span.
     fn join(&mut self, buckets: Vec<Bucket>) {
         for bucket in buckets {
-            match self.buckets.pop() {
-                Some(last) if last.span == bucket.span => {
-                    let span = last.span;
-                    self.buckets.push(last.then(bucket, span));
-                }
-                Some(last) => {
-                    self.buckets.push(last);
-                    self.buckets.push(bucket);
-                }
-                None => self.buckets.push(bucket),
+            match self.buckets.last_mut() {
+                Some(last) if last.span == bucket.span => last.absorb(bucket),
+                _ => self.buckets.push(bucket),
             }
         }
     }
@@ -340,19 +342,26 @@ impl Digest {
         }
     }
 
-    /// The width made `2^shift` (no narrower than it is): neighbours in one span merged.
+    /// The width made `2^shift` (no narrower than it is): neighbours in one span merged, in
+    /// place.
     fn coarsen(&mut self, shift: u32) {
         if shift <= self.shift {
             return;
         }
         self.shift = shift;
-        let buckets = std::mem::take(&mut self.buckets);
-        self.buckets.reserve(buckets.len());
-        for mut bucket in buckets {
-            let lowest = bucket_step(&bucket);
-            bucket.span = span_of(lowest, shift);
-            self.join(vec![bucket]);
+        let mut kept = 0;
+        for read in 0..self.buckets.len() {
+            let span = span_of(bucket_step(&self.buckets[read]), shift);
+            if kept > 0 && self.buckets[kept - 1].span == span {
+                let bucket = std::mem::replace(&mut self.buckets[read], Bucket::EMPTY);
+                self.buckets[kept - 1].absorb(bucket);
+            } else {
+                self.buckets[read].span = span;
+                self.buckets.swap(kept, read);
+                kept += 1;
+            }
         }
+        self.buckets.truncate(kept);
     }
 
     /// The buckets, in the series' order.

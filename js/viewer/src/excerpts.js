@@ -48,13 +48,25 @@ export class Excerpts {
     this.firstLine += count;
   }
 
-  /** The excerpt of line `number`, or null when it is not in the chunk held.
+  /** Done with the chunk held: past it (its lines counted, the start of its last line
+   * carried), its bytes let go. A run followed holds no chunk between two reads, only the
+   * start of a line still open (a line cut short at the end is told from it).
+   */
+  release() {
+    if (this.chunk !== null) this.advance();
+    this.chunk = null;
+    this.buffer = null;
+    this.starts = null;
+  }
+
+  /** The excerpt of line `number`, or null when it is not in the chunk held (or the line
+   * still open before it).
    * @param {number} number
    * @returns {string | null} */
   text(number) {
-    if (!this.on || this.chunk === null) return null;
+    if (!this.on) return null;
     if (this.buffer === null || this.starts === null) {
-      this.buffer = join(this.carry, this.chunk);
+      this.buffer = this.chunk === null ? this.carry : join(this.carry, this.chunk);
       this.starts = [0];
       for (let at = this.buffer.indexOf(10); at !== -1; at = this.buffer.indexOf(10, at + 1)) this.starts.push(at + 1);
     }

@@ -842,72 +842,30 @@ async function* gunzipped(name, chunks, cut) {
   }
 }
 
-/** Chunks handed on as they come to a reader that awaits them (the core's `check`). */
-function handOn() {
-  /** @type {Uint8Array[]} */
-  const waiting = [];
-  /** @type {(() => void) | null} */
-  let wake = null;
-  let closed = false;
-  const woken = () => {
-    if (wake) wake();
-    wake = null;
-  };
-  return {
-    /** @param {Uint8Array} chunk */
-    push(chunk) {
-      waiting.push(chunk);
-      woken();
-    },
-    close() {
-      closed = true;
-      woken();
-    },
-    /** @returns {AsyncGenerator<Uint8Array, void, undefined>} */
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        const chunk = waiting.shift();
-        if (chunk !== undefined) yield chunk;
-        else if (closed) return;
-        else {
-          /** @type {Promise<void>} */
-          const next = new Promise((resolve) => (wake = resolve));
-          await next;
-        }
-      }
-    },
-  };
-}
-
-/** The check's records of the chunks `toCheck` is given, as they come: the first LISTED
- * errors kept in `found`, the rest counted, in flat memory whatever the file holds; `batch`
- * is told after each batch.
- * @param {ReturnType<typeof handOn>} toCheck
- * @param {string} path
+/** A check's records into a run's findings: the first LISTED errors kept, the rest counted,
+ * the summary once it comes (flat memory whatever the file holds).
  * @param {Findings} found
- * @param {() => void} [batch]
- * @returns {Promise<Findings>} */
-async function collectFindings(toCheck, path, found, batch = () => {}) {
-  for await (const records of core.checkRecords(toCheck, { name: path })) {
-    for (const record of records) {
-      if (record.type === "file") found.summary = record;
-      else if (record.severity !== "error") continue;
-      else if (found.listed.length < LISTED) found.listed.push(record);
-      else found.more += 1;
-    }
-    batch();
+ * @param {import("overbrainer-contract/core").CheckRecord[]} records
+ * @returns {boolean} whether they changed */
+function takeFindings(found, records) {
+  for (const record of records) {
+    if (record.type === "file") found.summary = record;
+    else if (record.severity !== "error") continue;
+    else if (found.listed.length < LISTED) found.listed.push(record);
+    else found.more += 1;
   }
-  return found;
+  return records.length > 0;
 }
 
 /** The excerpts of the run's lines the core rejected in the bytes just fed (the first
- * LISTED), while the excerpts have their bytes.
+ * LISTED), while the excerpts have their bytes; then those bytes let go.
  * @param {Run} run
  * @param {Excerpts} excerpts */
 function takeRejected(run, excerpts) {
   for (const line of run.status.rejected()) {
     if (run.excerpts.size <= LISTED) run.excerpts.set(line, excerpts.text(line));
   }
+  excerpts.release();
 }
 
 /** A run's file read once: its bytes to the core's Status (its state, and its series
@@ -917,25 +875,26 @@ async function readRun(run) {
   const file = run.files.metrics;
   if (file === null) throw new Error(`${run.path}: no file to read`);
   const excerpts = new Excerpts(SHOWN);
-  const toCheck = handOn();
+  // the core's check, fed the lines' bytes (a .gz file's decompressed) as the Status is
+  const check = new core.Check({ name: run.path });
   /** @type {Findings} */
   const found = { listed: [], more: 0, summary: null };
-  const checked = collectFindings(toCheck, run.path, found);
-  checked.catch(() => {}); // answered once the file is read
   const took = (/** @type {Uint8Array} */ chunk) => {
-    toCheck.push(chunk);
     progress.done += chunk.length;
   };
   const cut = { short: false };
   const raw = fileChunks(file, took);
   const chunks = file.name.endsWith(".gz") ? gunzipped(run.path, raw, cut) : raw;
+  let read = 0;
   try {
     for (;;) {
       if (paused) await paused.promise;
       const next = await chunks.next();
       if (next.done) break;
       const chunk = next.value;
+      read += chunk.length;
       run.status.feed(chunk);
+      takeFindings(found, check.feed(chunk));
       excerpts.add(chunk, run.excerpts.size <= LISTED);
       takeRejected(run, excerpts);
       progress.chunks += 1;
@@ -944,15 +903,16 @@ async function readRun(run) {
       scheduleDraw();
       await yieldToPage();
     }
-    if (cut.short) run.status.gzipCut();
+    if (cut.short) {
+      run.status.gzipCut();
+      check.gzipCut(read);
+    }
     run.status.end();
     takeRejected(run, excerpts);
-    toCheck.close();
-    run.findings = await checked.catch((error) => {
-      throw new Error(`${run.path}: ${messageOf(error)}`);
-    });
+    takeFindings(found, check.end());
+    run.findings = found;
   } finally {
-    toCheck.close();
+    check.close();
     run.done = true;
   }
 }
@@ -1246,29 +1206,26 @@ function sayChange(run, text) {
  * @returns {Reading} */
 function startReading(run) {
   const excerpts = new Excerpts(SHOWN);
-  const toCheck = handOn();
+  const check = new core.Check({ name: run.path });
   /** @type {Findings} */
   const found = { listed: [], more: 0, summary: null };
   run.findings = found;
   let pending = false;
-  const checked = collectFindings(toCheck, run.path, found, () => {
-    if (pending) return;
-    pending = true;
-    requestAnimationFrame(() => {
-      pending = false;
-      if (run.record !== null) renderFindings(run, run.record);
-    });
-  });
-  checked.catch((error) => sayChange(run, `${run.path}: ${messageOf(error)}`));
   return {
     feed(chunk) {
-      toCheck.push(chunk);
       run.status.feed(chunk);
+      const changed = takeFindings(found, check.feed(chunk));
       excerpts.add(chunk, run.excerpts.size <= LISTED);
       takeRejected(run, excerpts);
+      if (!changed || pending) return;
+      pending = true;
+      requestAnimationFrame(() => {
+        pending = false;
+        if (run.record !== null) renderFindings(run, run.record);
+      });
     },
     close() {
-      toCheck.close();
+      check.close();
     },
   };
 }
