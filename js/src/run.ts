@@ -84,7 +84,8 @@ export interface RunStatus {
    * `SideFiles`; not given, `snapshot` is null). */
   report(now: number, run?: string, side?: SideFiles): StatusReport;
   /** The numbers of the lines rejected since the last call (the reference rejects them, or
-   * they are over `maxLine`), in order: a page shows their text while it has their bytes. */
+   * they are over `maxLine`), in order, the first 4,096 of them: a page shows their text
+   * while it has their bytes. */
   rejected(): number[];
   /** The logs' series digested for a plot (a Status made with `digest`), of `keys` (every
    * key when not given; a key without points left out): each key's points drawn, at most 8

@@ -1,13 +1,14 @@
-// A Status made with `digest`: the core's digest of a run's series for a plot (each key's
-// points bounded, what every point draws at a plot's width, its spikes and non-finite markers
-// kept), and the numbers of the lines it rejected. Every expected value is reasoned from the
-// lines this test writes.
+// What a page following a growing file feeds, synchronously: a Status made with `digest`
+// (the core's digest of a run's series for a plot: each key's points bounded, what every
+// point draws at a plot's width, its spikes and non-finite markers kept), the numbers of the
+// lines it rejected, and a Check (the records `checkRecords` makes). Every expected value is
+// reasoned from the lines this test writes, or is `checkRecords` of the same bytes.
 //
 //   node --test test/          (after `node build.mjs`: the package's dist/)
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Status } from "../dist/index.js";
+import { Check, checkRecords, Status } from "../dist/index.js";
 
 const encode = (text) => new TextEncoder().encode(text);
 const line = (fields) => `${JSON.stringify(fields)}\n`;
@@ -105,5 +106,45 @@ describe("a Status's rejected lines", () => {
     const record = status.report(10);
     assert.equal(plain(record.invalid_lines), 3);
     assert.equal(record.partial_last_line, true);
+  });
+});
+
+describe("a Check fed synchronously", () => {
+  const plain = (records) => JSON.parse(JSON.stringify(records, (_, value) => (typeof value === "bigint" ? Number(value) : value)));
+  const text = encode(
+    line({ event: "begin", time: 0, max_steps: 5 }) +
+      "not json\n" +
+      '{"event":"log","time":1,"step":1,"loss":NaN}\n' +
+      line({ event: "log", time: 2, step: 2, loss: 1 }) +
+      '{"event":"lo',
+  );
+
+  it("makes the records checkRecords makes of the same bytes, however they are cut", async () => {
+    const whole = [];
+    for await (const batch of checkRecords(text, { name: "runs/7/metrics.jsonl" })) whole.push(...batch);
+    // line 2 is not JSON, line 3 holds NaN (errors), line 5 is cut short (a warning), then
+    // the file's summary
+    assert.deepEqual(
+      plain(whole).map((record) => (record.type === "file" ? ["file", record.errors, record.warnings] : [record.line, record.severity])),
+      [[2, "error"], [3, "error"], [5, "warning"], ["file", 2, 1]],
+    );
+    for (const size of [1, 5, 40, text.length]) {
+      const check = new Check({ name: "runs/7/metrics.jsonl" });
+      const got = [];
+      for (let at = 0; at < text.length; at += size) got.push(...check.feed(text.subarray(at, at + size)));
+      got.push(...check.end());
+      assert.deepEqual(plain(got), plain(whole), `cut every ${size} bytes`);
+      assert.throws(() => check.feed(text), /ended/);
+    }
+  });
+
+  it("keeps at most 4,096 rejected line numbers between two asks", () => {
+    const status = new Status({ name: "run" });
+    status.feed(encode("\n".repeat(10_000)));
+    const told = status.rejected();
+    assert.equal(told.length, 4096);
+    assert.deepEqual(told.slice(0, 3), [1, 2, 3]);
+    status.feed(encode("\n"));
+    assert.deepEqual(status.rejected(), [10_001]);
   });
 });

@@ -29,8 +29,13 @@ struct Checking {
     started: bool,
 }
 
+/// The most line numbers a status keeps of the lines rejected between two asks
+/// (`ob_status_rejected`): a page asks after each chunk; a caller that never asks holds no
+/// more than these.
+const REJECTED_KEPT: usize = 4096;
+
 /// A status under way: its scan and the state its lines make, and the numbers of the lines
-/// rejected since they were last asked for (`ob_status_rejected`).
+/// rejected since they were last asked for (`ob_status_rejected`, the first `REJECTED_KEPT`).
 struct Telling {
     scan: Scan<Notables>,
     state: RunState,
@@ -48,7 +53,9 @@ impl Telling {
             .take_seeing(&mut self.scan, |notable| match notable {
                 Notable::Rejected { line, .. }
                 | Notable::Refused { line }
-                | Notable::Over { line, .. } => {
+                | Notable::Over { line, .. }
+                    if rejected.len() < REJECTED_KEPT =>
+                {
                     rejected.push(*line);
                 }
                 _ => {}

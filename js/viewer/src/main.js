@@ -58,10 +58,11 @@ const CHUNK = 1 << 20;
 const LISTED = 200;
 /** Characters of a bad line shown. */
 const SHOWN = 240;
-/** The buckets of a key's series the core keeps for the plot (`Status`'s `digest`): a panel
- * is narrower than that many pixel columns times two, so its line is drawn as every point
- * would draw it (each bucket's first, least, greatest and last point, and its markers). */
-const DIGEST = 1024;
+/** The buckets of a key's series the core keeps for the plot (`Status`'s `digest`), about a
+ * panel's width in pixel columns: a bucket draws as its every point would at that width (its
+ * first, least, greatest and last point, and its markers); a panel wider than 512 columns
+ * draws a bucket across two or three of them. */
+const DIGEST = 512;
 
 const METRICS_FILE = contractFiles.metrics;
 /** A run folder's metrics file, gzip-compressed: read when there is no metrics.jsonl. */
