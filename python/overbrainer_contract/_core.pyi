@@ -98,9 +98,10 @@ class NaturalKey:
     def __gt__(self, other: NaturalKey) -> bool: ...
     def __ge__(self, other: NaturalKey) -> bool: ...
 
-def run_names(units: list[tuple[str, bool]], /) -> list[str]:
+def run_names(units: list[tuple[str, bool]], /, below: str | None = None) -> list[str]:
     """The names of runs from their units, `(path, placed)`: a placed one its path below the
-    folder the placed ones have in common, one not placed as given; alike ones numbered."""
+    folder the placed ones have in common (no deeper than `below`, a folder, when given), one
+    not placed as given; alike ones numbered."""
 
 def unit_of(path: str, metrics_names: list[str], /) -> str:
     """A metrics file's folder when it is named one of `metrics_names`, else its path."""

@@ -71,10 +71,17 @@ impl NaturalKey {
 /// The names of runs made from their units, `(path, placed)` each: a placed unit's path
 /// (its folder's, or a metrics file's of its own name; absolute, `/` between its parts) below
 /// the folder the placed ones have in common, parts joined by `/`; a unit not placed (`-`,
-/// standard input) its text as given. Names alike get ` (2)`, ` (3)`...
-#[pyfunction]
-#[pyo3(text_signature = "(units, /)")]
-fn run_names(py: Python<'_>, units: Vec<(&PyString, bool)>) -> PyResult<Vec<PyObject>> {
+/// standard input) its text as given. Names alike get ` (2)`, ` (3)`... `below`: a folder
+/// the common folder is taken no deeper than (a sweep's, so that a run keeps its name as runs
+/// come and go).
+#[pyfunction(below = "None")]
+#[pyo3(text_signature = "(units, /, below=None)")]
+fn run_names(
+    py: Python<'_>,
+    units: Vec<(&PyString, bool)>,
+    below: Option<&PyString>,
+) -> PyResult<Vec<PyObject>> {
+    let below = below.map(bytes_of).transpose()?;
     let paths = units
         .iter()
         .map(|(path, _)| bytes_of(path))
@@ -87,7 +94,7 @@ fn run_names(py: Python<'_>, units: Vec<(&PyString, bool)>) -> PyResult<Vec<PyOb
             placed: *placed,
         })
         .collect();
-    names::run_names(&given)
+    names::run_names_below(&given, below.as_deref())
         .iter()
         .map(|name| text_of(py, name))
         .collect()

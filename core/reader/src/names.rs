@@ -109,6 +109,15 @@ pub const HERE: &[u8] = b".";
 /// the first count free, so that no two runs share a name. Linear in the units.
 #[must_use]
 pub fn run_names(units: &[Unit<'_>]) -> Vec<Vec<u8>> {
+    run_names_below(units, None)
+}
+
+/// [`run_names`], the folder the placed units have in common taken no deeper than `below`
+/// (a folder's path, every part of it a folder): a run below a sweep's folder keeps its path
+/// below that folder as its name whichever runs are there beside it (`watch SWEEP`, as runs
+/// come and go).
+#[must_use]
+pub fn run_names_below(units: &[Unit<'_>], below: Option<&[u8]>) -> Vec<Vec<u8>> {
     let parts = |path: &'_ [u8]| -> Vec<std::ops::Range<usize>> {
         let mut found = Vec::new();
         let mut start = 0;
@@ -135,27 +144,32 @@ pub fn run_names(units: &[Unit<'_>]) -> Vec<Vec<u8>> {
             }
         })
         .collect();
-    // The common folder: the longest run of parts every placed unit's folder begins with.
-    let mut common: Option<(usize, usize)> = None; // (a placed unit, how many of its parts)
+    // The common folder: the longest run of parts every placed unit's folder (and `below`)
+    // begins with, as (a path, its parts, how many of them).
+    type Folder<'a> = (&'a [u8], &'a [std::ops::Range<usize>], usize);
+    let below_parts = below.map(parts);
+    let mut common: Option<Folder<'_>> = below
+        .zip(below_parts.as_deref())
+        .map(|(path, split)| (path, split, split.len()));
     for (index, unit) in units.iter().enumerate() {
         if !unit.placed {
             continue;
         }
         let folder = split[index].len().saturating_sub(1);
         common = Some(match common {
-            None => (index, folder),
-            Some((first, depth)) => {
-                let same = split[first]
+            None => (unit.path, &split[index], folder),
+            Some((path, first, depth)) => {
+                let same = first
                     .iter()
                     .zip(&split[index])
                     .take(depth.min(folder))
-                    .take_while(|(a, b)| units[first].path[(*a).clone()] == unit.path[(*b).clone()])
+                    .take_while(|(a, b)| path[(*a).clone()] == unit.path[(*b).clone()])
                     .count();
-                (first, same)
+                (path, first, same)
             }
         });
     }
-    let depth = common.map_or(0, |(_, depth)| depth);
+    let depth = common.map_or(0, |(_, _, depth)| depth);
     let mut taken: HashSet<Vec<u8>> = HashSet::with_capacity(units.len());
     let mut counts: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut names = Vec::with_capacity(units.len());
@@ -456,6 +470,36 @@ mod tests {
         assert_eq!(names(&[placed("a//b/"), placed("a/c")]), ["b", "c"]);
         assert_eq!(names(&[placed("/")]), ["."]);
         assert_eq!(names(&[]), Vec::<String>::new());
+    }
+
+    #[test]
+    fn below_a_folder_a_run_keeps_its_path_below_it_whichever_runs_are_there() {
+        let below = |units: &[Unit<'_>], folder: &str| -> Vec<String> {
+            run_names_below(units, Some(folder.as_bytes()))
+                .into_iter()
+                .map(|name| String::from_utf8(name).unwrap())
+                .collect()
+        };
+        // alone, a run is its last part; below the sweep, its path below it
+        assert_eq!(names(&[placed("/s/lr1/seed1")]), ["seed1"]);
+        assert_eq!(below(&[placed("/s/lr1/seed1")], "/s"), ["lr1/seed1"]);
+        assert_eq!(
+            below(&[placed("/s/lr1/seed1"), placed("/s/lr2/seed1")], "/s/"),
+            ["lr1/seed1", "lr2/seed1"]
+        );
+        // a run folder that is the folder itself (it lies in `/`), and a run outside it: the
+        // folders they have in common
+        assert_eq!(below(&[placed("/s")], "/s"), ["s"]);
+        assert_eq!(
+            below(&[placed("/s/a"), placed("/t/b")], "/s"),
+            ["s/a", "t/b"]
+        );
+        // a loose name is kept; with no placed unit, the folder changes nothing
+        let loose = Unit {
+            path: b"-",
+            placed: false,
+        };
+        assert_eq!(below(&[loose], "/s"), ["-"]);
     }
 
     #[test]

@@ -150,14 +150,10 @@ def names_of(runs: Sequence[Run]) -> list[str]:
 def names_below(folder: Path, runs: Sequence[Run]) -> list[str]:
     """The names of `runs`, all below `folder`, by the core's rule (`names_of`) with `folder`
     as the folder they have in common: each its unit's path below `folder`, whichever runs
-    are there beside it, so that a run keeps its name as runs come and go (`watch SWEEP`).
-
-    The core's rule takes the folder the units have in common; a unit placed in `folder`
-    itself, given after the runs and dropped from the names, makes that `folder`."""
+    are there beside it, so that a run keeps its name as runs come and go (`watch SWEEP`)."""
     units = [unit_of(run) for run in runs]
-    pinned = os.path.join(os.path.abspath(folder), ".")
     given = [(STDIN, False) if unit is None else (unit, True) for unit in units]
-    return _core.run_names([*given, (pinned, True)])[: len(given)]
+    return _core.run_names(given, below=os.path.abspath(folder))
 
 
 def name_of(run: Run) -> str:
