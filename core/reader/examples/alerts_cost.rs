@@ -21,32 +21,27 @@ const GOAL: f64 = 0.05;
 /// Lines read at a time before their alerts' work is timed.
 const BLOCK: usize = 1024;
 
+mod common;
+
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let path = match args.next() {
-        Some(path) => path,
-        None => {
-            eprintln!("usage: alerts_cost FILE [ROUNDS]");
-            return ExitCode::from(2);
-        }
-    };
-    let rounds: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(3).max(1);
-    let data = match std::fs::read(&path) {
-        Ok(data) => data,
-        Err(error) => {
-            eprintln!("alerts_cost: {path}: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let common::Args { data, rounds, rest } =
+        match common::Args::read("alerts_cost", "FILE [ROUNDS]") {
+            Ok(args) => args,
+            Err(code) => return ExitCode::from(code),
+        };
+    if !rest.is_empty() {
+        eprintln!("usage: alerts_cost FILE [ROUNDS]");
+        return ExitCode::from(2);
+    }
     let lines: Vec<&[u8]> = overbrainer_core::lines(&data).collect();
-    let (status, record) = best(rounds, || {
+    let (status, record) = common::best_told(rounds, || {
         let start = Instant::now();
         let record = overbrainer_core::status::status_bytes("run", "run", &data, None, 0.0);
         (start.elapsed(), record.alerts.len())
     });
     // the lines read a block at a time, the alerts' work on a block timed alone: each line
     // is in the cache when its alerts are made, as when `status` reads it
-    let (alerts, told) = best(rounds, || {
+    let (alerts, told) = common::best_told(rounds, || {
         let mut spent = Duration::ZERO;
         let mut segment = Segment::default();
         for block in lines.chunks(BLOCK) {
@@ -89,16 +84,4 @@ fn main() -> ExitCode {
         eprintln!("alerts_cost: the goal is not met");
         ExitCode::FAILURE
     }
-}
-
-/// The shortest of the times `rounds` runs of `run` say they took, and its answer.
-fn best(rounds: usize, mut run: impl FnMut() -> (Duration, usize)) -> (Duration, usize) {
-    let mut best = (Duration::MAX, 0);
-    for _ in 0..rounds {
-        let (spent, answer) = run();
-        if spent < best.0 {
-            best = (spent, answer);
-        }
-    }
-    best
 }

@@ -4,32 +4,22 @@
 //! metrics record, which must agree. With `core`, `read_line` alone (for a profiler).
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+
+mod common;
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let path = match args.next() {
-        Some(path) => path,
-        None => {
-            eprintln!("usage: per_line FILE [ROUNDS]");
-            return ExitCode::from(2);
-        }
-    };
-    let rounds: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(3).max(1);
-    let core_only = args.next().as_deref() == Some("core");
-    let data = match std::fs::read(&path) {
-        Ok(data) => data,
-        Err(error) => {
-            eprintln!("per_line: {path}: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let common::Args { data, rounds, rest } =
+        match common::Args::read("per_line", "FILE [ROUNDS [core]]") {
+            Ok(args) => args,
+            Err(code) => return ExitCode::from(code),
+        };
+    let core_only = rest.first().map(String::as_str) == Some("core");
     let lines: Vec<&[u8]> = overbrainer_core::lines(&data).collect();
     let texts: Vec<&str> = lines
         .iter()
         .map(|line| std::str::from_utf8(line).unwrap_or(""))
         .collect();
-    let core = best(rounds, || {
+    let core = common::best(rounds, || {
         lines
             .iter()
             .filter(|line| overbrainer_core::read_line(line).is_ok())
@@ -44,7 +34,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
-    let reference = best(rounds, || {
+    let reference = common::best(rounds, || {
         texts
             .iter()
             .filter(|text| overbrainer_core::parse_line(text).is_ok())
@@ -65,18 +55,4 @@ fn main() -> ExitCode {
         eprintln!("per_line: the counts differ");
         ExitCode::FAILURE
     }
-}
-
-/// The shortest time of `rounds` runs of `run`, and its answer.
-fn best(rounds: usize, mut run: impl FnMut() -> usize) -> (Duration, usize) {
-    let mut best = (Duration::MAX, 0);
-    for _ in 0..rounds {
-        let start = Instant::now();
-        let answer = run();
-        let spent = start.elapsed();
-        if spent < best.0 {
-            best = (spent, answer);
-        }
-    }
-    best
 }

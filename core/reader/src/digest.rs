@@ -108,6 +108,26 @@ pub struct Marks {
 }
 
 impl Marks {
+    /// Each kind's first point, beside the sample it draws as: NaN, Infinity, -Infinity, gap.
+    const fn each(&self) -> [(Option<Mark>, Sample); 4] {
+        [
+            (self.nan, Sample::NaN),
+            (self.infinity, Sample::Infinity),
+            (self.neg_infinity, Sample::NegInfinity),
+            (self.gap, Sample::Gap),
+        ]
+    }
+
+    /// Each kind's first point, to be moved.
+    fn each_mut(&mut self) -> [&mut Option<Mark>; 4] {
+        [
+            &mut self.nan,
+            &mut self.infinity,
+            &mut self.neg_infinity,
+            &mut self.gap,
+        ]
+    }
+
     /// These, then `later`'s: the first of each kind.
     fn then(self, later: Self) -> Self {
         Self {
@@ -191,6 +211,29 @@ impl Bucket {
         };
     }
 
+    /// The bucket with each of its points' places moved `by` later in the series (a digest of
+    /// later points, made apart from place 0, joined after `by` points).
+    fn shifted(mut self, by: u64) -> Self {
+        self.from += by;
+        self.to += by;
+        if let Some(values) = &mut self.values {
+            for point in [
+                &mut values.first,
+                &mut values.last,
+                &mut values.low,
+                &mut values.high,
+            ] {
+                point.at += by;
+            }
+        }
+        if let Some(marks) = &mut self.marks {
+            for mark in marks.each_mut().into_iter().flatten() {
+                mark.at += by;
+            }
+        }
+        self
+    }
+
     /// Its points as they are drawn, in the series' order, each once: the finite extremes
     /// and the markers and gaps.
     #[must_use]
@@ -202,13 +245,7 @@ impl Bucket {
             }
         }
         if let Some(marks) = &self.marks {
-            let kinds = [
-                (marks.nan, Sample::NaN),
-                (marks.infinity, Sample::Infinity),
-                (marks.neg_infinity, Sample::NegInfinity),
-                (marks.gap, Sample::Gap),
-            ];
-            for (mark, sample) in kinds {
+            for (mark, sample) in marks.each() {
                 if let Some(Mark { at, step }) = mark {
                     let value = match sample {
                         Sample::NaN | Sample::Gap => f64::NAN,
@@ -285,34 +322,11 @@ impl Digest {
         self.count += later.count;
         let shift = self.shift.max(later.shift);
         self.coarsen(shift);
-        let mut buckets = later.buckets;
-        for bucket in &mut buckets {
-            bucket.from += before;
-            bucket.to += before;
-            if let Some(values) = &mut bucket.values {
-                for point in [
-                    &mut values.first,
-                    &mut values.last,
-                    &mut values.low,
-                    &mut values.high,
-                ] {
-                    point.at += before;
-                }
-            }
-            if let Some(marks) = &mut bucket.marks {
-                for mark in [
-                    &mut marks.nan,
-                    &mut marks.infinity,
-                    &mut marks.neg_infinity,
-                    &mut marks.gap,
-                ]
-                .into_iter()
-                .flatten()
-                {
-                    mark.at += before;
-                }
-            }
-        }
+        let buckets = later
+            .buckets
+            .into_iter()
+            .map(|bucket| bucket.shifted(before))
+            .collect();
         let mut later = Self {
             most: self.most,
             shift: later.shift,
@@ -397,10 +411,7 @@ fn bucket_step(bucket: &Bucket) -> u64 {
         at: values.first.at,
         step: values.first.step,
     });
-    for mark in [marks.nan, marks.infinity, marks.neg_infinity, marks.gap]
-        .into_iter()
-        .flatten()
-    {
+    for mark in marks.each().into_iter().filter_map(|(mark, _)| mark) {
         if first.map_or(true, |seen| mark.at < seen.at) {
             first = Some(mark);
         }
@@ -503,8 +514,9 @@ impl Digests {
         self.index.get(key).map(|at| &self.keys[*at].1)
     }
 
-    /// The digests of `keys` (every key, in the order they came, when `None`; a key without
-    /// points left out) as JSON: `{KEY: {"shift": S, "count": N, "points": [[STEP, VALUE],
+    /// The digests of `keys` (every key when `None`; a key without points left out) as a JSON
+    /// object, its members in the order of their keys' text (serde_json's map is sorted:
+    /// `keys()` gives the order the keys came): `{KEY: {"shift": S, "count": N, "points": [[STEP, VALUE],
     /// ...]}}`, the points drawn in the series' order, each value a number, a non-finite
     /// value's word (`"NaN"`, `"Infinity"`, `"-Infinity"`) or `null` for a gap, as `scalars`
     /// writes them.
