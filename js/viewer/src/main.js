@@ -14,7 +14,7 @@ import { bandOf, groupKeys } from "./groups.js";
 import { useCore } from "./names.js";
 import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
 import { servedBy } from "./served.js";
-import { Series } from "./series.js";
+import { Series, smoothed } from "./series.js";
 import { PROOF_LIMIT, REQUEST_LIMIT, sideFiles } from "./snapshot.js";
 import { RunTable } from "./table.js";
 
@@ -362,28 +362,33 @@ $("metric-keys").addEventListener("click", (event) => {
 /** Every run's style (run or group i in the order shown: plot's `style(i)`), the legend, and
  * one panel per picked key, under its prefix's heading. */
 function redraw() {
-  const names = runs.map((run) => run.name);
+  const shownRuns = runs.filter(runShown);
+  const names = shownRuns.map((run) => run.name);
   const entries = core.groupEntries(names.length, groupsAsked(names));
   const legend = entries.map((entry, index) => {
     const look = style(index);
     for (const member of entry.members) {
-      const run = runs[member];
+      const run = shownRuns[member];
       if (run.colour === look.colour) continue; // a style set again would restyle every card
       run.colour = look.colour;
       run.view.view.style.setProperty("--colour", look.colour);
     }
     const grouped = entry.key !== null;
     const count = entry.members.length;
-    const text = grouped ? `${core.labelOf(entry.key ?? "")} (${count} ${count === 1 ? "run" : "runs"})` : core.labelOf(runs[entry.members[0]].name);
-    return { entry, ...look, text, grouped };
+    const text = grouped ? `${core.labelOf(entry.key ?? "")} (${count} ${count === 1 ? "run" : "runs"})` : core.labelOf(shownRuns[entry.members[0]].name);
+    const members = entry.members.map((member) => shownRuns[member]);
+    const id = grouped ? `group:${entry.key}` : `run:${members[0].name}`;
+    return { entry, members, ...look, text, grouped, id, hidden: hiddenEntries.has(id) };
   });
-  const signature = JSON.stringify(legend.map(({ text, colour, dash, grouped }) => [text, colour, dash, grouped]));
+  const signature = JSON.stringify(legend.map(({ text, colour, dash, grouped, id, hidden }) => [text, colour, dash, grouped, id, hidden]));
   if ($("legend").dataset.signature !== signature) {
     $("legend").dataset.signature = signature;
     $("legend").replaceChildren(
-    ...legend.map(({ text, colour, dash, grouped }) => {
-      const item = element("li", null, { "data-colour": colour, "data-dash": dash, "data-group": String(grouped) });
-      item.append(swatch(colour, dash, grouped), element("span", text));
+    ...legend.map(({ text, colour, dash, grouped, id, hidden }) => {
+      const item = element("li", null, { "data-colour": colour, "data-dash": dash, "data-group": String(grouped), "data-hidden": String(hidden) });
+      const button = element("button", null, { type: "button", "data-entry": id, "aria-pressed": String(!hidden), title: hidden ? "hidden: click to show" : "click to hide" });
+      button.append(swatch(colour, dash, grouped), element("span", text));
+      item.append(button);
       return item;
     }),
     );
@@ -404,7 +409,7 @@ function redraw() {
   // one step axis for every panel, as plot shares it
   let first = Infinity;
   let last = -Infinity;
-  for (const run of runs) {
+  for (const run of shownRuns) {
     for (const key of picked) {
       const points = run.series.points.get(key);
       if (points === undefined) continue;
@@ -415,6 +420,7 @@ function redraw() {
   /** @type {[number, number]} */
   const xRange = !(last >= first) ? [0, 1] : last > first ? [first, last] : [first - 1, last + 1];
   const log = $of("log", HTMLInputElement).checked;
+  const weight = smoothingWeight();
 
   /** @type {HTMLElement[]} */
   const groups = [];
@@ -461,7 +467,7 @@ function redraw() {
     if (size === undefined) panelSizes.set(canvas, (size = { width: canvas.clientWidth, height: canvas.clientHeight }));
     return size;
   });
-  return drawingPanels(drawing, sizes, legend, log, xRange);
+  return drawingPanels(drawing, sizes, legend.filter((entry) => !entry.hidden), log, xRange, weight);
 }
 
 /** The panels of a redraw, one after the other, each drawn a slice at a time (it yields
@@ -469,11 +475,13 @@ function redraw() {
  * turn comes (the runs cleared, its metric unpicked meanwhile) is left.
  * @param {{ key: string, canvas: HTMLCanvasElement }[]} drawing
  * @param {{ width: number, height: number }[]} sizes
- * @param {{ entry: { key: string | null, members: number[] }, colour: string, dash: import("./plot.js").Dash, text: string, grouped: boolean }[]} legend
+ * @param {{ members: Run[], colour: string, dash: import("./plot.js").Dash, text: string, grouped: boolean }[]} legend
+ *   the entries shown (not hidden by a click on the legend), each run or group's runs
  * @param {boolean} log
  * @param {[number, number]} xRange
+ * @param {number} weight the smoothing's (0: none)
  * @returns {Generator<void, void, void>} */
-function* drawingPanels(drawing, sizes, legend, log, xRange) {
+function* drawingPanels(drawing, sizes, legend, log, xRange, weight) {
   const shown = (/** @type {string} */ key, /** @type {HTMLCanvasElement} */ canvas) => panelViews.get(key)?.canvas === canvas;
   for (const [at, { key, canvas }] of drawing.entries()) {
     if (!shown(key, canvas)) continue;
@@ -481,11 +489,13 @@ function* drawingPanels(drawing, sizes, legend, log, xRange) {
     const lines = [];
     /** @type {import("./plot.js").Banded[]} */
     const bands = [];
-    for (const { entry, colour, dash, text, grouped } of legend) {
-      const members = entry.members.map((member) => runs[member].series.points.get(key) ?? null);
-      entry.members.forEach((member, at) => {
+    for (const { members: entryRuns, colour, dash, text, grouped } of legend) {
+      const members = entryRuns.map((run) => run.series.points.get(key) ?? null);
+      entryRuns.forEach((run, at) => {
         const points = members[at];
-        if (points !== null) lines.push({ label: runs[member].name, colour, dash, points, faint: grouped });
+        if (points === null) return;
+        if (weight > 0) lines.push({ label: run.name, colour, dash, points: smoothed(points, weight), faint: grouped, raw: points });
+        else lines.push({ label: run.name, colour, dash, points, faint: grouped });
       });
       if (grouped && members.some((points) => points !== null)) bands.push({ label: text, colour, dash, band: bandOf(core, members) });
     }
@@ -529,6 +539,68 @@ $("panels").addEventListener("mouseleave", () => {
 for (const id of ["metrics", "group"]) $(id).addEventListener("input", scheduleDraw);
 $("log").addEventListener("change", scheduleDraw);
 
+/** The legend's entries hidden by a click (a run by its name, a group by its key): their
+ * lines not drawn, the entry kept in the legend, struck out. */
+/** @type {Set<string>} */
+const hiddenEntries = new Set();
+$("legend").addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("button[data-entry]") : null;
+  if (!(button instanceof HTMLElement) || button.dataset.entry === undefined) return;
+  const id = button.dataset.entry;
+  if (hiddenEntries.has(id)) hiddenEntries.delete(id);
+  else hiddenEntries.add(id);
+  scheduleDraw();
+});
+
+/** The smoothing's weight, from its slider (0: the lines as logged), said beside it. */
+function smoothingWeight() {
+  const weight = Number($of("smoothing", HTMLInputElement).value);
+  const said = weight.toFixed(3);
+  if ($("smoothing-value").textContent !== said) $("smoothing-value").textContent = said;
+  return Number.isFinite(weight) ? Math.min(Math.max(weight, 0), 0.999) : 0;
+}
+$("smoothing").addEventListener("input", scheduleDraw);
+
+/** The run filter's runs: those whose names its pattern finds (the core's `matchPattern`,
+ * a regular expression found anywhere in the name, as `--only` finds it), by the names and the
+ * pattern they were matched at; null (every run) for an empty pattern. A pattern the core
+ * refuses is said beside the input, and then every run is shown. */
+let runFilter = { key: "", matched: /** @type {Set<Run> | null} */ (null) };
+/** Counts the changes of the runs' names (a run added, renamed, the runs cleared). */
+let namesChanged = 0;
+
+/** @returns {Set<Run> | null} */
+function filteredRuns() {
+  const pattern = $of("run-filter", HTMLInputElement).value;
+  const key = `${namesChanged} ${runs.length} ${pattern}`;
+  if (runFilter.key === key) return runFilter.matched;
+  const asked = groupKeys(core, pattern, runs.map((run) => run.name));
+  const problem = $("run-filter-problem");
+  setHidden(problem, !(asked instanceof Error));
+  const said = asked instanceof Error ? `not a regular expression: ${asked.message}` : "";
+  if (problem.textContent !== said) problem.textContent = said;
+  const matched = asked === null || asked instanceof Error ? null : new Set(runs.filter((_, at) => asked[at] !== null));
+  runFilter = { key, matched };
+  return matched;
+}
+
+/** Whether a run is shown (its card, its row, its lines): its name passes the run filter
+ * and, when only the runs with alerts are asked for, it has one.
+ * @param {Run} run */
+function runShown(run) {
+  if (alertedOnly() && !alerted.has(run)) return false;
+  const matched = filteredRuns();
+  return matched === null || matched.has(run);
+}
+
+/** Every run's card shown or hidden by the filters, the table and the panels made again. */
+function filtersChanged() {
+  for (const run of runs) setHidden(run.view.view, !runShown(run));
+  if (!$("table-box").hidden) renderTable();
+  scheduleDraw();
+}
+$("run-filter").addEventListener("input", filtersChanged);
+
 const runTable = new RunTable($of("run-table", HTMLTableElement), core);
 let tablePending = false;
 let tableAt = -Infinity;
@@ -566,9 +638,8 @@ function scheduleTable() {
 function renderTable() {
   /** @type {{ name: string, record: StatusReport }[]} */
   const rows = [];
-  const only = alertedOnly();
   for (const run of runs) {
-    if (run.record === null || (only && !alerted.has(run))) continue;
+    if (run.record === null || !runShown(run)) continue;
     rows.push({ name: run.name, record: run.record });
   }
   runTable.render(rows);
@@ -632,7 +703,7 @@ function renderAlerts(run, record) {
   else alerted.delete(run);
   $("alerted-count").textContent = thousands(alerted.size);
   const { badges, view } = run.view;
-  setHidden(view, alertedOnly() && alerts.length === 0);
+  setHidden(view, !runShown(run));
   view.classList.toggle("alerted", alerts.length > 0);
   const signature = JSON.stringify(alerts.map(({ kind, step, message }) => [kind, step, message]));
   if (badges.dataset.signature === signature) return; // unchanged: the card is not laid out again
@@ -643,11 +714,7 @@ function renderAlerts(run, record) {
   );
 }
 
-$("alerted-only").addEventListener("change", () => {
-  const only = alertedOnly();
-  for (const run of runs) setHidden(run.view.view, only && !alerted.has(run));
-  if (!$("table-box").hidden) renderTable();
-});
+$("alerted-only").addEventListener("change", filtersChanged);
 
 /** The training's one-shot values (the record's `summary`: the latest `end` line's), one row
  * each: `.4g`, the exact value as the title; a non-finite value's word and null as written.
@@ -953,6 +1020,7 @@ function rename() {
   runs.forEach((run, index) => {
     if (run.name === names[index]) return;
     run.name = names[index];
+    namesChanged += 1;
     run.view.view.dataset.run = run.name;
     const heading = run.view.view.querySelector("h2");
     if (heading !== null) heading.textContent = run.name;
@@ -1160,6 +1228,7 @@ $("clear").addEventListener("click", () => {
   if (loading) return;
   for (const run of runs) run.status.close();
   runs.length = 0;
+  namesChanged += 1;
   alerted.clear();
   $("alerted-count").textContent = "0";
   progress.total = 0;

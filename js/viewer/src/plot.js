@@ -58,8 +58,9 @@ const SLICE_VERTICES = 50_000;
 /** @typedef {import("./groups.js").Band} Band */
 /** @typedef {{ left: number, top: number, width: number, height: number }} Box */
 /** @typedef {[number, number]} Range */
-/** A run's line in a panel: its label, style, its points; `faint` behind its group's mean.
- * @typedef {{ label: string, colour: string, dash: Dash, points: Points, faint: boolean }} Line */
+/** A run's line in a panel: its label, style, its points; `faint` behind its group's mean;
+ * `raw`, when the line is smoothed: the points before smoothing, drawn faint behind it.
+ * @typedef {{ label: string, colour: string, dash: Dash, points: Points, faint: boolean, raw?: Points | null }} Line */
 /** A group's mean and band in a panel.
  * @typedef {{ label: string, colour: string, dash: Dash, band: Band }} Banded */
 /** A value drawn as a marker on an edge: the point's label, step and value, and where.
@@ -321,11 +322,13 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
   // the value axis: over the finite values (above 0 on a log scale) and the bands' edges
   let low = Infinity;
   let high = -Infinity;
-  for (const { points } of lines) {
-    const from = log ? points.lowPositive : points.low;
-    if (points.high >= from) {
-      low = Math.min(low, from);
-      high = Math.max(high, points.high);
+  for (const { points, raw } of lines) {
+    for (const each of raw ? [points, raw] : [points]) {
+      const from = log ? each.lowPositive : each.low;
+      if (each.high >= from) {
+        low = Math.min(low, from);
+        high = Math.max(high, each.high);
+      }
     }
   }
   for (const { band } of bands) {
@@ -426,7 +429,7 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
   }
   context.lineWidth = LINE_WIDTH;
   let vertices = 0;
-  for (const { points, colour, dash, faint } of lines) {
+  for (const { points, colour, dash, faint, raw } of lines) {
     if (!points.length) continue;
     if (vertices >= SLICE_VERTICES) {
       // what is drawn so far rasterised now (a read of one pixel has the surface draw what
@@ -435,11 +438,16 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
       vertices = 0;
       yield;
     }
-    vertices += points.length <= columns * 2 ? points.length : Math.min(points.length, columns * 4);
-    context.globalAlpha = faint ? 0.25 : 1;
+    vertices += (raw ? 2 : 1) * (points.length <= columns * 2 ? points.length : Math.min(points.length, columns * 4));
     context.strokeStyle = colour;
     context.fillStyle = colour;
     context.setLineDash(dashPattern(dash));
+    if (raw) {
+      // the values as logged, faint behind their smoothed line
+      context.globalAlpha = faint ? 0.1 : 0.25;
+      trace(context, raw.steps, raw.values, raw.kinds, raw.length, mapping, columns);
+    }
+    context.globalAlpha = faint ? 0.25 : 1;
     trace(context, points.steps, points.values, points.kinds, points.length, mapping, columns);
     context.setLineDash([]);
     if (points.length <= 24 && !faint) {
@@ -511,7 +519,9 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
 
 /** What the tooltip says at pixel column `px` of a drawn panel: the nearest step any line
  * or band has, and each one's value there (a gap as null, a value not finite in its word;
- * a band as mean ± std over its n runs). Null when the panel holds no point.
+ * a band as mean ± std over its n runs; a smoothed line, its smoothed value and the value
+ * logged), sorted by value, the greatest first (a band by its mean), NaN and gaps last. Null
+ * when the panel holds no point.
  * @param {Drawn} drawn
  * @param {number} px
  * @returns {{ step: number, rows: [string, string][] } | null} */
@@ -532,20 +542,30 @@ export function tooltipAt(drawn, px) {
   for (const { points } of drawn.lines) consider(points.steps, points.length);
   for (const { band } of drawn.bands) consider(band.steps, band.steps.length);
   if (Number.isNaN(best)) return null;
-  /** @type {[string, string][]} */
-  const rows = [];
+  /** @type {{ row: [string, string], rank: number }[]} */
+  const ranked = [];
   for (const { band, label: name } of drawn.bands) {
     const at = band.steps.indexOf(best);
-    if (at >= 0) rows.push([name, `${band.mean[at]} ± ${band.std[at]} (${band.count[at]} ${band.count[at] === 1 ? "run" : "runs"})`]);
+    if (at >= 0) {
+      const row = /** @type {[string, string]} */ ([name, `${band.mean[at]} ± ${band.std[at]} (${band.count[at]} ${band.count[at] === 1 ? "run" : "runs"})`]);
+      ranked.push({ row, rank: band.mean[at] });
+    }
   }
-  for (const { points, label: name } of drawn.lines) {
+  const said = (/** @type {Points} */ points, /** @type {number} */ at) => {
+    if (points.kinds[at] === GAP) return "null";
+    const value = points.values[at];
+    return Number.isFinite(value) ? String(value) : word(value);
+  };
+  for (const { points, label: name, raw } of drawn.lines) {
     let found = -1;
     for (let i = 0; i < points.length; i += 1) if (points.steps[i] === best) found = i;
     if (found < 0) continue;
-    const value = points.values[found];
-    let text = "null";
-    if (points.kinds[found] !== GAP) text = Number.isFinite(value) ? String(value) : word(value);
-    rows.push([name, text]);
+    const text = raw ? `${said(points, found)} (logged ${said(raw, found)})` : said(points, found);
+    ranked.push({ row: [name, text], rank: points.kinds[found] === GAP ? NaN : points.values[found] });
   }
+  // the greatest value first (+Infinity before any number), then the least; NaN and gaps last
+  const order = (/** @type {number} */ rank) => (Number.isNaN(rank) ? 1 : 0);
+  ranked.sort((a, b) => order(a.rank) - order(b.rank) || (order(a.rank) === 1 ? 0 : b.rank - a.rank || 0));
+  const rows = ranked.map(({ row }) => row);
   return { step: best, rows };
 }

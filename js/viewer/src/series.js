@@ -89,6 +89,45 @@ export function pointsOf(digest) {
   return points;
 }
 
+/** The points smoothed as TensorBoard smooths a scalar's line (its smoothing slider): a
+ * debiased exponential moving average of weight `weight` (0 to 1: 0 leaves every value as it
+ * is), over the finite values in order, `last = last * weight + (1 - weight) * value` shown
+ * as `last / (1 - weight^n)` after n of them. A value not finite and a gap stay as they are
+ * and are not averaged in; a series whose finite values are all one value is left as it is.
+ * It smooths the points the page holds: a run's every point while its digest holds them all
+ * (at most four a bucket), else the digest's, as TensorBoard smooths its sampled points.
+ * @param {Points} points
+ * @param {number} weight
+ * @returns {Points} */
+export function smoothed(points, weight) {
+  const out = new Points(points.length);
+  let constant = true;
+  let seen = NaN;
+  for (let i = 0; i < points.length; i += 1) {
+    const value = points.values[i];
+    if (points.kinds[i] === GAP || !Number.isFinite(value)) continue;
+    if (Number.isNaN(seen)) seen = value;
+    else if (value !== seen) {
+      constant = false;
+      break;
+    }
+  }
+  let last = 0;
+  let count = 0;
+  for (let i = 0; i < points.length; i += 1) {
+    const value = points.values[i];
+    const kind = points.kinds[i];
+    if (kind === GAP || !Number.isFinite(value) || constant || weight <= 0) {
+      out.push(points.steps[i], value, kind);
+      continue;
+    }
+    last = last * weight + (1 - weight) * value;
+    count += 1;
+    out.push(points.steps[i], weight >= 1 ? last : last / (1 - weight ** count));
+  }
+  return out;
+}
+
 /** A run's series as the plot draws them, from the core's digest of its logs (the run's
  * Status made with `digest`: each key's series bounded, what every point draws at a plot's
  * width): the keys its logs hold, and the Points of the keys shown only, made again when the

@@ -5,6 +5,11 @@
 // column: a click on its heading sorts ascending, a second descending; the runs without a
 // value there last either way, the ties in the order of their names. Every text is set as
 // text (textContent), never markup.
+//
+// A virtual table: every run is sorted, but only the rows in the scrolled box's view (and a
+// few either side) are in the page, their cells made by the core when they come into view;
+// the rows above and below are the padding of the table's sizer, so that the box scrolls as
+// if they were there. A sweep of 10,000 runs costs the page some 50 rows.
 
 import { codePointCompare, naturalCompare } from "./names.js";
 
@@ -128,13 +133,44 @@ export function sortRows(rows, column, descending) {
   return [...known, ...unknown].map(({ row }) => row);
 }
 
-/** The table of runs in `table` (a <table> element), redrawn by `render`, sorted by a click
- * on a heading. */
+/** Rows made beyond each edge of the box's view: a short scroll shows rows already made. */
+const OVERSCAN = 20;
+/** A row's height before one is measured (CSS pixels). */
+const ROW_HEIGHT = 24;
+
+/** The table of runs in `table` (a <table> element in a sizer, in a scrolled box), redrawn by
+ * `render`, sorted by a click on a heading, its rows in view made as the box scrolls. */
 export class RunTable {
   /** @param {HTMLTableElement} table @param {Api} core */
   constructor(table, core) {
     this.table = table;
     this.core = core;
+    /** the element whose padding stands for the rows not made, and the box that scrolls */
+    this.sizer = /** @type {HTMLElement} */ (table.parentElement);
+    this.box = /** @type {HTMLElement} */ (this.sizer.parentElement);
+    /** @type {Row[]} the rows in the order shown, and each one's key (its run's name, a
+     * second run of one name told apart) */
+    this.ordered = [];
+    /** @type {string[]} */
+    this.keys = [];
+    /** @type {Column[]} */
+    this.columns = [];
+    /** @type {string[]} */
+    this.scalars = [];
+    /** a row's height as measured, and the heading's */
+    this.rowHeight = ROW_HEIGHT;
+    this.measured = false;
+    /** @type {[number, number]} the rows made: from, to (not included) */
+    this.window = [0, 0];
+    this.scrolled = false;
+    this.box.addEventListener("scroll", () => {
+      if (this.scrolled) return;
+      this.scrolled = true;
+      requestAnimationFrame(() => {
+        this.scrolled = false;
+        this.paint();
+      });
+    });
     /** @type {string | null} the id of the column sorted by; null: the runs' order */
     this.sortedBy = null;
     this.descending = false;
@@ -144,7 +180,7 @@ export class RunTable {
     this.heading = null;
     /** @type {HTMLTableSectionElement | null} */
     this.body = null;
-    /** Each run's row as shown: its cells and their texts and titles, by column.
+    /** Each row made (those in view): its cells and their texts and titles, by column.
      * `scalars`: its scalar cells, the core's, and the count of lines they were made at (the
      * clock does not move them: made again only when the run grew, not at every tick).
      * @type {Map<string, { row: HTMLTableRowElement, cells: HTMLTableCellElement[], texts: string[], titles: (string | null)[],
@@ -173,11 +209,11 @@ export class RunTable {
     this.render(this.rows);
   }
 
-  /** The table of these rows (runs in their order), sorted as asked. The table is updated
-   * in place: a heading made again only when the columns or the sort change, a row's cell
-   * touched only when its text or title changed, the rows moved only where the order did. A
-   * sweep of 1,000 runs with one growing costs that one row's cells, not 1,000 rows' elements
-   * made again and laid out from nothing.
+  /** The table of these rows (runs in their order), sorted as asked, its rows in view made.
+   * The table is updated in place: a heading made again only when the columns or the sort
+   * change, a row's cell touched only when its text or title changed, the rows moved only
+   * where the order did. A sweep of 10,000 runs with one growing costs a sort and the rows in
+   * view, not 10,000 rows' elements made again and laid out from nothing.
    * @param {Row[]} rows */
   render(rows) {
     this.rows = rows;
@@ -208,15 +244,43 @@ export class RunTable {
       this.body = document.createElement("tbody");
       this.table.replaceChildren(thead, this.body);
     }
-    const body = /** @type {HTMLTableSectionElement} */ (this.body);
+    // each row's key: its run's name, a second run of the same name told apart
     /** @type {Set<string>} */
     const named = new Set();
-    let at = /** @type {ChildNode | null} */ (body.firstChild);
-    for (const { name, record } of ordered) {
-      // a row by its run's name (a second run of the same name, its own row)
+    this.keys = ordered.map(({ name }) => {
       let key = name;
       for (let again = 2; named.has(key); again += 1) key = `${name}\u0000${again}`;
       named.add(key);
+      return key;
+    });
+    this.ordered = ordered;
+    this.columns = columns;
+    this.scalars = scalars;
+    this.table.setAttribute("aria-rowcount", String(ordered.length + 1));
+    this.paint();
+  }
+
+  /** The rows in the box's view made (and OVERSCAN either side), the others left to the
+   * sizer's padding: a row made is touched only where its cells changed. */
+  paint() {
+    const body = /** @type {HTMLTableSectionElement | null} */ (this.body);
+    if (body === null) return;
+    const { ordered, keys, columns, scalars } = this;
+    const head = this.table.tHead?.offsetHeight ?? 0;
+    const top = this.box.scrollTop - head;
+    const from = Math.max(0, Math.min(ordered.length, Math.floor(top / this.rowHeight) - OVERSCAN));
+    // the box's view: as tall as the window at most (the box is only as tall as its rows
+    // until the padding is laid out, and never taller than the window)
+    const view = Math.max(this.box.clientHeight, globalThis.innerHeight || 0);
+    const to = Math.min(ordered.length, Math.ceil((top + view) / this.rowHeight) + OVERSCAN);
+    this.window = [from, Math.max(from, to)];
+    /** @type {Set<string>} */
+    const made = new Set();
+    let at = /** @type {ChildNode | null} */ (body.firstChild);
+    for (let index = from; index < to; index += 1) {
+      const { name, record } = ordered[index];
+      const key = keys[index];
+      made.add(key);
       let shown = this.shown.get(key);
       if (shown === undefined) {
         const row = document.createElement("tr");
@@ -233,10 +297,11 @@ export class RunTable {
         shown = { row, cells, texts: columns.map(() => ""), titles: columns.map(() => null), scalars: null };
         this.shown.set(key, shown);
       }
+      shown.row.setAttribute("aria-rowindex", String(index + 2));
       const base = cellsOf(this.core, { name, record }, []);
       if (shown.scalars === null || shown.scalars.lines !== record.lines) {
-        const made = scalars.length === 0 ? [] : cellsOf(this.core, { name, record }, scalars);
-        shown.scalars = { lines: record.lines, texts: made.slice(5, 5 + scalars.length) };
+        const cells = scalars.length === 0 ? [] : cellsOf(this.core, { name, record }, scalars);
+        shown.scalars = { lines: record.lines, texts: cells.slice(5, 5 + scalars.length) };
       }
       const texts = [...base.slice(0, 5), ...shown.scalars.texts, ...base.slice(5)];
       // painted as the command line paints the row: an invalid run, a stale ETA
@@ -244,17 +309,17 @@ export class RunTable {
       shown.row.classList.toggle("stale", record.valid && record.eta_stale);
       // and a run with an alert: its alerts cell a badge
       shown.row.classList.toggle("alerted", (record.alerts?.length ?? 0) > 0);
-      for (let index = 0; index < columns.length; index += 1) {
-        const text = texts[columns[index].at] ?? "";
-        const title = columns[index].title(record);
-        if (shown.texts[index] !== text) {
-          shown.cells[index].textContent = text;
-          shown.texts[index] = text;
+      for (let column = 0; column < columns.length; column += 1) {
+        const text = texts[columns[column].at] ?? "";
+        const title = columns[column].title(record);
+        if (shown.texts[column] !== text) {
+          shown.cells[column].textContent = text;
+          shown.texts[column] = text;
         }
-        if (shown.titles[index] !== title) {
-          if (title === null) shown.cells[index].removeAttribute("title");
-          else shown.cells[index].title = title;
-          shown.titles[index] = title;
+        if (shown.titles[column] !== title) {
+          if (title === null) shown.cells[column].removeAttribute("title");
+          else shown.cells[column].title = title;
+          shown.titles[column] = title;
         }
       }
       // in the order asked: moved only when it is not already where it belongs
@@ -262,9 +327,18 @@ export class RunTable {
       else body.insertBefore(shown.row, at);
     }
     for (const [key, { row }] of this.shown) {
-      if (named.has(key)) continue;
+      if (made.has(key)) continue;
       row.remove();
       this.shown.delete(key);
     }
+    if (!this.measured && to > from && body.offsetHeight > 0) {
+      // the rows' height as laid out (rows of one line each): the padding's unit from now on
+      this.rowHeight = body.offsetHeight / (to - from);
+      this.measured = true;
+    }
+    const before = `${from * this.rowHeight}px`;
+    const after = `${(ordered.length - to) * this.rowHeight}px`;
+    if (this.sizer.style.paddingTop !== before) this.sizer.style.paddingTop = before;
+    if (this.sizer.style.paddingBottom !== after) this.sizer.style.paddingBottom = after;
   }
 }

@@ -104,13 +104,14 @@ async function drawnOf(opened, key) {
     const drawn = globalThis.overbrainerViewer.panels.get(wanted);
     if (drawn === undefined) return null;
     const points = (each) => ({ steps: [...each.steps.subarray(0, each.length)], values: [...each.values.subarray(0, each.length)], kinds: [...each.kinds.subarray(0, each.length)] });
+    const raw = (line) => (line.raw ? { raw: points(line.raw) } : {});
     return {
       log: drawn.log,
       box: drawn.box,
       xRange: drawn.xRange,
       yRange: drawn.yRange,
       markers: drawn.markers,
-      lines: drawn.lines.map((line) => ({ label: line.label, colour: line.colour, dash: line.dash, faint: line.faint, ...points(line.points) })),
+      lines: drawn.lines.map((line) => ({ label: line.label, colour: line.colour, dash: line.dash, faint: line.faint, ...points(line.points), ...raw(line) })),
       bands: drawn.bands.map(({ label, colour, dash, band }) => ({ label, colour, dash, steps: [...band.steps], mean: [...band.mean], std: [...band.std], count: [...band.count] })),
     };
   }, key);
@@ -145,6 +146,7 @@ async function legendOf(opened) {
       colour: item.dataset.colour,
       dash: item.dataset.dash,
       group: item.dataset.group === "true",
+      hidden: item.dataset.hidden === "true",
     })),
   );
 }
@@ -323,8 +325,8 @@ describe("the viewer's panels, groups and table", () => {
     await redrawn(page, () => page.fill("#group", "lr[^-]*"));
     // the runs in their order (baseline first); the group at its first run's place
     assert.deepEqual(await legendOf(page), [
-      { text: "baseline", colour: TAB10[0], dash: "solid", group: false },
-      { text: "lr1e (3 runs)", colour: TAB10[1], dash: "solid", group: true },
+      { text: "baseline", colour: TAB10[0], dash: "solid", group: false, hidden: false },
+      { text: "lr1e (3 runs)", colour: TAB10[1], dash: "solid", group: true, hidden: false },
     ]);
     const drawn = await drawnOf(page, "loss");
     assert.equal(drawn.bands.length, 1);
@@ -512,6 +514,62 @@ describe("the viewer's panels, groups and table", () => {
     await page.close();
   });
 
+  it("shows 1,000 runs' rows as a virtual table: the rows in view in the page, every one reached by scrolling", async () => {
+    const page = await freshPage();
+    const folder = join(work, "thousand");
+    const count = 1_000;
+    // run r<i>: one log, its loss a permutation of 0..count-1 (i * 7919 mod count)
+    const loss = (index) => (index * 7919) % count;
+    for (let index = 0; index < count; index += 1) {
+      writeRun(join(folder, `r${index}`), [{ event: "log", time: 1, step: 1, loss: loss(index) }]);
+    }
+    await page.setInputFiles("#folder", folder);
+    await page.waitForFunction((total) => document.body.dataset.state === "idle" && document.querySelectorAll(".run").length === total, count, { timeout: 120_000 });
+    await page.click("#view-table");
+    await page.waitForFunction((total) => document.getElementById("run-table").getAttribute("aria-rowcount") === String(total + 1), count);
+    const rows = () => page.evaluate(() => [...document.querySelectorAll("#run-table tbody tr")].map((row) => [row.dataset.run, Number(row.getAttribute("aria-rowindex")), row.querySelector('td[data-column="loss"]').textContent]));
+    const lossText = (value) => core.formatNumber(value, ".4g");
+    // the runs in natural order (r0, r1, ..., r999); only the rows about the box's view made
+    let shown = await rows();
+    assert.ok(shown.length >= 20 && shown.length < 120, `${shown.length} rows in the page`);
+    shown.forEach(([name, index, text], at) => {
+      assert.deepEqual([name, index, text], [`r${at}`, at + 2, lossText(loss(at))]);
+    });
+    // the box scrolls over every row: its height is every row's
+    const sizes = await page.evaluate(() => {
+      const box = document.getElementById("table-box");
+      const row = document.querySelector("#run-table tbody tr").getBoundingClientRect().height;
+      return { scroll: box.scrollHeight, row };
+    });
+    assert.ok(Math.abs(sizes.scroll - sizes.row * count) < sizes.row * 4 + 100, `${sizes.scroll} px for ${count} rows of ${sizes.row} px`);
+    // scrolled to the middle and to the end: those rows made, as few
+    for (const wanted of [count / 2, count - 1]) {
+      await page.evaluate((at) => {
+        const box = document.getElementById("table-box");
+        const row = document.querySelector("#run-table tbody tr").getBoundingClientRect().height;
+        box.scrollTop = at * row;
+      }, wanted);
+      await page.waitForFunction((name) => document.querySelector(`#run-table tr[data-run="${name}"]`) !== null, `r${wanted}`);
+      shown = await rows();
+      assert.ok(shown.length < 120, `${shown.length} rows in the page`);
+      const found = shown.find(([name]) => name === `r${wanted}`);
+      assert.deepEqual(found, [`r${wanted}`, wanted + 2, lossText(loss(wanted))]);
+      // the rows made are consecutive, in order
+      shown.forEach(([name, index], at) => assert.equal(index, shown[0][1] + at, name));
+    }
+    // sorted by loss, descending: the greatest loss's run first, at the top of the box
+    await page.click('#run-table th[data-column="loss"]');
+    await page.click('#run-table th[data-column="loss"]');
+    await page.evaluate(() => {
+      document.getElementById("table-box").scrollTop = 0;
+    });
+    const greatest = Array.from({ length: count }, (_, index) => index).sort((a, b) => loss(b) - loss(a))[0];
+    await page.waitForFunction((name) => document.querySelector("#run-table tbody tr")?.dataset.run === name, `r${greatest}`);
+    assert.equal(await page.getAttribute('#run-table th[data-column="loss"]', "aria-sort"), "descending");
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   it("shows a run's alerts as badges on its card and its row, and only the runs with one when asked", async () => {
     const page = await freshPage();
     const folder = join(work, "alerting");
@@ -596,6 +654,157 @@ describe("the viewer's panels, groups and table", () => {
     cards = await badges();
     for (const name of Object.keys(expectedKinds)) assert.equal(cards[name].shown, true, `${name} without the filter`);
     await page.screenshot({ path: join(ARTEFACTS, "alerts-cards.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+});
+
+describe("the viewer's legend, run filter, smoothing and tooltip", () => {
+  /** Four runs of a loss each, their values at step 2: a 1, b 3, c 2, d NaN. */
+  function fourRuns(folder) {
+    const at2 = { a: 1, b: 3, c: 2, d: "NaN" };
+    for (const [name, value] of Object.entries(at2)) {
+      writeRun(join(folder, name), [
+        { event: "log", time: 1, step: 1, scalars: { x: 0.5 } },
+        { event: "log", time: 2, step: 2, scalars: { x: value } },
+        { event: "log", time: 3, step: 3, scalars: { x: 0.25 } },
+      ]);
+    }
+  }
+
+  it("hides a run by a click on its legend entry and shows it by another, its style kept", async () => {
+    const page = await freshPage();
+    const folder = join(work, "legend-click");
+    fourRuns(folder);
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 4);
+    await redrawn(page, () => page.fill("#metrics", "x"));
+    const labels = async () => (await drawnOf(page, "x")).lines.map((line) => [line.label, line.colour]);
+    const styled = ["a", "b", "c", "d"].map((name, index) => [name, TAB10[index]]);
+    assert.deepEqual(await labels(), styled);
+    await redrawn(page, () => page.click('#legend button[data-entry="run:b"]'));
+    // b's line is gone; the others keep their colours; b stays in the legend, marked hidden
+    assert.deepEqual(await labels(), styled.filter(([name]) => name !== "b"));
+    assert.deepEqual((await legendOf(page)).map(({ text, colour, hidden }) => [text, colour, hidden]), styled.map(([name, colour]) => [name, colour, name === "b"]));
+    assert.equal(await page.getAttribute('#legend button[data-entry="run:b"]', "aria-pressed"), "false");
+    // its card stays: the legend hides a line, not a run
+    assert.equal(await page.isVisible('.run[data-run="b"]'), true);
+    await redrawn(page, () => page.click('#legend button[data-entry="run:b"]'));
+    assert.deepEqual(await labels(), styled);
+    // a group's entry hides its runs and its band
+    await redrawn(page, () => page.fill("#group", "^([ab])"));
+    await redrawn(page, () => page.click('#legend button[data-entry="group:a"]'));
+    const drawn = await drawnOf(page, "x");
+    assert.deepEqual(drawn.lines.map((line) => line.label), ["b", "c", "d"]);
+    assert.deepEqual(drawn.bands.map((band) => band.label), ["b (1 run)"]);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("shows only the runs whose names the run filter finds: their cards, rows and lines", async () => {
+    const page = await freshPage();
+    const folder = join(work, "run-filter");
+    fourRuns(folder);
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 4);
+    await redrawn(page, () => page.fill("#metrics", "x"));
+    await redrawn(page, () => page.fill("#run-filter", "a|c"));
+    // the runs shown are styled in their order, as `plot --only` styles them
+    assert.deepEqual((await drawnOf(page, "x")).lines.map((line) => [line.label, line.colour]), [["a", TAB10[0]], ["c", TAB10[1]]]);
+    assert.deepEqual((await legendOf(page)).map(({ text }) => text), ["a", "c"]);
+    const cards = () => page.evaluate(() => [...document.querySelectorAll(".run")].filter((card) => !card.hidden).map((card) => card.dataset.run));
+    assert.deepEqual(await cards(), ["a", "c"]);
+    await page.click("#view-table");
+    const rows = () => page.evaluate(() => [...document.querySelectorAll("#run-table tbody tr[data-run]")].map((row) => row.dataset.run));
+    await page.waitForFunction(() => document.querySelectorAll("#run-table tbody tr[data-run]").length === 2);
+    assert.deepEqual(await rows(), ["a", "c"]);
+    // with the alerts filter too, both filters hold
+    const rendered = await page.evaluate(() => Number(document.getElementById("run-table").dataset.rendered));
+    await page.check("#alerted-only");
+    await page.waitForFunction((count) => Number(document.getElementById("run-table").dataset.rendered) > count, rendered);
+    // every run has an alert (their lines are from 1970: stalled), and the run filter still holds
+    assert.equal(await page.textContent("#alerted-count"), "4");
+    assert.deepEqual(await rows(), ["a", "c"]);
+    assert.deepEqual(await cards(), ["a", "c"]);
+    await page.uncheck("#alerted-only");
+    // a pattern the core refuses: said beside the input, every run shown
+    await redrawn(page, () => page.fill("#run-filter", "a("));
+    assert.match(await page.textContent("#run-filter-problem"), /^not a regular expression: /);
+    assert.equal(await page.isVisible("#run-filter-problem"), true);
+    assert.deepEqual(await rows(), ["a", "b", "c", "d"]);
+    await page.click("#view-cards");
+    assert.deepEqual(await cards(), ["a", "b", "c", "d"]);
+    assert.equal((await drawnOf(page, "x")).lines.length, 4);
+    await redrawn(page, () => page.fill("#run-filter", ""));
+    assert.equal(await page.isVisible("#run-filter-problem"), false);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("smooths each line as TensorBoard does, the values as logged faint behind it", async () => {
+    const page = await freshPage();
+    const folder = join(work, "smoothing");
+    // a gap (null) and a NaN: kept as they are and left out of the average
+    const logged = [4, 8, null, 2, "NaN", 6, 10, 1];
+    writeRun(join(folder, "r"), logged.map((value, at) => ({ event: "log", time: at, step: at + 1, scalars: { y: value } })));
+    // a run of one value throughout: left as it is
+    writeRun(join(folder, "s"), logged.map((_, at) => ({ event: "log", time: at, step: at + 1, scalars: { y: 3 } })));
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 2);
+    await redrawn(page, () => page.fill("#metrics", "y"));
+    const weight = 0.6;
+    await redrawn(page, () =>
+      page.evaluate((value) => {
+        const slider = document.getElementById("smoothing");
+        slider.value = String(value);
+        slider.dispatchEvent(new Event("input", { bubbles: true }));
+      }, weight),
+    );
+    assert.equal(await page.textContent("#smoothing-value"), "0.600");
+    // TensorBoard's smoothing (its scalar card's `smoothingWeight`), as its code states it
+    let last = 0;
+    let count = 0;
+    const expected = logged.map((value) => {
+      if (typeof value !== "number") return value === null ? null : NaN;
+      last = last * weight + (1 - weight) * value;
+      count += 1;
+      return last / (1 - Math.pow(weight, count));
+    });
+    const drawn = await drawnOf(page, "y");
+    const [r, s] = drawn.lines;
+    assert.deepEqual(r.steps, logged.map((_, at) => at + 1));
+    r.values.forEach((value, at) => {
+      if (expected[at] === null) assert.equal(r.kinds[at], 1, "a gap stays a gap");
+      else if (Number.isNaN(expected[at])) assert.ok(Number.isNaN(value), "NaN stays NaN");
+      else assert.equal(value, expected[at], `step ${at + 1}`);
+    });
+    assert.deepEqual(r.raw.values.filter((_, at) => typeof logged[at] === "number"), logged.filter((value) => typeof value === "number"));
+    assert.deepEqual(s.values, logged.map(() => 3));
+    // the NaN is still a marker; the tooltip says both values
+    assert.deepEqual(drawn.markers.map(({ label, step, value }) => [label, step, value]), [["r", 5, "NaN"]]);
+    const canvas = await page.locator('figure.panel[data-key="y"] canvas').boundingBox();
+    await page.mouse.move(canvas.x + xOf(drawn, 2), canvas.y + drawn.box.top + 20);
+    await page.waitForFunction(() => document.getElementById("tooltip").textContent.includes("at step 2"));
+    assert.ok((await page.textContent("#tooltip")).includes(`r: ${expected[1]} (logged 8)`));
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(ARTEFACTS, "smoothing.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  it("lists the values under the pointer greatest first, NaN last", async () => {
+    const page = await freshPage();
+    const folder = join(work, "hover-sorted");
+    fourRuns(folder);
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 4);
+    await redrawn(page, () => page.fill("#metrics", "x"));
+    const drawn = await drawnOf(page, "x");
+    const canvas = await page.locator('figure.panel[data-key="x"] canvas').boundingBox();
+    await page.mouse.move(canvas.x + xOf(drawn, 2), canvas.y + drawn.box.top + 20);
+    await page.waitForFunction(() => document.getElementById("tooltip").textContent.includes("at step 2"));
+    const rows = await page.evaluate(() => [...document.querySelectorAll("#tooltip > div:not(.step)")].map((row) => row.textContent));
+    assert.deepEqual(rows, ["b: 3", "c: 2", "a: 1", "d: NaN"]);
     assert.deepEqual(page.problems, []);
     await page.close();
   });
