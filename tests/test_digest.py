@@ -24,8 +24,13 @@ def run(steps: int, spike: int = 0, nan: int = 0, gap: int = 0) -> bytes:
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
-def digests(data: bytes, most: int | None, keys: list[str] | None = None) -> dict[str, Any]:
-    scan = _core.StatusScan(digest=most)
+def digests(
+    data: bytes,
+    most: int | None,
+    keys: list[str] | None = None,
+    steps: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    scan = _core.StatusScan(digest=most, steps=steps)
     for at in range(0, len(data), 4096):
         scan.feed(data[at : at + 4096])
     scan.finish()
@@ -58,3 +63,19 @@ def test_a_short_run_keeps_every_point_as_written() -> None:
 
 def test_without_digest_there_is_none() -> None:
     assert digests(run(5), None) == {}
+
+
+def test_a_range_of_steps_is_digested_alone_every_point_when_it_fits() -> None:
+    data = run(100_000, spike=73_219, nan=73_100, gap=90_000)
+    # steps 73,000 to 73,400: 401 steps, one bucket each at 512 buckets
+    found = digests(data, 512, steps=(73_000, 73_400))
+    inside = b"".join(
+        line + b"\n"
+        for line in data.splitlines()
+        if b'"log"' in line and 73_000 <= json.loads(line)["step"] <= 73_400
+    )
+    assert found == digests(inside, 512)
+    assert found["loss"]["shift"] == 0
+    assert [point[0] for point in found["loss"]["points"]] == list(range(73_000, 73_401))
+    assert [73_219, 50] in found["loss"]["points"]
+    assert [73_100, "NaN"] in found["acc"]["points"]

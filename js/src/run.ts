@@ -134,9 +134,12 @@ export interface RunCheckConstructor {
 
 /** A Status's options: a metrics file's (`name`, `maxLine`), and `digest`: its logs' series
  * digested for a plot as they are fed, in at most that many buckets a key (`digests()`;
- * default none). */
+ * default none); `steps`: `[first, last]`, the logs digested only where their step is from
+ * `first` to `last` (a plot zoomed in to them, at the digest's full resolution; default every
+ * log's). */
 export interface RunStatusOptions extends Omit<StatusOptions, "now" | "run"> {
   digest?: number;
+  steps?: readonly [number | bigint, number | bigint];
 }
 
 export interface RunStatusConstructor {
@@ -200,7 +203,7 @@ export interface RunExports {
   ob_check_gzip_cut(id: number, size: number): number;
   ob_check_finish(id: number): number;
   ob_check_free(id: number): void;
-  ob_status_new(raw: number, hasMax: number, maxLine: number, digest: number): number;
+  ob_status_new(raw: number, hasMax: number, maxLine: number, digest: number, hasSteps: number, first: bigint, last: bigint): number;
   ob_status_rejected(id: number): number;
   ob_status_digests(id: number, keysLen: number, all: number): number;
   ob_status_digest_keys(id: number): number;
@@ -283,6 +286,13 @@ async function* bytesOf(
   } finally {
     reader.releaseLock();
   }
+}
+
+/** A step as a u64, exactly: a safe whole number or a bigint, from 0 to 2^64 - 1; else null. */
+function stepOf(value: unknown): bigint | null {
+  if (typeof value === "bigint") return value >= 0n && value < 1n << 64n ? value : null;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  return null;
 }
 
 function bound(maxLine: number | null | undefined): [number, number] {
@@ -475,13 +485,23 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     readonly name: string;
 
     constructor(options: RunStatusOptions = {}) {
-      const { name = "-", maxLine = null, digest = 0 } = options;
+      const { name = "-", maxLine = null, digest = 0, steps } = options;
       const [hasMax, max] = bound(maxLine);
       if (!Number.isInteger(digest) || digest < 0 || digest > 0xffff_ffff) {
         throw new TypeError(`digest is a count of buckets, a whole number from 0, not ${String(digest)}`);
       }
+      let range: [bigint, bigint] = [0n, 0n];
+      if (steps !== undefined) {
+        const given = steps as readonly unknown[];
+        const first = Array.isArray(given) && given.length === 2 ? stepOf(given[0]) : null;
+        const last = Array.isArray(given) && given.length === 2 ? stepOf(given[1]) : null;
+        if (first === null || last === null || first > last) {
+          throw new TypeError(`steps is [first, last], two steps from 0 to 2^64 - 1, the first not after the last, not ${String(steps)}`);
+        }
+        range = [first, last];
+      }
       this.name = name;
-      this.#id = ex.ob_status_new(name.endsWith(".gz") ? 0 : 1, hasMax, max, digest);
+      this.#id = ex.ob_status_new(name.endsWith(".gz") ? 0 : 1, hasMax, max, digest, steps === undefined ? 0 : 1, range[0], range[1]);
       registry.register(this, this.#id, this);
     }
 

@@ -78,6 +78,40 @@ describe("a Status's digests", () => {
     }
   });
 
+  it("digests the logs of a range of steps alone, every point of it when it fits", () => {
+    const text = run(100_000, { spike: 73_219, nan: 73_100, gap: 90_000 });
+    // steps 73,000 to 73,400: 401 steps, one bucket each at 512 buckets
+    const zoomed = new Status({ name: "run", digest: 512, steps: [73_000, 73_400] });
+    zoomed.feed(encode(text));
+    zoomed.end();
+    const { loss, acc } = zoomed.digests();
+    assert.equal(loss.shift, 0);
+    const inside = text
+      .trim()
+      .split("\n")
+      .map((each) => JSON.parse(each))
+      .filter((each) => each.event === "log" && each.step >= 73_000 && each.step <= 73_400);
+    assert.equal(inside.length, 401);
+    // every step of the range, each its own point (the values as the reference reads their
+    // text: serde_json's parsing of a float, checked against a Status fed those lines below)
+    assert.deepEqual(points(loss).map(([step]) => step), inside.map((log) => log.step));
+    assert.deepEqual(points(acc).map(([step]) => step), inside.map((log) => log.step));
+    assert.ok(points(loss).some(([step, value]) => step === 73_219 && value === 50), "the spike");
+    assert.ok(points(acc).some(([step, value]) => step === 73_100 && value === "NaN"), "the NaN");
+    // the same as a whole Status fed those logs alone; steps as bigints too
+    const alone = new Status({ name: "run", digest: 512 });
+    alone.feed(encode(inside.map(line).join("")));
+    alone.end();
+    const big = new Status({ name: "run", digest: 512, steps: [73_000n, 73_400n] });
+    big.feed(encode(text));
+    big.end();
+    assert.deepEqual(zoomed.digests(), alone.digests());
+    assert.deepEqual(big.digests(), alone.digests());
+    for (const steps of [[2, 1], [-1, 5], [0], [0, 2 ** 64], [0.5, 1], "0-5", [0, 2n ** 64n]]) {
+      assert.throws(() => new Status({ digest: 8, steps }), TypeError, String(steps));
+    }
+  });
+
   it("is empty without digest, and refuses a digest that is no count", () => {
     const status = new Status({ name: "run" });
     status.feed(encode(run(5, { spike: 0, nan: 0, gap: 0 })));

@@ -319,9 +319,15 @@ class StatusScan:
     time as the contract's `StatusReport` (the JSON serde writes of
     `schema/status-report.schema.json`)."""
 
-    def __init__(self, max_line: int | None = None, digest: int | None = None) -> None:
+    def __init__(
+        self,
+        max_line: int | None = None,
+        digest: int | None = None,
+        steps: tuple[int, int] | None = None,
+    ) -> None:
         """`digest`: each log's metric keys also digested for a plot, in at most that many
-        buckets a key."""
+        buckets a key; `steps`: `(first, last)`, the logs digested only where their step is
+        from `first` to `last` (a plot zoomed in to them)."""
     def feed(self, chunk: bytes) -> None:
         """The lines `chunk` completes, folded in."""
     def finish(self) -> None:

@@ -69,6 +69,7 @@ fn options(max_line: Option<usize>) -> Options {
         terse: false,
         unlocated: false,
         digest: None,
+        digest_steps: None,
     }
 }
 
@@ -553,6 +554,7 @@ impl TableScan {
                     terse: true,
                     unlocated: false,
                     digest: None,
+                    digest_steps: None,
                 },
                 Columns::new(batch_lines),
             ),

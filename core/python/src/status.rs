@@ -26,19 +26,18 @@ pub struct StatusScan {
 #[pymethods]
 impl StatusScan {
     #[new]
-    #[args(max_line = "None", digest = "None")]
-    fn new(max_line: Option<usize>, digest: Option<usize>) -> Self {
-        Self {
+    #[args(max_line = "None", digest = "None", steps = "None")]
+    fn new(max_line: Option<usize>, digest: Option<usize>, steps: Option<(u64, u64)>) -> Self {
+        let options = Options {
+            max_line,
             // a complete line rejected is counted: its words are no part of the state
-            scan: Scan::new(
-                Options {
-                    max_line,
-                    terse: true,
-                    unlocated: false,
-                    digest,
-                },
-                Notables::new(digest),
-            ),
+            terse: true,
+            unlocated: false,
+            digest,
+            digest_steps: steps,
+        };
+        Self {
+            scan: Scan::new(options, Notables::of(options)),
             state: RunState::new(),
         }
     }

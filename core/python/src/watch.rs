@@ -145,6 +145,7 @@ impl WatchScan {
                     terse: false,
                     unlocated: false,
                     digest: None,
+                    digest_steps: None,
                 },
                 Notables::default(),
             ),

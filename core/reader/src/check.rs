@@ -390,6 +390,7 @@ pub fn check_bytes(
         terse: false,
         unlocated: false,
         digest: None,
+        digest_steps: None,
     };
     let mut scan = Scan::new(options, Order::default());
     scan.feed(bytes);

@@ -420,10 +420,14 @@ fn bucket_step(bucket: &Bucket) -> u64 {
 }
 
 /// A run's metric keys' digests, each key's series its own: a log's own fields that the
-/// plot draws (`PLOTTED`) and every key of its `scalars`, in the order the keys first came.
+/// plot draws (`PLOTTED`) and every key of its `scalars`, in the order the keys first came;
+/// of the logs whose steps are in a range only, when made `within` it (a plot zoomed in:
+/// the range at the digest's full resolution).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Digests {
     most: usize,
+    /// The first and last step of the logs digested (both included); `None`: every log's.
+    steps: Option<(u64, u64)>,
     keys: Vec<(String, Digest)>,
     /// Each key's place in `keys`.
     index: HashMap<String, usize>,
@@ -438,9 +442,35 @@ impl Digests {
     pub fn new(most: usize) -> Self {
         Self {
             most,
+            steps: None,
             keys: Vec::new(),
             index: HashMap::new(),
         }
+    }
+
+    /// No key yet; each key's digest of at most `most` buckets, of the logs whose step is
+    /// from `first` to `last` (both included) only.
+    #[must_use]
+    pub fn within(most: usize, first: u64, last: u64) -> Self {
+        Self {
+            steps: Some((first, last)),
+            ..Self::new(most)
+        }
+    }
+
+    /// No key yet, made as these were (their buckets and their steps).
+    #[must_use]
+    pub fn emptied(&self) -> Self {
+        Self {
+            steps: self.steps,
+            ..Self::new(self.most)
+        }
+    }
+
+    /// The first and last step of the logs digested, when made `within` them.
+    #[must_use]
+    pub const fn steps(&self) -> Option<(u64, u64)> {
+        self.steps
     }
 
     /// The digest of `key`, made empty on its first use.
@@ -457,8 +487,14 @@ impl Digests {
     }
 
     /// A log of the run, in order: its fields' values (a field left out is no point) and
-    /// its scalars (a `null` a gap, a non-finite value's word a marker).
+    /// its scalars (a `null` a gap, a non-finite value's word a marker); nothing for a log
+    /// whose step is out of the steps asked for.
     pub fn log(&mut self, metric: &TrainMetric) {
+        if let Some((first, last)) = self.steps {
+            if metric.step < first || metric.step > last {
+                return;
+            }
+        }
         let fields = [
             metric.loss,
             metric.eval_loss,

@@ -142,6 +142,18 @@ impl Notables {
         }
     }
 
+    /// None kept yet; the logs' series digested as `options` ask (`digest`, `digest_steps`).
+    #[must_use]
+    pub fn of(options: Options) -> Self {
+        Self {
+            digests: options.digest.map(|most| match options.digest_steps {
+                Some((first, last)) => Digests::within(most, first, last),
+                None => Digests::new(most),
+            }),
+            ..Self::default()
+        }
+    }
+
     /// What is kept since the last call, the runs under way closed.
     pub fn take(&mut self) -> Vec<Notable> {
         self.close_logs();
@@ -161,8 +173,8 @@ impl Notables {
         }
         if let Some(digests) = &mut self.digests {
             if !digests.is_empty() {
-                let most = digests.most();
-                let taken = std::mem::replace(digests, Digests::new(most));
+                let emptied = digests.emptied();
+                let taken = std::mem::replace(digests, emptied);
                 self.kept.push(Notable::Digests(taken));
             }
         }
@@ -250,7 +262,7 @@ impl Consumer for Notables {
     /// A part's own notables, its lines numbered from 1: a run of logs or of evaluation
     /// lines cut by a part's end is kept as two runs, which keep what it keeps.
     fn answer_part(lines: &[u8], options: Options) -> Part<Vec<Notable>> {
-        let mut notables = Self::new(options.digest);
+        let mut notables = Self::of(options);
         let mut count = 0;
         each_answer(lines, options, |_, answer| {
             count += 1;

@@ -54,6 +54,9 @@ pub struct Options {
     /// Each log's metric keys digested for a plot, in at most this many buckets a key
     /// ([`crate::digest`]); `None`: no digest (a command that draws nothing).
     pub digest: Option<usize>,
+    /// The first and last step (both included) of the logs digested: a plot zoomed in to
+    /// them ([`crate::digest::Digests::within`]); `None`: every log's.
+    pub digest_steps: Option<(u64, u64)>,
 }
 
 /// The answer to one complete line (`line` ends in its newline) or to the last line: the

@@ -492,6 +492,7 @@ pub fn status_bytes(
         terse: true,
         unlocated: false,
         digest: None,
+        digest_steps: None,
     };
     let mut scan = Scan::new(options, Notables::default());
     scan.feed(bytes);

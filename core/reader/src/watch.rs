@@ -646,6 +646,7 @@ mod tests {
                 terse: false,
                 unlocated: false,
                 digest: None,
+                digest_steps: None,
             },
             Notables::default(),
         );

@@ -120,6 +120,10 @@ fn options(draw: &mut Draw) -> Options {
         terse: draw.below(2) == 0,
         unlocated: draw.below(2) == 0,
         digest: (draw.below(2) == 0).then(|| 1 + draw.below(6)),
+        digest_steps: (draw.below(3) == 0).then(|| {
+            let first = draw.below(6) as u64;
+            (first, first + draw.below(3) as u64)
+        }),
     }
 }
 
@@ -175,9 +179,8 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
         let count = draw.below(60);
         let data = file(&mut draw, count);
         let options = options(&mut draw);
-        let (mut want, lines) = line_by_line(&data, options, Notables::new(options.digest));
-        let (mut got, got_lines) =
-            scanned(&data, options, Notables::new(options.digest), &mut draw);
+        let (mut want, lines) = line_by_line(&data, options, Notables::of(options));
+        let (mut got, got_lines) = scanned(&data, options, Notables::of(options), &mut draw);
         assert_eq!(got_lines, lines);
         let (want, got) = (want.take(), got.take());
         // Every line that is not a log or an evaluation is kept, the same, in order.
@@ -265,6 +268,67 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
         with_digests > 50,
         "the drawn scans digest logs: {with_digests} of 300"
     );
+}
+
+/// Digests made `within` a range of steps are the digests of the logs in that range alone:
+/// a file's, read in random cuts, equal those of the same file with every log out of the range
+/// taken out.
+#[test]
+fn digests_within_steps_are_those_of_the_logs_in_them() {
+    use overbrainer_core::digest::Digests;
+    use overbrainer_core::notable::Notable;
+    let mut draw = Draw(0x5151_2727_3939_4848);
+    let mut kept_some = 0;
+    let mut left_some = 0;
+    for _ in 0..300 {
+        let count = draw.below(60);
+        let data = file(&mut draw, count);
+        let most = 1 + draw.below(6);
+        let first = draw.below(6) as u64;
+        let last = first + draw.below(4) as u64;
+        let options = Options {
+            digest: Some(most),
+            digest_steps: None,
+            ..options(&mut draw)
+        };
+        let within = Options {
+            digest_steps: Some((first, last)),
+            ..options
+        };
+        // the same file without the logs out of the range (the last line, newline or not, as
+        // it was)
+        let mut inside = Vec::new();
+        let pieces: Vec<&[u8]> = data.split(|&byte| byte == b'\n').collect();
+        for (at, piece) in pieces.iter().enumerate() {
+            let out = matches!(
+                overbrainer_core::read_line(piece),
+                Ok(overbrainer_core::MetricLine::Log(metric)) if metric.step < first || metric.step > last
+            );
+            left_some += u32::from(out);
+            if !out {
+                inside.extend_from_slice(piece);
+                if at + 1 < pieces.len() {
+                    inside.push(b'\n');
+                }
+            }
+        }
+        let joined = |notables: &mut Notables| {
+            let mut all = Digests::new(most);
+            for notable in notables.take() {
+                if let Notable::Digests(digests) = notable {
+                    all.then(digests);
+                }
+            }
+            all.json(None)
+        };
+        let (mut windowed, _) = scanned(&data, within, Notables::of(within), &mut draw);
+        let (mut plain, _) = scanned(&inside, options, Notables::new(Some(most)), &mut draw);
+        let (windowed, plain) = (joined(&mut windowed), joined(&mut plain));
+        assert_eq!(windowed, plain, "steps {first} to {last}");
+        kept_some += u32::from(windowed.as_object().map_or(false, |keys| !keys.is_empty()));
+    }
+    assert!(kept_some > 50, "digests kept points: {kept_some} of 300");
+    assert!(left_some > 50, "logs left out of the range: {left_some}");
 }
 
 #[test]

@@ -473,6 +473,7 @@ pub extern "C" fn ob_reader_new(has_max: u32, max_line: f64) -> u32 {
         terse: false,
         unlocated: true,
         digest: None,
+        digest_steps: None,
     };
     let scan = Scan::new(options, Records::default());
     with_state(|state| {

@@ -164,6 +164,7 @@ pub extern "C" fn ob_check_new(
                 terse: false,
                 unlocated: false,
                 digest: None,
+                digest_steps: None,
             },
             Order::default(),
         ),
@@ -275,21 +276,28 @@ pub extern "C" fn ob_check_free(id: u32) {
 
 /// A new status of a run's metrics file; `raw`, `has_max`, `max_line` as for a check;
 /// `digest`: its logs' series digested for a plot in at most that many buckets a key (0:
-/// none). Its handle.
+/// none); with `has_steps`, of the logs whose step is from `first` to `last` only (a plot
+/// zoomed in). Its handle.
 #[no_mangle]
-pub extern "C" fn ob_status_new(raw: u32, has_max: u32, max_line: f64, digest: u32) -> u32 {
-    let digest = (digest > 0).then_some(digest as usize);
+pub extern "C" fn ob_status_new(
+    raw: u32,
+    has_max: u32,
+    max_line: f64,
+    digest: u32,
+    has_steps: u32,
+    first: u64,
+    last: u64,
+) -> u32 {
+    let options = Options {
+        max_line: bound(has_max, max_line),
+        // a complete line rejected is counted: its words are no part of the state
+        terse: true,
+        unlocated: false,
+        digest: (digest > 0).then_some(digest as usize),
+        digest_steps: (has_steps != 0).then_some((first, last)),
+    };
     let telling = Telling {
-        scan: Scan::new(
-            // a complete line rejected is counted: its words are no part of the state
-            Options {
-                max_line: bound(has_max, max_line),
-                terse: true,
-                unlocated: false,
-                digest,
-            },
-            Notables::new(digest),
-        ),
+        scan: Scan::new(options, Notables::of(options)),
         state: RunState::new(),
         raw: raw != 0,
         started: false,
