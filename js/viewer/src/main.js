@@ -50,7 +50,13 @@ import { RunTable } from "./table.js";
  *   name: string, unit: import("overbrainer-contract/core").Unit, path: string, files: { metrics: File | null }, side: Side | null, status: RunStatus,
  *   record: StatusReport | null, series: Series, findings: Findings, excerpts: Map<number, string | null>,
  *   lines: number, colour: string, done: boolean, sideFiles: import("overbrainer-contract/core").SideFiles | null, view: RunView, following?: Following,
+ *   zoomed?: Zoomed | null,
  * }} Run */
+/** A run's logs of the steps the panels are zoomed in to, read again from its bytes: a Status
+ * made with `steps` (the core's digest of those steps alone, at its full resolution), its
+ * series, the chunks it was fed, and whether it has read every byte the run's Status has (a
+ * run followed: from then on, each chunk of the run goes on to it too).
+ * @typedef {{ range: [number, number], status: RunStatus, series: Series, fed: number, done: boolean }} Zoomed */
 
 /** Bytes read from a file at a time: one feed of the core between two turns of the page. */
 const CHUNK = 1 << 20;
@@ -400,8 +406,19 @@ function redraw() {
     for (const key of run.series.keys) found.add(key);
   }
   const picked = core.pickKeys(core.patternsOf($of("metrics", HTMLInputElement).value), found);
-  // the points of the keys shown only, from each run's digest
-  for (const run of runs) run.series.take(run.status, run.lines, picked);
+  // the points of the keys shown only, from each run's digest, or, zoomed in, from its digest
+  // of those steps once it is read (the whole run's meanwhile: its spikes and markers are
+  // there too, at a coarser width)
+  /** @type {Map<Run, Series>} */
+  const shownSeries = new Map();
+  for (const run of runs) {
+    run.series.take(run.status, run.lines, picked);
+    const zoomed = run.zoomed;
+    if (zoom !== null && zoomed && zoomed.done && zoomed.range === zoom) {
+      zoomed.series.take(zoomed.status, zoomed.fed, picked);
+      shownSeries.set(run, zoomed.series);
+    } else shownSeries.set(run, run.series);
+  }
   renderKeys(core.pickKeys(["*"], found), new Set(picked));
   setHidden($("plot-box"), runs.length === 0);
   setHidden($("no-panels"), picked.length > 0 || found.size === 0);
@@ -418,7 +435,7 @@ function redraw() {
     }
   }
   /** @type {[number, number]} */
-  const xRange = !(last >= first) ? [0, 1] : last > first ? [first, last] : [first - 1, last + 1];
+  const xRange = zoom !== null ? [zoom[0], zoom[1]] : !(last >= first) ? [0, 1] : last > first ? [first, last] : [first - 1, last + 1];
   const log = $of("log", HTMLInputElement).checked;
   const weight = smoothingWeight();
 
@@ -467,7 +484,7 @@ function redraw() {
     if (size === undefined) panelSizes.set(canvas, (size = { width: canvas.clientWidth, height: canvas.clientHeight }));
     return size;
   });
-  return drawingPanels(drawing, sizes, legend.filter((entry) => !entry.hidden), log, xRange, weight);
+  return drawingPanels(drawing, sizes, legend.filter((entry) => !entry.hidden), log, xRange, weight, shownSeries);
 }
 
 /** The panels of a redraw, one after the other, each drawn a slice at a time (it yields
@@ -480,8 +497,9 @@ function redraw() {
  * @param {boolean} log
  * @param {[number, number]} xRange
  * @param {number} weight the smoothing's (0: none)
+ * @param {Map<Run, Series>} shownSeries each run's series drawn
  * @returns {Generator<void, void, void>} */
-function* drawingPanels(drawing, sizes, legend, log, xRange, weight) {
+function* drawingPanels(drawing, sizes, legend, log, xRange, weight, shownSeries) {
   const shown = (/** @type {string} */ key, /** @type {HTMLCanvasElement} */ canvas) => panelViews.get(key)?.canvas === canvas;
   for (const [at, { key, canvas }] of drawing.entries()) {
     if (!shown(key, canvas)) continue;
@@ -490,7 +508,7 @@ function* drawingPanels(drawing, sizes, legend, log, xRange, weight) {
     /** @type {import("./plot.js").Banded[]} */
     const bands = [];
     for (const { members: entryRuns, colour, dash, text, grouped } of legend) {
-      const members = entryRuns.map((run) => run.series.points.get(key) ?? null);
+      const members = entryRuns.map((run) => (shownSeries.get(run) ?? run.series).points.get(key) ?? null);
       entryRuns.forEach((run, at) => {
         const points = members[at];
         if (points === null) return;
@@ -499,10 +517,153 @@ function* drawingPanels(drawing, sizes, legend, log, xRange, weight) {
       });
       if (grouped && members.some((points) => points !== null)) bands.push({ label: text, colour, dash, band: bandOf(core, members) });
     }
-    const drawn = yield* drawPanel(canvas, { key, lines, bands, log, xRange }, sizes[at]);
+    const drawn = yield* drawPanel(canvas, { key, lines, bands, log, xRange, fit: zoom !== null }, sizes[at]);
     if (shown(key, canvas)) drawnPanels.set(key, drawn);
   }
 }
+
+/** The steps the panels are zoomed in to, `[first, last]`, or null: every step. */
+/** @type {[number, number] | null} */
+let zoom = null;
+
+/** The panels zoomed in to `range` (null: every step again): each run shown read again, in
+ * turn, for its digest of those steps; the whole run's digest drawn meanwhile. */
+/** @param {[number, number] | null} range */
+function zoomTo(range) {
+  zoom = range;
+  for (const run of runs) dropZoomed(run);
+  const said = $("zoomed");
+  setHidden(said, range === null);
+  said.textContent = range === null ? "" : `steps ${thousands(range[0])} to ${thousands(range[1])}: double-click a panel to see every step`;
+  said.dataset.first = range === null ? "" : String(range[0]);
+  said.dataset.last = range === null ? "" : String(range[1]);
+  scheduleDraw();
+  if (range !== null) void zoomEach(range);
+}
+
+/** @param {Run} run */
+function dropZoomed(run) {
+  run.zoomed?.status.close();
+  run.zoomed = null;
+}
+
+/** Every run shown read again for `range`, one after the other, while the panels stay zoomed
+ * in to it; the panels drawn again after each.
+ * @param {[number, number]} range */
+async function zoomEach(range) {
+  for (const run of runs.filter(runShown)) {
+    if (zoom !== range) return;
+    await readZoomed(run, range);
+    scheduleDraw();
+  }
+}
+
+/** A run's digest of the steps of `range`, read again from its bytes: a file opened, read
+ * whole; a run served, from its start to where its reading is (and, from then on, each chunk
+ * of it as it comes, by its reading). A fault leaves the run drawn from its whole digest.
+ * @param {Run} run
+ * @param {[number, number]} range */
+async function readZoomed(run, range) {
+  /** @type {Zoomed} */
+  const zoomed = { range, status: new core.Status({ name: run.path, digest: DIGEST, steps: range }), series: new Series(), fed: 0, done: false };
+  dropZoomed(run);
+  run.zoomed = zoomed;
+  const feed = (/** @type {Uint8Array} */ chunk) => {
+    zoomed.status.feed(chunk);
+    zoomed.fed += 1;
+  };
+  try {
+    const file = run.files.metrics;
+    const following = run.following;
+    if (file !== null && (following === undefined || following.ended)) {
+      const raw = fileChunks(file, () => {});
+      const chunks = file.name.endsWith(".gz") ? gunzipped(run.path, raw, { short: false }) : raw;
+      for await (const chunk of chunks) {
+        if (run.zoomed !== zoomed) return;
+        feed(chunk);
+        await yieldToPage();
+      }
+      zoomed.status.end();
+    } else if (following !== undefined && server !== null) {
+      // the bytes its Status has read; caught up, the next ones come by its reading
+      for (let offset = 0; offset < following.offset; ) {
+        const id = following.id;
+        if (id === null) break;
+        const read = await server.read(id, offset);
+        if (run.zoomed !== zoomed || read.kind !== "bytes") return;
+        const data = read.data.subarray(0, Math.max(0, following.offset - offset));
+        feed(data);
+        offset += data.length;
+      }
+    }
+    if (run.zoomed === zoomed) zoomed.done = true;
+  } catch {
+    if (run.zoomed === zoomed) dropZoomed(run);
+  }
+}
+
+/** A drag across a panel under way: the canvas, what it drew, where it began and is now (CSS
+ * pixels of the canvas). */
+/** @type {{ canvas: HTMLCanvasElement, drawn: import("./plot.js").Drawn, from: number, to: number } | null} */
+let dragging = null;
+
+/** The step at pixel column `px` of a drawn panel.
+ * @param {import("./plot.js").Drawn} drawn
+ * @param {number} px */
+function stepAt(drawn, px) {
+  const [first, last] = drawn.xRange;
+  return first + ((px - drawn.box.left) / drawn.box.width) * (last - first);
+}
+
+/** The selection of a drag, shown over its panel. */
+function showSelection() {
+  const selection = $("selection");
+  if (dragging === null) {
+    setHidden(selection, true);
+    return;
+  }
+  const { canvas, drawn, from, to } = dragging;
+  const place = canvas.getBoundingClientRect();
+  const box = $("plot-box").getBoundingClientRect();
+  selection.style.left = `${place.left - box.left + Math.min(from, to)}px`;
+  selection.style.width = `${Math.abs(to - from)}px`;
+  selection.style.top = `${place.top - box.top + drawn.box.top}px`;
+  selection.style.height = `${drawn.box.height}px`;
+  setHidden(selection, false);
+}
+
+$("panels").addEventListener("mousedown", (event) => {
+  if (event.button !== 0 || !(event.target instanceof HTMLCanvasElement)) return;
+  const canvas = event.target;
+  const figure = canvas.closest("figure[data-key]");
+  const drawn = figure instanceof HTMLElement && figure.dataset.key !== undefined ? drawnPanels.get(figure.dataset.key) : undefined;
+  if (drawn === undefined) return;
+  const px = event.clientX - canvas.getBoundingClientRect().left;
+  if (px < drawn.box.left || px > drawn.box.left + drawn.box.width) return;
+  event.preventDefault();
+  dragging = { canvas, drawn, from: px, to: px };
+  showSelection();
+});
+window.addEventListener("mousemove", (event) => {
+  if (dragging === null) return;
+  const { box } = dragging.drawn;
+  const px = event.clientX - dragging.canvas.getBoundingClientRect().left;
+  dragging.to = Math.min(Math.max(px, box.left), box.left + box.width);
+  showSelection();
+});
+window.addEventListener("mouseup", () => {
+  if (dragging === null) return;
+  const { drawn, from, to } = dragging;
+  dragging = null;
+  showSelection();
+  if (Math.abs(to - from) < 4) return; // a click, not a drag
+  const first = Math.max(0, Math.floor(stepAt(drawn, Math.min(from, to))));
+  const last = Math.min(Number.MAX_SAFE_INTEGER, Math.max(first, Math.ceil(stepAt(drawn, Math.max(from, to)))));
+  zoomTo([first, last]);
+});
+$("panels").addEventListener("dblclick", (event) => {
+  if (event.target instanceof HTMLCanvasElement && zoom !== null) zoomTo(null);
+});
 
 /** The tooltip of the panel under the pointer: the nearest step's value of each line there.
  * @param {MouseEvent} event */
@@ -1226,6 +1387,7 @@ $("pause").addEventListener("click", () => {
 
 $("clear").addEventListener("click", () => {
   if (loading) return;
+  zoomTo(null);
   for (const run of runs) run.status.close();
   runs.length = 0;
   namesChanged += 1;
@@ -1284,6 +1446,10 @@ function startReading(run) {
   return {
     feed(chunk) {
       run.status.feed(chunk);
+      if (run.zoomed?.done) {
+        run.zoomed.status.feed(chunk);
+        run.zoomed.fed += 1;
+      }
       const changed = takeFindings(found, check.feed(chunk));
       excerpts.add(chunk, run.excerpts.size <= LISTED);
       takeRejected(run, excerpts);
@@ -1304,6 +1470,7 @@ function startReading(run) {
  * @param {Run} run
  * @param {Following} following */
 function restart(run, following) {
+  dropZoomed(run);
   following.reading?.close();
   following.reading = null;
   following.offset = 0;
@@ -1313,6 +1480,7 @@ function restart(run, following) {
   run.excerpts = new Map();
   run.findings = { listed: [], more: 0, summary: null };
   run.record = null;
+  if (zoom !== null) void readZoomed(run, zoom); // read from its start again, as the run is
 }
 
 /** A run of the listing, new to the page: its card and its row, read by the readers.

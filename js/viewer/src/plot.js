@@ -282,6 +282,25 @@ function mark(context, shape, x, y) {
   context.fill();
 }
 
+/** The least and greatest finite value (on a log scale, above 0) of the points whose steps
+ * are in `range`: `[Infinity, -Infinity]` for none.
+ * @param {Points} points
+ * @param {Range} range
+ * @param {boolean} log
+ * @returns {Range} */
+function rangeWithin(points, range, log) {
+  let low = Infinity;
+  let high = -Infinity;
+  for (let i = 0; i < points.length; i += 1) {
+    const step = points.steps[i];
+    const value = points.values[i];
+    if (step < range[0] || step > range[1] || points.kinds[i] === GAP || !Number.isFinite(value) || (log && !(value > 0))) continue;
+    if (value < low) low = value;
+    if (value > high) high = value;
+  }
+  return [low, high];
+}
+
 /** Each panel canvas's scratch surface, where a drawing is made before the canvas shows it. */
 /** @type {WeakMap<HTMLCanvasElement, OffscreenCanvas>} */
 const scratches = new WeakMap();
@@ -296,11 +315,13 @@ const scratches = new WeakMap();
  * page back to its other work between slices (1,000 runs' lines take seconds of a software
  * rasteriser). The canvas shows the drawing whole, once it is done: never half a panel.
  * It returns what it drew.
+ * With `fit` (a panel zoomed in to `xRange`), the value axis spans the points in that range
+ * only.
  * @param {HTMLCanvasElement} canvas
- * @param {{ key: string, lines: Line[], bands: Banded[], log: boolean, xRange: Range }} what
+ * @param {{ key: string, lines: Line[], bands: Banded[], log: boolean, xRange: Range, fit?: boolean }} what
  * @param {{ width: number, height: number }} size
  * @returns {Generator<void, Drawn, void>} */
-export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
+export function* drawPanel(canvas, { key, lines, bands, log, xRange, fit = false }, size) {
   const scale = globalThis.devicePixelRatio || 1;
   const cssWidth = size.width || 480;
   const cssHeight = size.height || 260;
@@ -324,10 +345,10 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
   let high = -Infinity;
   for (const { points, raw } of lines) {
     for (const each of raw ? [points, raw] : [points]) {
-      const from = log ? each.lowPositive : each.low;
-      if (each.high >= from) {
+      const [from, to] = fit ? rangeWithin(each, xRange, log) : [log ? each.lowPositive : each.low, each.high];
+      if (to >= from) {
         low = Math.min(low, from);
-        high = Math.max(high, each.high);
+        high = Math.max(high, to);
       }
     }
   }
@@ -488,7 +509,7 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange }, size) {
     context.globalAlpha = faint ? 0.6 : 1;
     const seen = new Set();
     for (let i = 0; i < points.length; i += 1) {
-      if (points.kinds[i] === GAP) continue;
+      if (points.kinds[i] === GAP || points.steps[i] < xRange[0] || points.steps[i] > xRange[1]) continue;
       const value = points.values[i];
       /** @type {Marker["shape"] | null} */
       let shape = null;

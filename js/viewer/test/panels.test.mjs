@@ -792,6 +792,97 @@ describe("the viewer's legend, run filter, smoothing and tooltip", () => {
     await page.close();
   });
 
+  it("zooms in to the steps dragged across, a spike one step wide and a NaN drawn at every zoom, every point of a short range", async () => {
+    const page = await freshPage();
+    const folder = join(work, "zoom");
+    const steps = 100_000;
+    const [spike, nanFar, nanNear] = [73_219, 51_234, 73_100];
+    // loss 1 + step / 10^6, 50 at the spike; acc 0.5, "NaN" at two steps
+    const lines = [];
+    for (let step = 1; step <= steps; step += 1) {
+      const acc = step === nanFar || step === nanNear ? "NaN" : 0.5;
+      lines.push({ event: "log", time: step, step, loss: step === spike ? 50 : 1 + step / 1e6, scalars: { acc } });
+    }
+    writeRun(join(folder, "long"), lines);
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 1);
+    await redrawn(page, () => page.fill("#metrics", "loss,acc"));
+    /** The panel's line: its points, and whether the spike is among them and drawn there. */
+    const spikeDrawn = async () => {
+      // the panel drawn at its size as laid out now (a scrollbar come or gone resizes it, and
+      // it is drawn again at its new size a frame later)
+      await page.waitForFunction(() => {
+        const canvas = document.querySelector('figure.panel[data-key="loss"] canvas');
+        const drawn = globalThis.overbrainerViewer.panels.get("loss");
+        return canvas.width === Math.round(canvas.clientWidth * (devicePixelRatio || 1)) && drawn.box.width === Math.max(canvas.clientWidth - 64 - 12, 10);
+      });
+      const drawn = await drawnOf(page, "loss");
+      const [line] = drawn.lines;
+      const at = line.steps.indexOf(spike);
+      assert.ok(at >= 0 && line.values[at] === 50, "the spike is a point of the line");
+      assert.ok(drawn.yRange[1] >= 50, "the value axis reaches the spike");
+      // the spike's line on the canvas, halfway up (its tip is an edge, half blended into the
+      // white)
+      assert.ok((await pixelsNear(page, "loss", xOf(drawn, spike), yOf(drawn, 25), TAB10[0], 3)) >= 2, "the spike is on the canvas");
+      return drawn;
+    };
+    const nanSteps = async () => (await drawnOf(page, "acc")).markers.map((marker) => marker.step);
+    await spikeDrawn();
+    assert.deepEqual(await nanSteps(), [nanFar, nanNear]);
+
+    /** A drag across the loss panel from `from` to `to` (steps), and the panels zoomed in to
+     * what it covers, the runs read again for it. */
+    const drag = async (from, to) => {
+      const drawn = await drawnOf(page, "loss");
+      const canvas = await page.locator('figure.panel[data-key="loss"] canvas').boundingBox();
+      const y = canvas.y + drawn.box.top + drawn.box.height / 2;
+      await redrawn(page, async () => {
+        await page.mouse.move(canvas.x + xOf(drawn, from), y);
+        await page.mouse.down();
+        await page.mouse.move(canvas.x + (xOf(drawn, from) + xOf(drawn, to)) / 2, y);
+        await page.mouse.move(canvas.x + xOf(drawn, to), y);
+        await page.mouse.up();
+      });
+      // the run read again for those steps: drawn from its digest of them
+      await page.waitForFunction(() => {
+        const said = document.getElementById("zoomed");
+        const drawnLoss = globalThis.overbrainerViewer.panels.get("loss");
+        const first = Number(said.dataset.first);
+        return drawnLoss !== undefined && drawnLoss.lines.length === 1 && drawnLoss.lines[0].points.first >= first;
+      });
+      await frames(page);
+      return page.evaluate(() => [Number(document.getElementById("zoomed").dataset.first), Number(document.getElementById("zoomed").dataset.last)]);
+    };
+    let [first, last] = await drag(70_000, 80_000);
+    assert.ok(Math.abs(first - 70_000) < 1_000 && Math.abs(last - 80_000) < 1_000, `${first} to ${last}`);
+    assert.equal(await page.textContent("#zoomed"), `steps ${core.formatNumber(first, ",")} to ${core.formatNumber(last, ",")}: double-click a panel to see every step`);
+    let drawn = await spikeDrawn();
+    assert.ok(drawn.xRange[0] < first && drawn.xRange[0] > first - 1_000, "the step axis is the range's");
+    assert.ok(drawn.lines[0].steps.every((step) => step >= first && step <= last), "the range's points only");
+    // the NaN in the range is drawn, the one out of it is not
+    assert.deepEqual(await nanSteps(), [nanNear]);
+
+    // a range of a few hundred steps: every point of it
+    [first, last] = await drag(73_050, 73_300);
+    assert.ok(last - first < 512 && first <= nanNear && last >= spike, `${first} to ${last}`);
+    drawn = await spikeDrawn();
+    const every = Array.from({ length: last - first + 1 }, (_, at) => first + at);
+    assert.deepEqual(drawn.lines[0].steps, every);
+    assert.deepEqual((await drawnOf(page, "acc")).lines[0].steps, every);
+    assert.deepEqual(await nanSteps(), [nanNear]);
+
+    // a double-click: every step again
+    const canvas = await page.locator('figure.panel[data-key="loss"] canvas').boundingBox();
+    await redrawn(page, () => page.mouse.dblclick(canvas.x + drawn.box.left + 20, canvas.y + drawn.box.top + 20));
+    assert.equal(await page.isVisible("#zoomed"), false);
+    drawn = await spikeDrawn();
+    assert.ok(drawn.xRange[0] < 1 && drawn.xRange[1] > steps, "every step");
+    assert.deepEqual(await nanSteps(), [nanFar, nanNear]);
+    await page.screenshot({ path: join(ARTEFACTS, "zoom.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   it("lists the values under the pointer greatest first, NaN last", async () => {
     const page = await freshPage();
     const folder = join(work, "hover-sorted");
