@@ -44,12 +44,12 @@ def test_a_long_run_is_bounded_and_keeps_its_spike_nan_gap_and_ends() -> None:
     # steps 1..10,000 fit 16 buckets from spans of 1,024 steps (10), not of 512 (20)
     assert loss["shift"] == 10
     assert loss["count"] == acc["count"] == 10_000
-    assert loss["points"][0] == [1, 1 + 1 / 10_000]
-    assert loss["points"][-1] == [10_000, 2]
-    assert [6_789, 50] in loss["points"]
+    assert loss["points"][0] == [1, 1 + 1 / 10_000, 1]
+    assert loss["points"][-1] == [10_000, 2, 10_000]
+    assert [6_789, 50, 6_789] in loss["points"]
     assert len(loss["points"]) <= 4 * 10
-    assert [4_321, "NaN"] in acc["points"]
-    assert [9_000, None] in acc["points"]
+    assert [4_321, "NaN", 4_321] in acc["points"]
+    assert [9_000, None, 9_000] in acc["points"]
 
 
 def test_a_short_run_keeps_every_point_as_written() -> None:
@@ -57,8 +57,11 @@ def test_a_short_run_keeps_every_point_as_written() -> None:
     logs = [json.loads(line) for line in data.splitlines() if b'"log"' in line]
     found = digests(data, 64, ["acc", "loss", "absent"])
     assert sorted(found) == ["acc", "loss"]
-    assert found["loss"]["points"] == [[log["step"], log["loss"]] for log in logs]
-    assert found["acc"]["points"] == [[log["step"], log["scalars"]["acc"]] for log in logs]
+    # each point its step, its value and its line's time
+    assert found["loss"]["points"] == [[log["step"], log["loss"], log["time"]] for log in logs]
+    assert found["acc"]["points"] == [
+        [log["step"], log["scalars"]["acc"], log["time"]] for log in logs
+    ]
 
 
 def test_without_digest_there_is_none() -> None:
@@ -77,5 +80,5 @@ def test_a_range_of_steps_is_digested_alone_every_point_when_it_fits() -> None:
     assert found == digests(inside, 512)
     assert found["loss"]["shift"] == 0
     assert [point[0] for point in found["loss"]["points"]] == list(range(73_000, 73_401))
-    assert [73_219, 50] in found["loss"]["points"]
-    assert [73_100, "NaN"] in found["acc"]["points"]
+    assert [73_219, 50, 73_219] in found["loss"]["points"]
+    assert [73_100, "NaN", 73_100] in found["acc"]["points"]

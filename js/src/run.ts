@@ -102,13 +102,14 @@ export interface RunStatus {
  * one span of `2 ** shift` steps form a bucket, of which the first, last, least and greatest
  * points are kept (M4), and the first of each non-finite word and of the gaps: a spike one
  * step wide and every non-finite marker are drawn at every width, the first and last points
- * exactly. `points`: `[step, value]` in the series' order, the value a number, a non-finite
- * value's word, or null for a gap (a scalar logged as null). */
+ * exactly. `points`: `[step, value, time]` in the series' order, the value a number, a
+ * non-finite value's word, or null for a gap (a scalar logged as null), the time its line's
+ * (a plot's x-axis in time). */
 export interface Digest {
   shift: number;
   /** The points folded into it. */
   count: number | bigint;
-  points: [number | bigint, number | "NaN" | "Infinity" | "-Infinity" | null][];
+  points: [number | bigint, number | "NaN" | "Infinity" | "-Infinity" | null, number][];
 }
 
 /** A metrics file's check under way, fed its bytes as they come, synchronously: what a page

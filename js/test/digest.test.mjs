@@ -63,6 +63,8 @@ describe("a Status's digests", () => {
     assert.equal(loss.shift, 0);
     assert.deepEqual(points(loss), logs.map((log) => [log.step, log.loss]));
     assert.deepEqual(points(acc), logs.map((log) => [log.step, log.scalars.acc]));
+    // each point with its line's time
+    assert.deepEqual(loss.points.map((point) => point[2]), logs.map((log) => log.time));
   });
 
   it("is the same however the bytes are cut", () => {

@@ -336,8 +336,9 @@ class StatusScan:
         """The input was a gzip stream cut short: its lines are those before the cut."""
     def digests(self, keys: list[str] | None = None) -> bytes:
         """The JSON of the logs' series digested (made with `digest`), of `keys` (every key
-        when None): `{KEY: {"shift", "count", "points": [[STEP, VALUE], ...]}}`, each value a
-        number, a non-finite value's word or null for a gap; `{}` without `digest`."""
+        when None): `{KEY: {"shift", "count", "points": [[STEP, VALUE, TIME], ...]}}`, each
+        value a number, a non-finite value's word or null for a gap, each time its line's; `{}`
+        without `digest`."""
     def report(
         self,
         run: str,

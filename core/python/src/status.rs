@@ -69,7 +69,7 @@ impl StatusScan {
 
     /// The logs' series digested for a plot (the scan made with `digest`: at most that many
     /// buckets a key), of `keys` (every key when None), as JSON bytes: `{KEY: {"shift",
-    /// "count", "points": [[STEP, VALUE], ...]}}` (`overbrainer_core::digest`); `{}` without
+    /// "count", "points": [[STEP, VALUE, TIME], ...]}}` (`overbrainer_core::digest`); `{}` without
     /// `digest`.
     #[args(keys = "None")]
     fn digests<'p>(&self, py: Python<'p>, keys: Option<Vec<String>>) -> PyResult<&'p PyBytes> {

@@ -44,19 +44,23 @@ pub enum Sample {
     Gap,
 }
 
-/// A finite point: its place in the series (from 0), its step and its value.
+/// A finite point: its place in the series (from 0), its step, its line's time (a plot's
+/// x-axis in time) and its value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
     pub at: u64,
     pub step: u64,
+    pub time: f64,
     pub value: f64,
 }
 
-/// A point that draws as a marker or a gap: its place in the series and its step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A point that draws as a marker or a gap: its place in the series, its step and its
+/// line's time.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Mark {
     pub at: u64,
     pub step: u64,
+    pub time: f64,
 }
 
 /// A bucket's finite points: the first and last, the least and the greatest (the first of
@@ -99,7 +103,7 @@ impl Extremes {
 }
 
 /// The first point of each kind that draws as a marker or a gap, in a bucket.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Marks {
     pub nan: Option<Mark>,
     pub infinity: Option<Mark>,
@@ -163,7 +167,7 @@ impl Bucket {
         marks: None,
     };
 
-    fn new(span: u64, at: u64, step: u64, sample: Sample) -> Self {
+    fn new(span: u64, at: u64, step: u64, time: f64, sample: Sample) -> Self {
         let mut bucket = Self {
             span,
             from: at,
@@ -171,15 +175,20 @@ impl Bucket {
             values: None,
             marks: None,
         };
-        bucket.add(at, step, sample);
+        bucket.add(at, step, time, sample);
         bucket
     }
 
     /// The next point of the series, in this bucket.
-    fn add(&mut self, at: u64, step: u64, sample: Sample) {
+    fn add(&mut self, at: u64, step: u64, time: f64, sample: Sample) {
         self.to = at;
         if let Sample::Number(value) = sample {
-            let point = Extremes::of(Point { at, step, value });
+            let point = Extremes::of(Point {
+                at,
+                step,
+                time,
+                value,
+            });
             self.values = Some(match self.values {
                 Some(values) => values.then(point),
                 None => point,
@@ -194,7 +203,7 @@ impl Bucket {
             Sample::Gap | Sample::Number(_) => &mut marks.gap,
         };
         if slot.is_none() {
-            *slot = Some(Mark { at, step });
+            *slot = Some(Mark { at, step, time });
         }
     }
 
@@ -246,13 +255,21 @@ impl Bucket {
         }
         if let Some(marks) = &self.marks {
             for (mark, sample) in marks.each() {
-                if let Some(Mark { at, step }) = mark {
+                if let Some(Mark { at, step, time }) = mark {
                     let value = match sample {
                         Sample::NaN | Sample::Gap => f64::NAN,
                         Sample::Infinity => f64::INFINITY,
                         _ => f64::NEG_INFINITY,
                     };
-                    drawn.push((Point { at, step, value }, sample));
+                    drawn.push((
+                        Point {
+                            at,
+                            step,
+                            time,
+                            value,
+                        },
+                        sample,
+                    ));
                 }
             }
         }
@@ -294,13 +311,13 @@ impl Digest {
         }
     }
 
-    /// The next point of the series.
-    pub fn push(&mut self, step: u64, sample: Sample) {
+    /// The next point of the series: its step, its line's time, its value.
+    pub fn push(&mut self, step: u64, time: f64, sample: Sample) {
         let at = self.count;
         self.count += 1;
         let span = span_of(step, self.shift);
         match self.buckets.last_mut() {
-            Some(last) if last.span == span => last.add(at, step, sample),
+            Some(last) if last.span == span => last.add(at, step, time, sample),
             _ => {
                 // grown by doubling, never past the one bucket over `most` that `fit` merges
                 if self.buckets.len() == self.buckets.capacity() {
@@ -310,7 +327,7 @@ impl Digest {
                     self.buckets
                         .reserve_exact(room.saturating_sub(self.buckets.len()).max(1));
                 }
-                self.buckets.push(Bucket::new(span, at, step, sample));
+                self.buckets.push(Bucket::new(span, at, step, time, sample));
             }
         }
         self.fit();
@@ -410,6 +427,7 @@ fn bucket_step(bucket: &Bucket) -> u64 {
     let mut first: Option<Mark> = bucket.values.map(|values| Mark {
         at: values.first.at,
         step: values.first.step,
+        time: values.first.time,
     });
     for mark in marks.each().into_iter().filter_map(|(mark, _)| mark) {
         if first.map_or(true, |seen| mark.at < seen.at) {
@@ -503,7 +521,8 @@ impl Digests {
         ];
         for (key, value) in PLOTTED.iter().zip(fields) {
             if let Some(value) = value {
-                self.of(key).push(metric.step, Sample::Number(value));
+                self.of(key)
+                    .push(metric.step, metric.time, Sample::Number(value));
             }
         }
         if let Some(scalars) = &metric.scalars {
@@ -515,7 +534,7 @@ impl Digests {
                     Scalar::Infinity => Sample::Infinity,
                     Scalar::NegInfinity => Sample::NegInfinity,
                 };
-                self.of(key).push(metric.step, sample);
+                self.of(key).push(metric.step, metric.time, sample);
             }
         }
     }
@@ -552,10 +571,10 @@ impl Digests {
 
     /// The digests of `keys` (every key when `None`; a key without points left out) as a JSON
     /// object, its members in the order of their keys' text (serde_json's map is sorted:
-    /// `keys()` gives the order the keys came): `{KEY: {"shift": S, "count": N, "points": [[STEP, VALUE],
-    /// ...]}}`, the points drawn in the series' order, each value a number, a non-finite
+    /// `keys()` gives the order the keys came): `{KEY: {"shift": S, "count": N, "points": [[STEP, VALUE,
+    /// TIME], ...]}}`, the points drawn in the series' order, each value a number, a non-finite
     /// value's word (`"NaN"`, `"Infinity"`, `"-Infinity"`) or `null` for a gap, as `scalars`
-    /// writes them.
+    /// writes them, and the time of the point's line.
     #[must_use]
     pub fn json(&self, keys: Option<&[String]>) -> serde_json::Value {
         let mut out = serde_json::Map::new();
@@ -571,7 +590,7 @@ impl Digests {
                         Sample::NegInfinity => "-Infinity".into(),
                         Sample::Gap => serde_json::Value::Null,
                     };
-                    serde_json::Value::Array(vec![point.step.into(), value])
+                    serde_json::Value::Array(vec![point.step.into(), value, point.time.into()])
                 })
                 .collect();
             let mut entry = serde_json::Map::new();
@@ -601,10 +620,16 @@ mod tests {
     /// The series plainly: every point, in order.
     type Plain = Vec<(u64, Sample)>;
 
+    /// The time of a point's line: here a function of its step, the same however a series
+    /// is cut.
+    fn time_of(step: u64) -> f64 {
+        1_764_460_000.0 + step as f64 * 0.75
+    }
+
     fn digest(points: &Plain, most: usize) -> Digest {
         let mut digest = Digest::new(most);
         for (step, sample) in points {
-            digest.push(*step, *sample);
+            digest.push(*step, time_of(*step), *sample);
         }
         digest
     }
@@ -651,6 +676,7 @@ mod tests {
                     Sample::Number(value) => Some(Point {
                         at: *at,
                         step: *step,
+                        time: time_of(*step),
                         value: *value,
                     }),
                     _ => None,
@@ -682,6 +708,7 @@ mod tests {
                     .map(|(at, step, _)| Mark {
                         at: *at,
                         step: *step,
+                        time: time_of(*step),
                     })
             };
             let marks = bucket.marks.as_deref().copied().unwrap_or_default();
@@ -785,6 +812,7 @@ mod tests {
                 Point {
                     at: 61_234,
                     step: 61_234,
+                    time: time_of(61_234),
                     value: 50.0
                 },
                 Sample::Number(50.0)

@@ -12,9 +12,9 @@ import { files as contractFiles, version as contractVersion } from "viewer:contr
 import { Excerpts } from "./excerpts.js";
 import { bandOf, groupKeys } from "./groups.js";
 import { useCore } from "./names.js";
-import { dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
+import { axisText, dashPattern, drawPanel, style, tooltipAt } from "./plot.js";
 import { servedBy } from "./served.js";
-import { Series, smoothed } from "./series.js";
+import { againstAxis, AXES, Series, smoothed } from "./series.js";
 import { PROOF_LIMIT, REQUEST_LIMIT, sideFiles } from "./snapshot.js";
 import { RunTable } from "./table.js";
 
@@ -23,6 +23,7 @@ import { RunTable } from "./table.js";
 /** @typedef {import("overbrainer-contract/core").ReportFinding} ReportFinding */
 /** @typedef {import("overbrainer-contract/core").RunStatus} RunStatus */
 /** @typedef {import("overbrainer-contract/core").StatusReport} StatusReport */
+/** @typedef {import("./series.js").Points} Points */
 /** A run folder's snapshot files (each a File, or null where the folder has none).
  * @typedef {{ proof: File | null, request: File | null }} Side */
 /** A run to read: what its name is made from (names.js), its metrics file as the records
@@ -423,15 +424,36 @@ function redraw() {
   setHidden($("plot-box"), runs.length === 0);
   setHidden($("no-panels"), picked.length > 0 || found.size === 0);
 
-  // one step axis for every panel, as plot shares it
+  // one x-axis for every panel, as plot shares it; on a time axis, each run's points against
+  // their times (less the run's first, since it began)
+  const axis = axisAsked();
+  /** @type {Map<Run, number>} */
+  const origins = new Map();
+  if (axis !== "step") {
+    for (const run of shownRuns) {
+      let origin = Infinity;
+      for (const points of (shownSeries.get(run) ?? run.series).points.values()) {
+        for (let i = 0; i < points.length; i += 1) if (points.times[i] < origin) origin = points.times[i];
+      }
+      origins.set(run, origin);
+    }
+  }
+  /** @type {Map<Points, Points>} each run's points against the axis, made once a redraw */
+  const placed = new Map();
+  const onAxis = (/** @type {Run} */ run, /** @type {Points} */ points) => {
+    let found = placed.get(points);
+    if (found === undefined) placed.set(points, (found = againstAxis(points, axis, origins.get(run) ?? 0)));
+    return found;
+  };
   let first = Infinity;
   let last = -Infinity;
   for (const run of shownRuns) {
     for (const key of picked) {
-      const points = run.series.points.get(key);
+      const points = (shownSeries.get(run) ?? run.series).points.get(key);
       if (points === undefined) continue;
-      first = Math.min(first, points.first);
-      last = Math.max(last, points.last);
+      const against = onAxis(run, points);
+      first = Math.min(first, against.first);
+      last = Math.max(last, against.last);
     }
   }
   /** @type {[number, number]} */
@@ -484,7 +506,7 @@ function redraw() {
     if (size === undefined) panelSizes.set(canvas, (size = { width: canvas.clientWidth, height: canvas.clientHeight }));
     return size;
   });
-  return drawingPanels(drawing, sizes, legend.filter((entry) => !entry.hidden), log, xRange, weight, shownSeries);
+  return drawingPanels(drawing, sizes, legend.filter((entry) => !entry.hidden), log, xRange, weight, shownSeries, axis, onAxis);
 }
 
 /** The panels of a redraw, one after the other, each drawn a slice at a time (it yields
@@ -498,8 +520,10 @@ function redraw() {
  * @param {[number, number]} xRange
  * @param {number} weight the smoothing's (0: none)
  * @param {Map<Run, Series>} shownSeries each run's series drawn
+ * @param {import("./series.js").Axis} axis
+ * @param {(run: Run, points: Points) => Points} onAxis a run's points against the axis
  * @returns {Generator<void, void, void>} */
-function* drawingPanels(drawing, sizes, legend, log, xRange, weight, shownSeries) {
+function* drawingPanels(drawing, sizes, legend, log, xRange, weight, shownSeries, axis, onAxis) {
   const shown = (/** @type {string} */ key, /** @type {HTMLCanvasElement} */ canvas) => panelViews.get(key)?.canvas === canvas;
   for (const [at, { key, canvas }] of drawing.entries()) {
     if (!shown(key, canvas)) continue;
@@ -508,21 +532,36 @@ function* drawingPanels(drawing, sizes, legend, log, xRange, weight, shownSeries
     /** @type {import("./plot.js").Banded[]} */
     const bands = [];
     for (const { members: entryRuns, colour, dash, text, grouped } of legend) {
-      const members = entryRuns.map((run) => (shownSeries.get(run) ?? run.series).points.get(key) ?? null);
+      const members = entryRuns.map((run) => {
+        const points = (shownSeries.get(run) ?? run.series).points.get(key);
+        return points === undefined ? null : onAxis(run, points);
+      });
       entryRuns.forEach((run, at) => {
         const points = members[at];
         if (points === null) return;
-        if (weight > 0) lines.push({ label: run.name, colour, dash, points: smoothed(points, weight), faint: grouped, raw: points });
-        else lines.push({ label: run.name, colour, dash, points, faint: grouped });
+        // faint behind their group's band, which is drawn against the step only
+        const faint = grouped && axis === "step";
+        if (weight > 0) lines.push({ label: run.name, colour, dash, points: smoothed(points, weight), faint, raw: points });
+        else lines.push({ label: run.name, colour, dash, points, faint });
       });
-      if (grouped && members.some((points) => points !== null)) bands.push({ label: text, colour, dash, band: bandOf(core, members) });
+      // a group's band is of its runs' values at each step: drawn against the step only
+      if (grouped && axis === "step" && members.some((points) => points !== null)) bands.push({ label: text, colour, dash, band: bandOf(core, members) });
     }
-    const drawn = yield* drawPanel(canvas, { key, lines, bands, log, xRange, fit: zoom !== null }, sizes[at]);
+    const drawn = yield* drawPanel(canvas, { key, lines, bands, log, xRange, fit: zoom !== null, axis }, sizes[at]);
     if (shown(key, canvas)) drawnPanels.set(key, drawn);
   }
 }
 
-/** The steps the panels are zoomed in to, `[first, last]`, or null: every step. */
+/** The x-axis asked for (its select).
+ * @returns {import("./series.js").Axis} */
+function axisAsked() {
+  const value = $of("x-axis", HTMLSelectElement).value;
+  return AXES.find((each) => each === value) ?? "step";
+}
+$("x-axis").addEventListener("change", () => zoomTo(null));
+
+/** The steps the panels are zoomed in to, `[first, last]` (on a time axis, the times), or
+ * null: every step. */
 /** @type {[number, number] | null} */
 let zoom = null;
 
@@ -534,11 +573,14 @@ function zoomTo(range) {
   for (const run of runs) dropZoomed(run);
   const said = $("zoomed");
   setHidden(said, range === null);
-  said.textContent = range === null ? "" : `steps ${thousands(range[0])} to ${thousands(range[1])}: double-click a panel to see every step`;
+  const axis = axisAsked();
+  const span = range === null ? 0 : range[1] - range[0];
+  const [from, to] = range === null ? ["", ""] : axis === "step" ? range.map(thousands) : range.map((x) => axisText(axis, x, span));
+  said.textContent = range === null ? "" : `${axis === "step" ? "steps" : "from"} ${from} to ${to}: double-click a panel to see every step`;
   said.dataset.first = range === null ? "" : String(range[0]);
   said.dataset.last = range === null ? "" : String(range[1]);
   scheduleDraw();
-  if (range !== null) void zoomEach(range);
+  if (range !== null && axisAsked() === "step") void zoomEach(range);
 }
 
 /** @param {Run} run */
@@ -657,6 +699,11 @@ window.addEventListener("mouseup", () => {
   dragging = null;
   showSelection();
   if (Math.abs(to - from) < 4) return; // a click, not a drag
+  if (drawn.axis !== "step") {
+    // a time axis: the range drawn from the runs' whole digests
+    zoomTo([stepAt(drawn, Math.min(from, to)), stepAt(drawn, Math.max(from, to))]);
+    return;
+  }
   const first = Math.max(0, Math.floor(stepAt(drawn, Math.min(from, to))));
   const last = Math.min(Number.MAX_SAFE_INTEGER, Math.max(first, Math.ceil(stepAt(drawn, Math.max(from, to)))));
   zoomTo([first, last]);
@@ -687,7 +734,8 @@ function showTooltip(event) {
     row.append(element("span", `${name}: `, { class: "name" }), element("span", value));
     return row;
   });
-  tooltip.replaceChildren(element("div", `${core.labelOf(drawn.key)} at step ${thousands(told.step)}`, { class: "step" }), ...rows);
+  const where = drawn.axis === "step" ? `step ${thousands(told.step)}` : axisText(drawn.axis, told.step, drawn.xRange[1] - drawn.xRange[0]);
+  tooltip.replaceChildren(element("div", `${core.labelOf(drawn.key)} at ${where}`, { class: "step" }), ...rows);
   tooltip.hidden = false;
   const box = $("plot-box").getBoundingClientRect();
   tooltip.style.left = `${Math.min(event.clientX - box.left + 14, box.width - 260)}px`;

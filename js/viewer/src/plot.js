@@ -68,7 +68,7 @@ const SLICE_VERTICES = 50_000;
 /** What a panel drew, kept for its tooltip and for tests: the scale, the box, the ranges,
  * its lines and bands, the markers of its values that are not on the axis.
  * @typedef {{ key: string, log: boolean, box: Box, xRange: Range, yRange: Range,
- *   lines: Line[], bands: Banded[], markers: Marker[] }} Drawn */
+ *   lines: Line[], bands: Banded[], markers: Marker[], axis: import("./series.js").Axis }} Drawn */
 
 /** Round steps for an axis from `low` to `high`: 1, 2 or 5 times a power of ten.
  * @param {number} low
@@ -112,6 +112,33 @@ function label(value) {
   const size = Math.abs(value);
   if (size >= 1e6 || size < 1e-3) return Number(value.toPrecision(6)).toExponential().replace("e+", "e");
   return String(Number(value.toPrecision(6)));
+}
+
+/** The title of each x-axis. */
+const AXIS_TITLES = { step: "step", wall: "wall time (UTC)", relative: "time since the run began" };
+
+/** A place on an x-axis as the page writes it: a step with its digits grouped; a wall time as
+ * the UTC date and time (the time alone within a day, to the second); a time since the run
+ * began as hours, minutes and seconds.
+ * @param {import("./series.js").Axis} axis
+ * @param {number} x
+ * @param {number} [span] the axis's span, which says how much of a wall time to write
+ * @returns {string} */
+export function axisText(axis, x, span = 0) {
+  if (axis === "step") return label(x);
+  if (axis === "wall") {
+    const date = new Date(x * 1000);
+    if (Number.isNaN(date.getTime())) return String(x);
+    const written = date.toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
+    return span > 0 && span < 86_400 ? written.slice(11, 19) : `${written.slice(0, 10)} ${written.slice(11, 16)}`;
+  }
+  const sign = x < 0 ? "-" : "";
+  let left = Math.round(Math.abs(x));
+  const hours = Math.floor(left / 3600);
+  left -= hours * 3600;
+  const minutes = Math.floor(left / 60);
+  const seconds = left - minutes * 60;
+  return `${sign}${hours}:${String(minutes).padStart(2, "0")}:${String(seconds).padStart(2, "0")}`;
 }
 
 /** A range with room around it (5 %), a single value made a range.
@@ -316,12 +343,13 @@ const scratches = new WeakMap();
  * rasteriser). The canvas shows the drawing whole, once it is done: never half a panel.
  * It returns what it drew.
  * With `fit` (a panel zoomed in to `xRange`), the value axis spans the points in that range
- * only.
+ * only. `axis`: what the lines' `steps` hold (the step, or a time) and how the axis is
+ * written.
  * @param {HTMLCanvasElement} canvas
- * @param {{ key: string, lines: Line[], bands: Banded[], log: boolean, xRange: Range, fit?: boolean }} what
+ * @param {{ key: string, lines: Line[], bands: Banded[], log: boolean, xRange: Range, fit?: boolean, axis?: import("./series.js").Axis }} what
  * @param {{ width: number, height: number }} size
  * @returns {Generator<void, Drawn, void>} */
-export function* drawPanel(canvas, { key, lines, bands, log, xRange, fit = false }, size) {
+export function* drawPanel(canvas, { key, lines, bands, log, xRange, fit = false, axis = "step" }, size) {
   const scale = globalThis.devicePixelRatio || 1;
   const cssWidth = size.width || 480;
   const cssHeight = size.height || 260;
@@ -405,15 +433,16 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange, fit = false
   }
   context.textAlign = "center";
   context.textBaseline = "top";
-  for (const at of ticks(first, last, Math.max(3, Math.floor(box.width / 80)))) {
+  const wide = axis === "step" ? 80 : 110; // a time's words are wider than a step's
+  for (const at of ticks(first, last, Math.max(2, Math.floor(box.width / wide)))) {
     const px = Math.round(x(at)) + 0.5;
     context.beginPath();
     context.moveTo(px, box.top);
     context.lineTo(px, bottom);
     context.stroke();
-    context.fillText(label(at), px, bottom + 5);
+    context.fillText(axisText(axis, at, last - first), px, bottom + 5);
   }
-  context.fillText("step", box.left + box.width / 2, bottom + 20);
+  context.fillText(AXIS_TITLES[axis], box.left + box.width / 2, bottom + 20);
   context.strokeStyle = "#444";
   context.strokeRect(box.left + 0.5, box.top + 0.5, box.width, box.height);
   context.beginPath();
@@ -535,7 +564,7 @@ export function* drawPanel(canvas, { key, lines, bands, log, xRange, fit = false
   const shown = canvas.getContext("2d");
   if (shown === null) throw new Error("no 2D context for a panel's canvas");
   shown.drawImage(scratch, 0, 0);
-  return { key, log, box, xRange: [first, last], yRange, lines, bands, markers };
+  return { key, log, box, xRange: [first, last], yRange, lines, bands, markers, axis };
 }
 
 /** What the tooltip says at pixel column `px` of a drawn panel: the nearest step any line

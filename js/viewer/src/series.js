@@ -8,15 +8,18 @@
 export const VALUE = 0;
 export const GAP = 1;
 
-/** A growing pair of Float64Arrays: the steps and the values of one plotted metric, and
- * which points are gaps (a scalar logged as null). A value "NaN", "Infinity", "-Infinity"
- * is kept as the double it names. */
+/** Growing Float64Arrays: the steps, the values and the times (each point's line's) of one
+ * plotted metric, and which points are gaps (a scalar logged as null). A value "NaN",
+ * "Infinity", "-Infinity" is kept as the double it names. On a time axis, `steps` holds each
+ * point's x (its time, or the time since its run began) in place of its step. */
 export class Points {
   /** @param {number} [size] the points it will hold (it grows past them, doubling) */
   constructor(size = 4) {
     const room = Math.max(1, size);
     this.steps = new Float64Array(room);
     this.values = new Float64Array(room);
+    /** each point's line's time (seconds since the epoch; NaN where unknown) */
+    this.times = new Float64Array(room);
     /** @type {Uint8Array} GAP where the point is a null */
     this.kinds = new Uint8Array(room);
     this.length = 0;
@@ -31,23 +34,27 @@ export class Points {
     this.odd = 0;
   }
 
-  /** @param {number | bigint} step @param {number} value @param {number} [kind] */
-  push(step, value, kind = VALUE) {
+  /** @param {number | bigint} step @param {number} value @param {number} [kind] @param {number} [time] */
+  push(step, value, kind = VALUE, time = NaN) {
     if (this.length === this.steps.length) {
       const size = this.length * 2;
       const steps = new Float64Array(size);
       const values = new Float64Array(size);
+      const times = new Float64Array(size);
       const kinds = new Uint8Array(size);
       steps.set(this.steps);
       values.set(this.values);
+      times.set(this.times);
       kinds.set(this.kinds);
       this.steps = steps;
       this.values = values;
+      this.times = times;
       this.kinds = kinds;
     }
     const at = Number(step);
     this.steps[this.length] = at;
     this.values[this.length] = value;
+    this.times[this.length] = time;
     this.kinds[this.length] = kind;
     this.length += 1;
     if (Number.isFinite(at)) {
@@ -81,12 +88,31 @@ export function scalarValue(value) {
  * @returns {Points} */
 export function pointsOf(digest) {
   const points = new Points(digest.points.length);
-  for (const [step, value] of digest.points) {
+  for (const [step, value, time] of digest.points) {
     const number = scalarValue(value);
-    if (number === null) points.push(step, NaN, GAP);
-    else points.push(step, number);
+    if (number === null) points.push(step, NaN, GAP, time);
+    else points.push(step, number, VALUE, time);
   }
   return points;
+}
+
+/** The x-axes a panel can draw against: the step, the wall time (the lines' `time`, seconds
+ * since the epoch), the time since the run began (its first point's time in the panels). */
+export const AXES = /** @type {const} */ (["step", "wall", "relative"]);
+/** @typedef {typeof AXES[number]} Axis */
+
+/** The points against `axis`: on a time axis, a copy whose `steps` are each point's time
+ * (less `origin`); on the step axis, the points themselves.
+ * @param {Points} points
+ * @param {Axis} axis
+ * @param {number} origin
+ * @returns {Points} */
+export function againstAxis(points, axis, origin) {
+  if (axis === "step") return points;
+  const out = new Points(points.length);
+  const shift = axis === "relative" ? origin : 0;
+  for (let i = 0; i < points.length; i += 1) out.push(points.times[i] - shift, points.values[i], points.kinds[i], points.times[i]);
+  return out;
 }
 
 /** The points smoothed as TensorBoard smooths a scalar's line (its smoothing slider): a
@@ -118,12 +144,12 @@ export function smoothed(points, weight) {
     const value = points.values[i];
     const kind = points.kinds[i];
     if (kind === GAP || !Number.isFinite(value) || constant || weight <= 0) {
-      out.push(points.steps[i], value, kind);
+      out.push(points.steps[i], value, kind, points.times[i]);
       continue;
     }
     last = last * weight + (1 - weight) * value;
     count += 1;
-    out.push(points.steps[i], weight >= 1 ? last : last / (1 - weight ** count));
+    out.push(points.steps[i], weight >= 1 ? last : last / (1 - weight ** count), VALUE, points.times[i]);
   }
   return out;
 }

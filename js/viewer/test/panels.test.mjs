@@ -883,6 +883,53 @@ describe("the viewer's legend, run filter, smoothing and tooltip", () => {
     await page.close();
   });
 
+  it("draws against the step, the wall time or the time since each run began", async () => {
+    const page = await freshPage();
+    const folder = join(work, "x-axis");
+    // run a logs every 10 s from t = 10^6 + 10, run b every 20 s from 2 * 10^6 + 20
+    const runsAt = { a: [1_000_000, 10], b: [2_000_000, 20] };
+    for (const [name, [start, every]] of Object.entries(runsAt)) {
+      writeRun(join(folder, name), [1, 2, 3, 4, 5].map((step) => ({ event: "log", time: start + every * step, step, loss: step * (name === "a" ? 1 : 2) })));
+    }
+    await page.setInputFiles("#folder", folder);
+    await idle(page, 2);
+    await redrawn(page, () => page.fill("#metrics", "loss"));
+    await redrawn(page, () => page.fill("#group", "^([ab])"));
+    const xs = async () => {
+      const drawn = await drawnOf(page, "loss");
+      return { axis: await page.evaluate(() => globalThis.overbrainerViewer.panels.get("loss").axis), lines: drawn.lines.map((line) => [line.label, line.steps]), bands: drawn.bands.length, xRange: drawn.xRange };
+    };
+    let shown = await xs();
+    assert.deepEqual(shown.lines, [["a", [1, 2, 3, 4, 5]], ["b", [1, 2, 3, 4, 5]]]);
+    assert.equal(shown.bands, 2);
+    await redrawn(page, () => page.selectOption("#x-axis", "wall"));
+    shown = await xs();
+    assert.equal(shown.axis, "wall");
+    assert.deepEqual(shown.lines, [
+      ["a", [1, 2, 3, 4, 5].map((step) => 1_000_000 + 10 * step)],
+      ["b", [1, 2, 3, 4, 5].map((step) => 2_000_000 + 20 * step)],
+    ]);
+    assert.equal(shown.bands, 0, "a group's band is drawn against the step only");
+    assert.deepEqual((await drawnOf(page, "loss")).lines.map((line) => line.faint), [false, false], "its runs drawn whole then");
+    const span = 2_000_100 - 1_000_010;
+    assert.ok(Math.abs(shown.xRange[0] - (1_000_010 - span * 0.02)) < 1e-6 && Math.abs(shown.xRange[1] - (2_000_100 + span * 0.02)) < 1e-6);
+    await redrawn(page, () => page.selectOption("#x-axis", "relative"));
+    shown = await xs();
+    assert.deepEqual(shown.lines, [["a", [0, 10, 20, 30, 40]], ["b", [0, 20, 40, 60, 80]]]);
+    // the tooltip at 0:00:20 since each began: a's step 3 (loss 3), b's step 2 (loss 4),
+    // greatest first
+    const drawn = await drawnOf(page, "loss");
+    const canvas = await page.locator('figure.panel[data-key="loss"] canvas').boundingBox();
+    await page.mouse.move(canvas.x + xOf(drawn, 20), canvas.y + drawn.box.top + 20);
+    await page.waitForFunction(() => document.getElementById("tooltip").textContent.startsWith("loss at 0:00:20"));
+    const rows = await page.evaluate(() => [...document.querySelectorAll("#tooltip > div:not(.step)")].map((row) => row.textContent));
+    assert.deepEqual(rows, ["b: 4", "a: 3"]);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(ARTEFACTS, "x-axis.png"), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   it("lists the values under the pointer greatest first, NaN last", async () => {
     const page = await freshPage();
     const folder = join(work, "hover-sorted");
