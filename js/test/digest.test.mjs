@@ -1,13 +1,16 @@
 // What a page following a growing file feeds, synchronously: a Status made with `digest`
 // (the core's digest of a run's series for a plot: each key's points bounded, what every
 // point draws at a plot's width, its spikes and non-finite markers kept), the numbers of the
-// lines it rejected, and a Check (the records `checkRecords` makes). Every expected value is
+// lines it rejected, and a Check (the records `checkRecords` makes); neither keeps a chunk it
+// was fed (a page following 1,000 runs would hold every run's last chunk). Every expected value is
 // reasoned from the lines this test writes, or is `checkRecords` of the same bytes.
 //
 //   node --test test/          (after `node build.mjs`: the package's dist/)
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Check, checkRecords, Status } from "../dist/index.js";
 
 const encode = (text) => new TextEncoder().encode(text);
@@ -182,5 +185,39 @@ describe("a Check fed synchronously", () => {
     assert.deepEqual(told.slice(0, 3), [1, 2, 3]);
     status.feed(encode("\n"));
     assert.deepEqual(status.rejected(), [10_001]);
+  });
+});
+
+describe("what a Status and a Check keep of their bytes", () => {
+  it("holds none of the chunks it was fed: each is collected once the caller lets it go", async () => {
+    // the collector asked for by hand (node's --expose-gc, set from here)
+    setFlagsFromString("--expose-gc");
+    const collect = runInNewContext("gc");
+    const status = new Status({ name: "run", digest: 16 });
+    const check = new Check({ name: "run" });
+    const fed = [];
+    let cut = "";
+    (() => {
+      // 50 chunks of 64 KiB, cut mid-line: the line under way is the core's to hold, not the chunk
+      const text = run(40_000, { spike: 77, nan: 5, gap: 9 });
+      for (let at = 0; at < 50 * 65_536 && at < text.length; at += 65_536) {
+        const chunk = encode(text.slice(at, at + 65_536));
+        status.feed(chunk);
+        check.feed(chunk);
+        fed.push(new WeakRef(chunk.buffer)); // the bytes themselves, whatever view holds them
+      }
+      cut = text.slice(50 * 65_536);
+    })();
+    assert.equal(fed.length, 50);
+    // a WeakRef holds its target to the end of the job that made it
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    collect();
+    assert.deepEqual(fed.filter((each) => each.deref() !== undefined).length, 0, "every chunk collected");
+    // and both read on from where they were
+    status.feed(encode(cut));
+    status.end();
+    check.feed(encode(cut));
+    check.end();
+    assert.equal(plain(status.report(10).step), 40_000);
   });
 });
