@@ -5,8 +5,8 @@ form, steps 1 to 9,999), `overbrainer-contract serve --port 0` started on it, an
 opened in Debian's headless Chromium (`benchmarks/serve_page.mjs`). Measured, in one run:
 
 - the runs table painted: a row for each of the 1,000 runs (goal: within 3 s of opening);
-- every run read: each row's step at 9,999, every byte of every run read by the page;
-- a line appended to one run, then shown in its row (goal: within 2 s);
+- every run read: each run's card at step 9,999, every byte of every run read by the page;
+- a line appended to one run, then shown on its card (goal: within 2 s);
 - the server's peak resident memory (`VmHWM`, goal: under 100 MB), and the page's memory
   (its JavaScript heap, its process's and the whole browser's proportional set size: said,
   no goal).
@@ -116,8 +116,8 @@ def main() -> int:
             server.wait(timeout=60)
     heap = figures["js_heap_bytes"]
     print(f"  runs table painted ({options.runs:,} rows): {figures['painted_ms'] / 1000:.2f} s")
-    print(f"  every run read (every row at its last step): {figures['read_ms'] / 1000:.2f} s")
-    print(f"  a line appended, shown in its row: {figures['appended_ms'] / 1000:.2f} s")
+    print(f"  every run read (every card at its last step): {figures['read_ms'] / 1000:.2f} s")
+    print(f"  a line appended, shown on its card: {figures['appended_ms'] / 1000:.2f} s")
     print(f"  server peak memory (VmHWM): {figures['server_peak_mb']:.1f} MB")
     print(
         f"  page memory: JavaScript heap {heap / 1e6:,.0f} MB; the page's process"

@@ -1,9 +1,10 @@
 // The page's side of benchmarks/serve.py: Debian's Chromium, headless (playwright-core, from
 // js/viewer's packages), opens the address `serve` printed and measures, from the start of
 // the navigation:
-//   painted  the runs table holding a row for every run of the sweep;
-//   read     every row's step cell showing the run's last step (every byte read);
-// then appends a log line to one run and measures the time until its row shows the new step;
+//   painted  the runs table holding a row for every run of the sweep (a virtual table: its
+//            row count, `aria-rowcount`, the rows in view alone in the page);
+//   read     every run's card showing the run's last step (every byte read);
+// then appends a log line to one run and measures the time until its card shows the new step;
 // then the page's memory: the JavaScript heap (the DevTools protocol's JSHeapUsedSize), and the
 // proportional set size of the page's process and of every process of this browser (/proc).
 // One JSON object on stdout.
@@ -53,12 +54,20 @@ try {
   const page = browser.pages()[0] ?? (await browser.newPage());
   const start = performance.now();
   await page.goto(address);
-  await page.waitForFunction((n) => document.querySelectorAll("#run-table tbody tr").length >= n, runs, { timeout: 600_000, polling: 50 });
+  await page.waitForFunction(
+    (n) => {
+      const table = document.getElementById("run-table");
+      const counted = Number(table?.getAttribute("aria-rowcount") ?? 0) - 1;
+      return Math.max(counted, document.querySelectorAll("#run-table tbody tr").length) >= n;
+    },
+    runs,
+    { timeout: 600_000, polling: 50 },
+  );
   const painted = performance.now() - start;
   const lastShown = thousands(last);
   await page.waitForFunction(
     ([n, text]) => {
-      const cells = document.querySelectorAll('#run-table tbody td[data-column="step"]');
+      const cells = document.querySelectorAll('.run td[data-field="step"]');
       if (cells.length < n) return false;
       for (const cell of cells) if (!(cell.textContent ?? "").startsWith(text)) return false;
       return true;
@@ -72,9 +81,9 @@ try {
   appendFileSync(appendFile, `{"event":"log","step":${next},"time":1733000000.5,"epoch":1.0,"loss":1.25,"learning_rate":1e-05,"grad_norm":0.5}\n`);
   await page.waitForFunction(
     ([name, text]) => {
-      for (const row of document.querySelectorAll("#run-table tbody tr")) {
-        if (row instanceof HTMLElement && row.dataset.run === name) {
-          const cell = row.querySelector('td[data-column="step"]');
+      for (const card of document.querySelectorAll(".run")) {
+        if (card instanceof HTMLElement && card.dataset.run === name) {
+          const cell = card.querySelector('td[data-field="step"]');
           return cell !== null && (cell.textContent ?? "").startsWith(text);
         }
       }
