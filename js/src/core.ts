@@ -10,7 +10,7 @@
 import type { Begin, End, Eval, JobStage, Log, Stage } from "../types/metrics-line.js";
 import { bindNames } from "./names.js";
 import type { NamesApi, NamesExports } from "./names.js";
-import { bindRun } from "./run.js";
+import { asU64, bindRun } from "./run.js";
 import type { RunApi, RunExports } from "./run.js";
 
 export type { JobStage, MetricLine, U64 } from "../types/metrics-line.js";
@@ -319,7 +319,6 @@ const KIND_CODES: Record<KindName, number> = { f64: F64, u64: U64, "Option<f64>"
 const UNLOCATED = 0x80;
 const TWO_32 = 4294967296;
 const HI_SAFE = 0x200000; // a u64 whose high word is below 2^21 is at most 2^53 - 1
-const U64_LIMIT = 1n << 64n;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: false });
@@ -343,12 +342,6 @@ function loneSurrogate(text: string): number | null {
   return points;
 }
 
-/** A count as a u64, exactly: a safe integer number or a bigint, from 0 to 2^64 - 1. */
-function asU64(value: unknown): bigint | null {
-  if (typeof value === "bigint") return value >= 0n && value < U64_LIMIT ? value : null;
-  if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value < 2 ** 64) return BigInt(value);
-  return null;
-}
 
 function exactNumber(value: bigint): number | bigint {
   return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
@@ -781,7 +774,7 @@ function bind(ex: Exports): Api {
     });
   }
 
-  const { check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber } = bindRun(ex, { put, text: outputText, chunks });
+  const { check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber, formatDuration } = bindRun(ex, { put, text: outputText, chunks });
 
   const names = bindNames(ex, {
     put,
@@ -791,7 +784,7 @@ function bind(ex: Exports): Api {
     },
   });
 
-  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber, ...names };
+  return { parseLine, mark, dumpLine, Pace: CorePace, Reader: CoreReader, readLines, readRecords, matchPattern, check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber, formatDuration, ...names };
 }
 
 /** The chunks of a source: a Uint8Array cut in `size` pieces, a stream's or an iterable's own. */

@@ -177,6 +177,7 @@ export const cells: Api["cells"] = api.cells;
 export const headings: Api["headings"] = api.headings;
 export const footer: Api["footer"] = api.footer;
 export const formatNumber: Api["formatNumber"] = api.formatNumber;
+export const formatDuration: Api["formatDuration"] = api.formatDuration;
 export const matchPattern: Api["matchPattern"] = api.matchPattern;
 export const naturalCompare: Api["naturalCompare"] = api.naturalCompare;
 export const naturalOrder: Api["naturalOrder"] = api.naturalOrder;

@@ -187,6 +187,9 @@ export interface RunApi {
   /** `x` as Python's `format(x, spec)` writes it, for the specifications the faces use: `,`
    * (a whole number), `.4g`, `.2f`, `.0%` (any count of digits). */
   formatNumber(x: number, spec: string): string;
+  /** `seconds` as `status` writes a duration: `H:MM:SS` (days counted in hours), rounded to
+   * the second, below zero `0:00:00`. */
+  formatDuration(seconds: number): string;
 }
 
 /** The scalars a screen or a row shows besides the record's own fields. */
@@ -234,6 +237,7 @@ export interface RunExports {
   ob_headings(): number;
   ob_footer(len: number): number;
   ob_format(x: number, specLen: number): number;
+  ob_duration(seconds: number): void;
 }
 
 /** How the glue reaches the module: bytes into its input (their length there), and its last
@@ -289,10 +293,10 @@ async function* bytesOf(
   }
 }
 
-/** A step as a u64, exactly: a safe whole number or a bigint, from 0 to 2^64 - 1; else null. */
-function stepOf(value: unknown): bigint | null {
+/** A count as a u64, exactly: a whole number or a bigint, from 0 to 2^64 - 1; else null. */
+export function asU64(value: unknown): bigint | null {
   if (typeof value === "bigint") return value >= 0n && value < 1n << 64n ? value : null;
-  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value < 2 ** 64) return BigInt(value);
   return null;
 }
 
@@ -494,8 +498,8 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
       let range: [bigint, bigint] = [0n, 0n];
       if (steps !== undefined) {
         const given = steps as readonly unknown[];
-        const first = Array.isArray(given) && given.length === 2 ? stepOf(given[0]) : null;
-        const last = Array.isArray(given) && given.length === 2 ? stepOf(given[1]) : null;
+        const first = Array.isArray(given) && given.length === 2 ? asU64(given[0]) : null;
+        const last = Array.isArray(given) && given.length === 2 ? asU64(given[1]) : null;
         if (first === null || last === null || first > last) {
           throw new TypeError(`steps is [first, last], two steps from 0 to 2^64 - 1, the first not after the last, not ${String(steps)}`);
         }
@@ -673,5 +677,11 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     return io.text();
   }
 
-  return { check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber };
+  function formatDuration(seconds: number): string {
+    if (typeof seconds !== "number") throw new TypeError(`formatDuration formats a number of seconds, not ${typeof seconds}`);
+    ex.ob_duration(seconds);
+    return io.text();
+  }
+
+  return { check, checkRecords, Check, status, Status, linesText, changeText, screen, cells, headings, footer, formatNumber, formatDuration };
 }

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { Check, checkRecords, Status } from "../dist/index.js";
+import { Check, checkRecords, formatDuration, Status } from "../dist/index.js";
 
 const encode = (text) => new TextEncoder().encode(text);
 const line = (fields) => `${JSON.stringify(fields)}\n`;
@@ -219,5 +219,13 @@ describe("what a Status and a Check keep of their bytes", () => {
     check.feed(encode(cut));
     check.end();
     assert.equal(plain(status.report(10).step), 40_000);
+  });
+});
+
+describe("a duration as status writes it (a plot's axis in time since a run began)", () => {
+  it("is H:MM:SS, days counted in hours, rounded to the second, ties to even; below zero 0:00:00", () => {
+    const written = [0, 20, 2.5, 3.5, 3661, 90_000, -5, Number.NaN].map((seconds) => formatDuration(seconds));
+    assert.deepEqual(written, ["0:00:00", "0:00:20", "0:00:02", "0:00:04", "1:01:01", "25:00:00", "0:00:00", "0:00:00"]);
+    assert.throws(() => formatDuration(/** @type {any} */ ("20")), TypeError);
   });
 });

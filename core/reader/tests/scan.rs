@@ -63,6 +63,22 @@ fn file(draw: &mut Draw, count: usize) -> Vec<u8> {
     out
 }
 
+/// The digests kept among `kept`, joined in order (none when no digest was kept).
+fn joined_digests(
+    kept: &[overbrainer_core::notable::Notable],
+) -> Option<overbrainer_core::digest::Digests> {
+    let mut all: Option<overbrainer_core::digest::Digests> = None;
+    for notable in kept {
+        if let overbrainer_core::notable::Notable::Digests(digests) = notable {
+            match &mut all {
+                Some(all) => all.then(digests.clone()),
+                None => all = Some(digests.clone()),
+            }
+        }
+    }
+    all
+}
+
 /// What `consumer` holds after each line of `data` alone, in order.
 fn line_by_line<C: Consumer>(data: &[u8], options: Options, mut consumer: C) -> (C, u64) {
     let mut number = 0;
@@ -224,18 +240,7 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
         assert_eq!(alerts(&got), alerts(&want));
         // The series' digests, cut where the parts fall, join into the same; asked for, a
         // file with logs has them.
-        let digests = |kept: &[overbrainer_core::notable::Notable]| {
-            let mut all: Option<overbrainer_core::digest::Digests> = None;
-            for notable in kept {
-                if let overbrainer_core::notable::Notable::Digests(digests) = notable {
-                    match &mut all {
-                        Some(all) => all.then(digests.clone()),
-                        None => all = Some(digests.clone()),
-                    }
-                }
-            }
-            all
-        };
+        let digests = joined_digests;
         assert_eq!(digests(&got), digests(&want));
         if options.digest.is_none() {
             assert_eq!(digests(&want), None);
@@ -276,7 +281,6 @@ fn notables_keep_every_line_but_logs_and_evaluations_that_decide_nothing() {
 #[test]
 fn digests_within_steps_are_those_of_the_logs_in_them() {
     use overbrainer_core::digest::Digests;
-    use overbrainer_core::notable::Notable;
     let mut draw = Draw(0x5151_2727_3939_4848);
     let mut kept_some = 0;
     let mut left_some = 0;
@@ -313,13 +317,8 @@ fn digests_within_steps_are_those_of_the_logs_in_them() {
             }
         }
         let joined = |notables: &mut Notables| {
-            let mut all = Digests::new(most);
-            for notable in notables.take() {
-                if let Notable::Digests(digests) = notable {
-                    all.then(digests);
-                }
-            }
-            all.json(None)
+            joined_digests(&notables.take())
+                .map_or_else(|| Digests::new(most).json(None), |all| all.json(None))
         };
         let (mut windowed, _) = scanned(&data, within, Notables::of(within), &mut draw);
         let (mut plain, _) = scanned(&inside, options, Notables::new(Some(most)), &mut draw);

@@ -71,6 +71,17 @@ pub extern "C" fn ob_footer(len: usize) -> u32 {
     answer(records.and_then(|records| serde_json::to_string(&view::footer(&records)).ok()))
 }
 
+/// `seconds` as `status` writes a duration (`overbrainer_core::format::duration`: `H:MM:SS`,
+/// rounded to the second, below zero `0:00:00`) in the output.
+#[no_mangle]
+pub extern "C" fn ob_duration(seconds: f64) {
+    let text = overbrainer_core::format::duration(seconds);
+    with_state(|state| {
+        state.output.clear();
+        state.output.extend_from_slice(text.as_bytes());
+    });
+}
+
 /// `format(x, spec)` as Python writes it (`overbrainer_core::format::python`): the input
 /// holds the specification (`spec_len` bytes: `,`, `.4g`, `.2f`, `.0%`), the output the
 /// text; 0, the output empty, for a specification it does not write.

@@ -291,12 +291,22 @@ Object.defineProperty(globalThis, "overbrainerViewer", { value: Object.freeze({ 
  * @param {string[]} names
  * @returns {(string | null)[] | null} */
 function groupsAsked(names) {
-  const asked = groupKeys(core, $of("group", HTMLInputElement).value, names);
-  const problem = $("group-problem");
+  const asked = patternAsked("group", names);
+  return asked instanceof Error ? null : asked;
+}
+
+/** The keys of the runs' names by the expression of the input `id` (`groupKeys`), a text the
+ * core refuses said beside it (`#ID-problem`).
+ * @param {string} id
+ * @param {string[]} names
+ * @returns {(string | null)[] | null | Error} */
+function patternAsked(id, names) {
+  const asked = groupKeys(core, $of(id, HTMLInputElement).value, names);
+  const problem = $(`${id}-problem`);
   setHidden(problem, !(asked instanceof Error));
   const said = asked instanceof Error ? `not a regular expression: ${asked.message}` : "";
   if (problem.textContent !== said) problem.textContent = said;
-  return asked instanceof Error ? null : asked;
+  return asked;
 }
 
 /** A swatch of a line's style (its colour, its dash pattern), drawn on a small canvas.
@@ -783,11 +793,7 @@ function filteredRuns() {
   const pattern = $of("run-filter", HTMLInputElement).value;
   const key = `${namesChanged} ${runs.length} ${pattern}`;
   if (runFilter.key === key) return runFilter.matched;
-  const asked = groupKeys(core, pattern, runs.map((run) => run.name));
-  const problem = $("run-filter-problem");
-  setHidden(problem, !(asked instanceof Error));
-  const said = asked instanceof Error ? `not a regular expression: ${asked.message}` : "";
-  if (problem.textContent !== said) problem.textContent = said;
+  const asked = patternAsked("run-filter", runs.map((run) => run.name));
   const matched = asked === null || asked instanceof Error ? null : new Set(runs.filter((_, at) => asked[at] !== null));
   runFilter = { key, matched };
   return matched;

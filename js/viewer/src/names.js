@@ -26,6 +26,14 @@ export function naturalCompare(a, b) {
   return core.naturalCompare(a, b);
 }
 
+/** Seconds as `status` writes a duration (the core's: `H:MM:SS`, below zero `0:00:00`).
+ * @param {number} seconds
+ * @returns {string} */
+export function durationText(seconds) {
+  if (core === null) throw new Error("the reader core is not loaded");
+  return core.formatDuration(seconds);
+}
+
 /** Strings ordered by their code points, as Python orders `str` (JavaScript's `<` compares
  * UTF-16 code units, which differs past U+FFFF).
  * @param {string} a

@@ -6,6 +6,7 @@
 // a log scale, a value not above 0) a ▼ on its bottom edge; a null is a gap in the line. A
 // point the line cannot show (a value logged once, one between gaps) is a dot.
 
+import { durationText } from "./names.js";
 import { GAP } from "./series.js";
 
 /** matplotlib's tab10: the colour of run (or group) i is COLOURS[i % 10]. */
@@ -119,7 +120,7 @@ const AXIS_TITLES = { step: "step", wall: "wall time (UTC)", relative: "time sin
 
 /** A place on an x-axis as the page writes it: a step with its digits grouped; a wall time as
  * the UTC date and time (the time alone within a day, to the second); a time since the run
- * began as hours, minutes and seconds.
+ * began as `status` writes a duration (the core's `H:MM:SS`).
  * @param {import("./series.js").Axis} axis
  * @param {number} x
  * @param {number} [span] the axis's span, which says how much of a wall time to write
@@ -132,13 +133,7 @@ export function axisText(axis, x, span = 0) {
     const written = date.toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
     return span > 0 && span < 86_400 ? written.slice(11, 19) : `${written.slice(0, 10)} ${written.slice(11, 16)}`;
   }
-  const sign = x < 0 ? "-" : "";
-  let left = Math.round(Math.abs(x));
-  const hours = Math.floor(left / 3600);
-  left -= hours * 3600;
-  const minutes = Math.floor(left / 60);
-  const seconds = left - minutes * 60;
-  return `${sign}${hours}:${String(minutes).padStart(2, "0")}:${String(seconds).padStart(2, "0")}`;
+  return durationText(x);
 }
 
 /** A range with room around it (5 %), a single value made a range.

@@ -660,25 +660,37 @@ describe("the viewer's panels, groups and table", () => {
 });
 
 describe("the viewer's legend, run filter, smoothing and tooltip", () => {
-  /** Four runs of a loss each, their values at step 2: a 1, b 3, c 2, d NaN. */
-  function fourRuns(folder) {
+  /** A page with four runs opened from the folder `name`, each a scalar `x`, their values at
+   * step 2: a 1, b 3, c 2, d NaN; the panel of `x` shown. */
+  async function fourRunsPage(name) {
+    const page = await freshPage();
+    const folder = join(work, name);
     const at2 = { a: 1, b: 3, c: 2, d: "NaN" };
-    for (const [name, value] of Object.entries(at2)) {
-      writeRun(join(folder, name), [
+    for (const [run, value] of Object.entries(at2)) {
+      writeRun(join(folder, run), [
         { event: "log", time: 1, step: 1, scalars: { x: 0.5 } },
         { event: "log", time: 2, step: 2, scalars: { x: value } },
         { event: "log", time: 3, step: 3, scalars: { x: 0.25 } },
       ]);
     }
-  }
-
-  it("hides a run by a click on its legend entry and shows it by another, its style kept", async () => {
-    const page = await freshPage();
-    const folder = join(work, "legend-click");
-    fourRuns(folder);
     await page.setInputFiles("#folder", folder);
     await idle(page, 4);
     await redrawn(page, () => page.fill("#metrics", "x"));
+    return page;
+  }
+
+  /** The tooltip's rows (each `name: value`) with the pointer over the panel of `key` at `x`
+   * (its axis's place), once its heading starts with `heading`. */
+  async function tooltipRows(page, key, x, heading) {
+    const drawn = await drawnOf(page, key);
+    const canvas = await page.locator(`figure.panel[data-key="${key}"] canvas`).boundingBox();
+    await page.mouse.move(canvas.x + xOf(drawn, x), canvas.y + drawn.box.top + 20);
+    await page.waitForFunction((text) => document.getElementById("tooltip").textContent.startsWith(text), heading);
+    return page.evaluate(() => [...document.querySelectorAll("#tooltip > div:not(.step)")].map((row) => row.textContent));
+  }
+
+  it("hides a run by a click on its legend entry and shows it by another, its style kept", async () => {
+    const page = await fourRunsPage("legend-click");
     const labels = async () => (await drawnOf(page, "x")).lines.map((line) => [line.label, line.colour]);
     const styled = ["a", "b", "c", "d"].map((name, index) => [name, TAB10[index]]);
     assert.deepEqual(await labels(), styled);
@@ -702,12 +714,7 @@ describe("the viewer's legend, run filter, smoothing and tooltip", () => {
   });
 
   it("shows only the runs whose names the run filter finds: their cards, rows and lines", async () => {
-    const page = await freshPage();
-    const folder = join(work, "run-filter");
-    fourRuns(folder);
-    await page.setInputFiles("#folder", folder);
-    await idle(page, 4);
-    await redrawn(page, () => page.fill("#metrics", "x"));
+    const page = await fourRunsPage("run-filter");
     await redrawn(page, () => page.fill("#run-filter", "a|c"));
     // the runs shown are styled in their order, as `plot --only` styles them
     assert.deepEqual((await drawnOf(page, "x")).lines.map((line) => [line.label, line.colour]), [["a", TAB10[0]], ["c", TAB10[1]]]);
@@ -918,12 +925,7 @@ describe("the viewer's legend, run filter, smoothing and tooltip", () => {
     assert.deepEqual(shown.lines, [["a", [0, 10, 20, 30, 40]], ["b", [0, 20, 40, 60, 80]]]);
     // the tooltip at 0:00:20 since each began: a's step 3 (loss 3), b's step 2 (loss 4),
     // greatest first
-    const drawn = await drawnOf(page, "loss");
-    const canvas = await page.locator('figure.panel[data-key="loss"] canvas').boundingBox();
-    await page.mouse.move(canvas.x + xOf(drawn, 20), canvas.y + drawn.box.top + 20);
-    await page.waitForFunction(() => document.getElementById("tooltip").textContent.startsWith("loss at 0:00:20"));
-    const rows = await page.evaluate(() => [...document.querySelectorAll("#tooltip > div:not(.step)")].map((row) => row.textContent));
-    assert.deepEqual(rows, ["b: 4", "a: 3"]);
+    assert.deepEqual(await tooltipRows(page, "loss", 20, "loss at 0:00:20"), ["b: 4", "a: 3"]);
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(ARTEFACTS, "x-axis.png"), fullPage: true });
     assert.deepEqual(page.problems, []);
@@ -931,18 +933,8 @@ describe("the viewer's legend, run filter, smoothing and tooltip", () => {
   });
 
   it("lists the values under the pointer greatest first, NaN last", async () => {
-    const page = await freshPage();
-    const folder = join(work, "hover-sorted");
-    fourRuns(folder);
-    await page.setInputFiles("#folder", folder);
-    await idle(page, 4);
-    await redrawn(page, () => page.fill("#metrics", "x"));
-    const drawn = await drawnOf(page, "x");
-    const canvas = await page.locator('figure.panel[data-key="x"] canvas').boundingBox();
-    await page.mouse.move(canvas.x + xOf(drawn, 2), canvas.y + drawn.box.top + 20);
-    await page.waitForFunction(() => document.getElementById("tooltip").textContent.includes("at step 2"));
-    const rows = await page.evaluate(() => [...document.querySelectorAll("#tooltip > div:not(.step)")].map((row) => row.textContent));
-    assert.deepEqual(rows, ["b: 3", "c: 2", "a: 1", "d: NaN"]);
+    const page = await fourRunsPage("hover-sorted");
+    assert.deepEqual(await tooltipRows(page, "x", 2, "x at step 2"), ["b: 3", "c: 2", "a: 1", "d: NaN"]);
     assert.deepEqual(page.problems, []);
     await page.close();
   });
