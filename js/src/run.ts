@@ -75,8 +75,9 @@ export interface RunStatus {
   readonly name: string;
   /** More of the file; an `Error` when the bytes are gzip data where lines should be. */
   feed(chunk: Uint8Array): void;
-  /** A gzip stream cut short: its lines are those before the cut. */
-  gzipCut(): void;
+  /** A gzip stream cut short (after `size` decompressed bytes: what a status made with
+   * `check` says at the end): its lines are those before the cut. */
+  gzipCut(size?: number): void;
   /** The end of the file: its last line, without its newline, read. */
   end(): void;
   /** The `StatusReport` of the lines fed so far at `now` (seconds since the epoch); `run`:
@@ -93,6 +94,10 @@ export interface RunStatus {
   digests(keys?: readonly string[]): Record<string, Digest>;
   /** The metric keys digested so far, in the order they came (`[]` without `digest`). */
   digestKeys(): string[];
+  /** The records of the file's check (a Status made with `check`) made since the last call,
+   * as `Check.feed` and `Check.end` make them of the same bytes: its findings, then, once
+   * `end()` was called, its summary. An `Error` for a Status made without `check`. */
+  findings(): CheckRecord[];
   /** Its memory given back (also when it is collected). */
   close(): void;
 }
@@ -141,6 +146,10 @@ export interface RunCheckConstructor {
 export interface RunStatusOptions extends Omit<StatusOptions, "now" | "run"> {
   digest?: number;
   steps?: readonly [number | bigint, number | bigint];
+  /** The file's check too, in the same pass over its bytes (each line read once, not once
+   * for a Status and again for a Check): its records by `findings()`, made as a `Check` of
+   * the same `name`, `maxLine` and `maxFindings` makes them (every finding by default). */
+  check?: boolean;
 }
 
 export interface RunStatusConstructor {
@@ -207,12 +216,25 @@ export interface RunExports {
   ob_check_gzip_cut(id: number, size: number): number;
   ob_check_finish(id: number): number;
   ob_check_free(id: number): void;
-  ob_status_new(raw: number, hasMax: number, maxLine: number, digest: number, hasSteps: number, first: bigint, last: bigint): number;
+  ob_status_new(
+    raw: number,
+    hasMax: number,
+    maxLine: number,
+    digest: number,
+    hasSteps: number,
+    first: bigint,
+    last: bigint,
+    check: number,
+    nameLen: number,
+    hasShown: number,
+    shown: number,
+  ): number;
+  ob_status_findings(id: number): number;
   ob_status_rejected(id: number): number;
   ob_status_digests(id: number, keysLen: number, all: number): number;
   ob_status_digest_keys(id: number): number;
   ob_status_feed(id: number, len: number): number;
-  ob_status_gzip_cut(id: number): number;
+  ob_status_gzip_cut(id: number, size: number): number;
   ob_status_finish(id: number): number;
   ob_status_report(id: number, runLen: number, nameLen: number, now: number): number;
   ob_status_report_side(
@@ -490,7 +512,7 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     readonly name: string;
 
     constructor(options: RunStatusOptions = {}) {
-      const { name = "-", maxLine = null, digest = 0, steps } = options;
+      const { name = "-", maxLine = null, digest = 0, steps, check = false, maxFindings } = options;
       const [hasMax, max] = bound(maxLine);
       if (!Number.isInteger(digest) || digest < 0 || digest > 0xffff_ffff) {
         throw new TypeError(`digest is a count of buckets, a whole number from 0, not ${String(digest)}`);
@@ -506,7 +528,10 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
         range = [first, last];
       }
       this.name = name;
-      this.#id = ex.ob_status_new(name.endsWith(".gz") ? 0 : 1, hasMax, max, digest, steps === undefined ? 0 : 1, range[0], range[1]);
+      const [hasShown, shown] = shownOf(maxFindings, true);
+      const nameLen = check ? io.put(name) : 0;
+      const raw = name.endsWith(".gz") ? 0 : 1;
+      this.#id = ex.ob_status_new(raw, hasMax, max, digest, steps === undefined ? 0 : 1, range[0], range[1], check ? 1 : 0, nameLen, hasShown, shown);
       registry.register(this, this.#id, this);
     }
 
@@ -524,8 +549,8 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
       }
     }
 
-    gzipCut(): void {
-      ex.ob_status_gzip_cut(this.#open());
+    gzipCut(size = 0): void {
+      ex.ob_status_gzip_cut(this.#open(), size);
     }
 
     end(): void {
@@ -577,6 +602,11 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
       return JSON.parse(io.text()) as string[];
     }
 
+    findings(): CheckRecord[] {
+      if (ex.ob_status_findings(this.#open()) === 2) throw new Error("this status was made without check: its findings are a Check's");
+      return records(io.text());
+    }
+
     close(): void {
       if (this.#id === null) return;
       registry.unregister(this);
@@ -596,7 +626,7 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     try {
       const cut = { size: null as number | null };
       for await (const chunk of bytesOf(io, source, told.name, chunkSize, cut)) told.feed(chunk);
-      if (cut.size !== null) told.gzipCut();
+      if (cut.size !== null) told.gzipCut(cut.size);
       told.end();
       return told.report(now, run, side);
     } finally {

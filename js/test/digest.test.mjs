@@ -8,6 +8,9 @@
 //   node --test test/          (after `node build.mjs`: the package's dist/)
 
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { describe, it } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -185,6 +188,90 @@ describe("a Check fed synchronously", () => {
     assert.deepEqual(told.slice(0, 3), [1, 2, 3]);
     status.feed(encode("\n"));
     assert.deepEqual(status.rejected(), [10_001]);
+  });
+});
+
+describe("a Status made with check: both from one pass", () => {
+  const plain = (records) => JSON.parse(JSON.stringify(records, (_, value) => (typeof value === "bigint" ? Number(value) : value)));
+  const RUNS = new URL("../../tests/conformance/runs/", import.meta.url).pathname;
+  /** Every metrics file of the run-level suite (a .gz's decompressed bytes, where whole),
+   * and a file of every kind of bad line. */
+  const files = [["bad/metrics.jsonl", encode(line({ event: "begin", time: 0, max_steps: 5 }) + "not json\n" + '{"event":"log","time":1,"step":1,"loss":NaN}\n' + "\n".repeat(30) + line({ event: "log", time: 2, step: 2, loss: 1 }) + '{"event":"lo')]];
+  for (const name of readdirSync(RUNS)) {
+    const folder = join(RUNS, name, "run");
+    let entries;
+    try {
+      entries = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const file of entries.filter((entry) => entry.startsWith("metrics.jsonl"))) {
+      const bytes = readFileSync(join(folder, file));
+      if (!file.endsWith(".gz")) files.push([`${name}/${file}`, new Uint8Array(bytes)]);
+      else {
+        try {
+          files.push([`${name}/${file}`, new Uint8Array(gunzipSync(bytes))]);
+        } catch {
+          // a gzip stream cut short: read whole by the suite's own tests
+        }
+      }
+    }
+  }
+
+  it("makes a Check's records and a Status's report, digests and rejected lines, however the bytes are cut", async () => {
+    assert.ok(files.length >= 10, `${files.length} files`);
+    for (const [name, bytes] of files) {
+      if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+        // gzip data under a plain name: refused by a status, with check or not, in the same words
+        const refused = (status) => assert.throws(() => status.feed(bytes), /gzip-compressed data, not JSON lines/);
+        refused(new Status({ name }));
+        refused(new Status({ name, check: true }));
+        continue;
+      }
+      for (const size of [1, 7, 64, bytes.length || 1]) {
+        const alone = new Status({ name, digest: 8 });
+        const check = new Check({ name });
+        const both = new Status({ name, digest: 8, check: true });
+        const want = [];
+        const got = [];
+        const rejected = [[], []];
+        for (let at = 0; at < bytes.length; at += size) {
+          const chunk = bytes.subarray(at, at + size);
+          alone.feed(chunk);
+          want.push(...check.feed(chunk));
+          both.feed(chunk);
+          got.push(...both.findings());
+          rejected[0].push(...alone.rejected());
+          rejected[1].push(...both.rejected());
+        }
+        alone.end();
+        want.push(...check.end());
+        both.end();
+        got.push(...both.findings());
+        const said = `${name}, cut every ${size} bytes`;
+        assert.deepEqual(plain(got), plain(want), said);
+        assert.ok(got.at(-1).type === "file", said);
+        assert.deepEqual(both.findings(), [], said);
+        assert.deepEqual(rejected[1], rejected[0], said);
+        assert.deepEqual(plain(both.report(1_800_000_000)), plain(alone.report(1_800_000_000)), said);
+        assert.deepEqual(plain(both.digests()), plain(alone.digests()), said);
+        alone.close();
+        both.close();
+      }
+    }
+  });
+
+  it("keeps to maxFindings as a Check does, and is refused findings() without check", () => {
+    const text = encode("not json\n".repeat(50));
+    const both = new Status({ name: "m", check: true, maxFindings: 3 });
+    both.feed(text);
+    both.end();
+    const records = plain(both.findings());
+    assert.deepEqual(records.map((record) => record.type ?? "finding").slice(0, 3), ["finding", "finding", "finding"]);
+    assert.equal(records.length, 4);
+    assert.equal(records[3].errors, 50);
+    const alone = new Status({ name: "m" });
+    assert.throws(() => alone.findings(), /made without check/);
   });
 });
 

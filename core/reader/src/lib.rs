@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod alerts;
+pub mod both;
 pub mod check;
 pub mod columns;
 pub mod digest;

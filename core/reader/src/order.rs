@@ -176,8 +176,18 @@ impl Consumer for Order {
 impl Order {
     fn keep(answer: Answer) -> Kept {
         match answer {
+            Answer::Bad(error) => Kept::Bad(Box::new(error)),
+            other => Self::keep_of(&other),
+        }
+    }
+
+    /// What the order keeps of `answer`, the answer left to another consumer (a rejected
+    /// line's error copied).
+    #[must_use]
+    pub fn keep_of(answer: &Answer) -> Kept {
+        match answer {
             Answer::Read(read) => {
-                let refused = refusals(&read);
+                let refused = refusals(read);
                 let role = match read {
                     MetricLine::Log(metric) => return Kept::Log(metric.step, refused),
                     MetricLine::Begin { .. } => Role::Begin,
@@ -187,13 +197,17 @@ impl Order {
                 };
                 Kept::Other(read.variant(), role, refused)
             }
-            Answer::Bad(error) => Kept::Bad(Box::new(error)),
+            Answer::Bad(error) => Kept::Bad(Box::new(error.clone())),
             Answer::Refused(_) => Kept::Refused,
-            Answer::Over { size, limit } => Kept::Over { size, limit },
+            Answer::Over { size, limit } => Kept::Over {
+                size: *size,
+                limit: *limit,
+            },
         }
     }
 
-    fn kept(&mut self, line: u64, kept: Kept, complete: bool) {
+    /// Line `line`'s kept answer folded in (`complete`: it ends in its newline).
+    pub fn kept(&mut self, line: u64, kept: Kept, complete: bool) {
         match kept {
             Kept::Log(step, refused) => {
                 self.refused(line, refused);

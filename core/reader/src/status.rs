@@ -100,12 +100,24 @@ impl RunState {
 
     /// [`Self::take_from`], each kept line shown to `seen` before it is folded in (a face
     /// that notes the lines rejected).
-    pub fn take_seeing(&mut self, scan: &mut Scan<Notables>, mut seen: impl FnMut(&Notable)) {
-        for notable in scan.consumer.take() {
+    pub fn take_seeing(&mut self, scan: &mut Scan<Notables>, seen: impl FnMut(&Notable)) {
+        self.take_kept(&mut scan.consumer, scan.lines, seen);
+    }
+
+    /// What `notables` kept since the last call, folded in, each shown to `seen` first;
+    /// `lines`: the lines its scan has handed over (a scan whose consumer holds `notables`
+    /// beside another, as [`crate::both::Both`] does).
+    pub fn take_kept(
+        &mut self,
+        notables: &mut Notables,
+        lines: u64,
+        mut seen: impl FnMut(&Notable),
+    ) {
+        for notable in notables.take() {
             seen(&notable);
             self.take(notable);
         }
-        self.lines = scan.lines;
+        self.lines = lines;
     }
 
     /// One kept line (or run of logs) folded in.

@@ -2,13 +2,16 @@
 //! pipe's, a growing file's) or into parts (the threads' share of a run of lines). Each
 //! consumer (`Order`, `Columns`, `Notables`) fed a stream in random chunks and random parts
 //! holds what it holds when fed each line alone, in order, from the lines as the input's
-//! newlines cut it; and a long line is held whole, junk decided from its start.
+//! newlines cut it; `Both` holds what the check's and the status's consumers hold, each
+//! fed alone; and a long line is held whole, junk decided from its start.
 
+use overbrainer_core::both::Both;
 use overbrainer_core::columns::Columns;
 use overbrainer_core::notable::Notables;
 use overbrainer_core::order::{Fact, Order};
 use overbrainer_core::scan::{answer, parts, Consumer, Options, Scan, Work};
 use overbrainer_core::split::FIRST_LOOK;
+use overbrainer_core::status::RunState;
 
 /// A small deterministic generator (xorshift): the cases are the same on every run.
 struct Draw(u64);
@@ -160,6 +163,34 @@ fn check_facts_do_not_depend_on_the_cuts() {
             "{}",
             String::from_utf8_lossy(&data)
         );
+    }
+}
+
+/// One pass for both: the check's facts and counts those of `Order` alone, and the run's
+/// state that of `Notables` alone, read as a status reads (terse), whatever the cuts.
+#[test]
+fn both_hold_what_the_check_and_the_status_hold_each_alone() {
+    let mut draw = Draw(0x51af_d7ed_558c_cd1b);
+    for _ in 0..300 {
+        let count = draw.below(60);
+        let data = file(&mut draw, count);
+        let options = options(&mut draw);
+        let (mut order, lines) = line_by_line(&data, options, Order::default());
+        let terse = Options {
+            terse: true,
+            ..options
+        };
+        let (mut notables, _) = scanned(&data, terse, Notables::of(terse), &mut draw);
+        let mut want = RunState::new();
+        want.take_kept(&mut notables, lines, |_| {});
+        let (mut both, got_lines) = scanned(&data, options, Both::of(options), &mut draw);
+        let mut got = RunState::new();
+        got.take_kept(&mut both.notables, got_lines, |_| {});
+        let text = String::from_utf8_lossy(&data);
+        assert_eq!(got_lines, lines);
+        assert_eq!(both.order.counts, order.counts);
+        assert_eq!(both.order.take(), order.take(), "{text}");
+        assert_eq!(got, want, "{text}");
     }
 }
 

@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use overbrainer_core::both::Both;
 use overbrainer_core::check::{FileCheck, Shown, GZIP_MAGIC, PIECE_LINES, SHOWN_DEFAULT};
 use overbrainer_core::notable::{Notable, Notables};
 use overbrainer_core::order::Order;
@@ -34,10 +35,23 @@ struct Checking {
 /// more than these.
 const REJECTED_KEPT: usize = 4096;
 
+/// A status's scan: of the status alone, or of the status and the file's check in one pass
+/// (each line answered once), with the check's rules, how many findings it makes, and its
+/// findings not yet asked for (`ob_status_findings`).
+enum Lines {
+    Status(Box<Scan<Notables>>),
+    Checked {
+        scan: Box<Scan<Both>>,
+        check: FileCheck,
+        shown: Shown,
+        findings: Vec<CheckReport>,
+    },
+}
+
 /// A status under way: its scan and the state its lines make, and the numbers of the lines
 /// rejected since they were last asked for (`ob_status_rejected`, the first `REJECTED_KEPT`).
 struct Telling {
-    scan: Scan<Notables>,
+    lines: Lines,
     state: RunState,
     raw: bool,
     started: bool,
@@ -45,21 +59,109 @@ struct Telling {
 }
 
 impl Telling {
+    /// The first bytes of the input (a byte order mark, a note of the check's).
+    fn first_bytes(&mut self, bytes: &[u8]) {
+        self.state.first_bytes(bytes);
+        if let Lines::Checked { check, .. } = &mut self.lines {
+            check.first_bytes(bytes);
+        }
+    }
+
+    /// `bytes` fed, what they complete taken.
+    fn feed(&mut self, bytes: &[u8]) {
+        match &mut self.lines {
+            Lines::Status(scan) => scan.feed(bytes),
+            Lines::Checked {
+                scan,
+                check,
+                shown,
+                findings,
+            } => {
+                // a piece of lines at a time, as a check is fed: what one feed holds is
+                // bounded, and the check's findings are made as they come
+                for piece in pieces_of_lines(bytes, PIECE_LINES) {
+                    scan.feed(piece);
+                    take_checked(scan, check, shown, findings, None);
+                    if scan.splitter.stopped() {
+                        break;
+                    }
+                }
+            }
+        }
+        self.take();
+    }
+
+    /// The end of the input: the last line fed, the check's last findings and summary made.
+    fn finish(&mut self) {
+        match &mut self.lines {
+            Lines::Status(scan) => scan.finish(),
+            Lines::Checked {
+                scan,
+                check,
+                shown,
+                findings,
+            } => {
+                let before = scan.lines;
+                scan.finish();
+                take_checked(scan, check, shown, findings, Some(before));
+                let counts = scan.consumer.order.counts;
+                findings.push(CheckReport::File(check.report(scan.lines, &counts)));
+            }
+        }
+        self.take();
+    }
+
     /// What the scan kept since the last take, folded into the state, each rejected line's
     /// number (a line the reference rejects, or over the user's bound) noted.
     fn take(&mut self) {
         let rejected = &mut self.rejected;
-        self.state
-            .take_seeing(&mut self.scan, |notable| match notable {
-                Notable::Rejected { line, .. }
-                | Notable::Refused { line }
-                | Notable::Over { line, .. }
-                    if rejected.len() < REJECTED_KEPT =>
-                {
-                    rejected.push(*line);
-                }
-                _ => {}
-            });
+        let seen = |notable: &Notable| match notable {
+            Notable::Rejected { line, .. }
+            | Notable::Refused { line }
+            | Notable::Over { line, .. }
+                if rejected.len() < REJECTED_KEPT =>
+            {
+                rejected.push(*line);
+            }
+            _ => {}
+        };
+        match &mut self.lines {
+            Lines::Status(scan) => self.state.take_seeing(scan, seen),
+            Lines::Checked { scan, .. } => {
+                self.state
+                    .take_kept(&mut scan.consumer.notables, scan.lines, seen);
+            }
+        }
+    }
+}
+
+/// The check's findings of the facts its scan found since the last call (with `before`, the
+/// lines before the last line: the file's end, its rule applied); past the findings it
+/// shows, its lines read tersely.
+fn take_checked(
+    scan: &mut Scan<Both>,
+    check: &mut FileCheck,
+    shown: &mut Shown,
+    findings: &mut Vec<CheckReport>,
+    before: Option<u64>,
+) {
+    let stopped = scan.splitter.stopped();
+    for fact in scan.consumer.order.take() {
+        if let Some(finding) = check.take(fact, stopped) {
+            if shown.shows(finding.severity) {
+                findings.push(CheckReport::Finding(finding));
+            }
+        }
+    }
+    if let Some(before) = before {
+        if let Some(finding) = check.finish(before, scan.lines) {
+            if shown.shows(finding.severity) {
+                findings.push(CheckReport::Finding(finding));
+            }
+        }
+    }
+    if shown.errors_past() {
+        scan.options.terse = true;
     }
 }
 
@@ -277,8 +379,11 @@ pub extern "C" fn ob_check_free(id: u32) {
 /// A new status of a run's metrics file; `raw`, `has_max`, `max_line` as for a check;
 /// `digest`: its logs' series digested for a plot in at most that many buckets a key (0:
 /// none); with `has_steps`, of the logs whose step is from `first` to `last` only (a plot
-/// zoomed in). Its handle.
+/// zoomed in). With `check`, the file's check in the same pass, as `ob_check_new` makes it
+/// of the file named by the first `name_len` bytes of the input, its findings of each
+/// severity `has_shown`/`shown` (`ob_status_findings`). Its handle.
 #[no_mangle]
+#[allow(clippy::too_many_arguments)]
 pub extern "C" fn ob_status_new(
     raw: u32,
     has_max: u32,
@@ -287,8 +392,12 @@ pub extern "C" fn ob_status_new(
     has_steps: u32,
     first: u64,
     last: u64,
+    check: u32,
+    name_len: usize,
+    has_shown: u32,
+    shown: f64,
 ) -> u32 {
-    let options = Options {
+    let mut options = Options {
         max_line: bound(has_max, max_line),
         // a complete line rejected is counted: its words are no part of the state
         terse: true,
@@ -296,8 +405,20 @@ pub extern "C" fn ob_status_new(
         digest: (digest > 0).then_some(digest as usize),
         digest_steps: (has_steps != 0).then_some((first, last)),
     };
+    let lines = if check == 0 {
+        Lines::Status(Box::new(Scan::new(options, Notables::of(options))))
+    } else {
+        // the check's words for a rejected line (until it shows no more of them)
+        options.terse = false;
+        Lines::Checked {
+            scan: Box::new(Scan::new(options, Both::of(options))),
+            check: FileCheck::new(&input_text(name_len)),
+            shown: shown_of(has_shown, shown),
+            findings: Vec::new(),
+        }
+    };
     let telling = Telling {
-        scan: Scan::new(options, Notables::of(options)),
+        lines,
         state: RunState::new(),
         raw: raw != 0,
         started: false,
@@ -336,19 +457,24 @@ pub extern "C" fn ob_status_feed(id: u32, len: usize) -> u32 {
                 telling.started = false;
                 return 2;
             }
-            telling.state.first_bytes(bytes);
+            telling.first_bytes(bytes);
         }
-        telling.scan.feed(bytes);
-        telling.take();
+        telling.feed(bytes);
         1
     })
 }
 
-/// Status `id`'s input was a gzip stream cut short: the run is not valid.
+/// Status `id`'s input was a gzip stream cut short after `size` decompressed bytes: the run
+/// is not valid (its check says so at the end).
 #[no_mangle]
-pub extern "C" fn ob_status_gzip_cut(id: u32) -> u32 {
+pub extern "C" fn ob_status_gzip_cut(id: u32, size: f64) -> u32 {
     with_status(id, |telling, _| {
         telling.state.gzip_cut();
+        if let Lines::Checked { check, .. } = &mut telling.lines {
+            // bytes of a stream: a whole number below 2^53, exact
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            check.gzip_cut(size.max(0.0) as u64);
+        }
         1
     })
 }
@@ -357,10 +483,32 @@ pub extern "C" fn ob_status_gzip_cut(id: u32) -> u32 {
 #[no_mangle]
 pub extern "C" fn ob_status_finish(id: u32) -> u32 {
     with_status(id, |telling, _| {
-        telling.scan.finish();
-        telling.take();
+        telling.finish();
         1
     })
+}
+
+/// The findings of status `id`'s check (made with `check`) since the last call, one JSON
+/// object a line in the output, the file's summary last once its input ended. `0` for no
+/// such status, `2` for one made without a check.
+#[no_mangle]
+pub extern "C" fn ob_status_findings(id: u32) -> u32 {
+    let mut records = Vec::new();
+    let done = RUNS.with(
+        |runs| match runs.borrow_mut().statuses.get_mut(id as usize) {
+            Some(Some(Telling {
+                lines: Lines::Checked { findings, .. },
+                ..
+            })) => {
+                records = std::mem::take(findings);
+                1
+            }
+            Some(Some(_)) => 2,
+            _ => 0,
+        },
+    );
+    put_records(&records);
+    done
 }
 
 /// The status of run `id` at `now` (seconds since the epoch), from the lines fed so far

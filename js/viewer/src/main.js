@@ -39,9 +39,9 @@ import { RunTable } from "./table.js";
  * to it as the file grows), and whether the file was found removed.
  * @typedef {{ entry: import("./served.js").ServedRun, id: string | null, offset: number, side: string,
  *   reading: Reading | null, removed: boolean, busy: boolean, handled: import("./served.js").ServedRun | null, ended: boolean }} Following */
-/** A run's bytes going on to the core as they come: to its Status (the run's), its Reader (the
- * plot and the excerpts) and its check (the findings).
- * @typedef {{ feed: (chunk: Uint8Array) => void, close: () => void }} Reading */
+/** A run's bytes going on as they come: to its Status (the run's state, its series digested
+ * for the plot and its check's findings, in one pass of the core) and to the excerpts.
+ * @typedef {{ feed: (chunk: Uint8Array) => void }} Reading */
 /** A run opened: its name (among the runs opened) and what it is made from, its file (null
  * for a run served, until it is read whole), the core's Status of it and its latest record,
  * its plotted series, its findings, the excerpts of its bad lines (by line number), its
@@ -1158,8 +1158,6 @@ async function readRun(run) {
   const file = run.files.metrics;
   if (file === null) throw new Error(`${run.path}: no file to read`);
   const excerpts = new Excerpts(SHOWN);
-  // the core's check, fed the lines' bytes (a .gz file's decompressed) as the Status is
-  const check = new core.Check({ name: run.path });
   /** @type {Findings} */
   const found = { listed: [], more: 0, summary: null };
   const took = (/** @type {Uint8Array} */ chunk) => {
@@ -1177,7 +1175,7 @@ async function readRun(run) {
       const chunk = next.value;
       read += chunk.length;
       run.status.feed(chunk);
-      takeFindings(found, check.feed(chunk));
+      takeFindings(found, run.status.findings());
       excerpts.add(chunk, run.excerpts.size <= LISTED);
       takeRejected(run, excerpts);
       progress.chunks += 1;
@@ -1186,16 +1184,12 @@ async function readRun(run) {
       scheduleDraw();
       await yieldToPage();
     }
-    if (cut.short) {
-      run.status.gzipCut();
-      check.gzipCut(read);
-    }
+    if (cut.short) run.status.gzipCut(read);
     run.status.end();
     takeRejected(run, excerpts);
-    takeFindings(found, check.end());
+    takeFindings(found, run.status.findings());
     run.findings = found;
   } finally {
-    check.close();
     run.done = true;
   }
 }
@@ -1258,7 +1252,7 @@ function newRun(name, unit, path, metrics, side, colour) {
     path,
     files: { metrics },
     side,
-    status: new core.Status({ name: path, digest: DIGEST }),
+    status: new core.Status({ name: path, digest: DIGEST, check: true }),
     record: null,
     series: new Series(),
     findings: { listed: [], more: 0, summary: null },
@@ -1486,13 +1480,12 @@ function sayChange(run, text) {
   said.textContent = text;
 }
 
-/** The run's bytes from here on, to a fresh reading of it (a new Status, check and series:
- * the run read from its start).
+/** The run's bytes from here on, to a fresh reading of it (a new Status and series: the run
+ * read from its start).
  * @param {Run} run
  * @returns {Reading} */
 function startReading(run) {
   const excerpts = new Excerpts(SHOWN);
-  const check = new core.Check({ name: run.path });
   /** @type {Findings} */
   const found = { listed: [], more: 0, summary: null };
   run.findings = found;
@@ -1504,7 +1497,7 @@ function startReading(run) {
         run.zoomed.status.feed(chunk);
         run.zoomed.fed += 1;
       }
-      const changed = takeFindings(found, check.feed(chunk));
+      const changed = takeFindings(found, run.status.findings());
       excerpts.add(chunk, run.excerpts.size <= LISTED);
       takeRejected(run, excerpts);
       if (!changed || pending) return;
@@ -1514,9 +1507,6 @@ function startReading(run) {
         if (run.record !== null) renderFindings(run, run.record);
       });
     },
-    close() {
-      check.close();
-    },
   };
 }
 
@@ -1525,11 +1515,10 @@ function startReading(run) {
  * @param {Following} following */
 function restart(run, following) {
   dropZoomed(run);
-  following.reading?.close();
   following.reading = null;
   following.offset = 0;
   run.status.close();
-  run.status = new core.Status({ name: run.path, digest: DIGEST });
+  run.status = new core.Status({ name: run.path, digest: DIGEST, check: true });
   run.series = new Series();
   run.excerpts = new Map();
   run.findings = { listed: [], more: 0, summary: null };
