@@ -82,3 +82,21 @@ def test_a_range_of_steps_is_digested_alone_every_point_when_it_fits() -> None:
     assert [point[0] for point in found["loss"]["points"]] == list(range(73_000, 73_401))
     assert [73_219, 50, 73_219] in found["loss"]["points"]
     assert [73_100, "NaN", 73_100] in found["acc"]["points"]
+
+
+def test_the_keys_globs_pick_are_digested_alone() -> None:
+    data = run(2_000, spike=1_234, nan=500, gap=600)
+    every = digests(data, 16)
+    for keys, picked in [
+        ("loss", ["loss"]),
+        ("a*, none", ["acc"]),
+        ("", []),
+        ("l*,acc", ["acc", "loss"]),
+    ]:
+        scan = _core.StatusScan(digest=16, keys=keys)
+        scan.feed(data[:777])
+        scan.feed(data[777:])
+        scan.finish()
+        found = json.loads(scan.digests(None))
+        assert sorted(found) == picked, keys
+        assert found == {key: every[key] for key in picked}, keys

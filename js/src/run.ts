@@ -92,7 +92,8 @@ export interface RunStatus {
    * key when not given; a key without points left out): each key's points drawn, at most 8
    * a bucket (see `Digest`). `{}` without `digest`. */
   digests(keys?: readonly string[]): Record<string, Digest>;
-  /** The metric keys digested so far, in the order they came (`[]` without `digest`). */
+  /** The metric keys of the logs so far, in the order they came, those `keys` did not pick
+   * included (`[]` without `digest`). */
   digestKeys(): string[];
   /** The records of the file's check (a Status made with `check`) made since the last call,
    * as `Check.feed` and `Check.end` make them of the same bytes: its findings, then, once
@@ -150,6 +151,11 @@ export interface RunStatusOptions extends Omit<StatusOptions, "now" | "run"> {
    * for a Status and again for a Check): its records by `findings()`, made as a `Check` of
    * the same `name`, `maxLine` and `maxFindings` makes them (every finding by default). */
   check?: boolean;
+  /** The keys whose series are digested: those the globs of this comma-separated list pick
+   * (`loss,eval_*`, as `plot --metric` and the viewer's metrics field take them); every key
+   * by default. A key not picked is listed by `digestKeys()`, with no point in `digests()`:
+   * a page holds the points of the keys it shows only. */
+  keys?: string;
 }
 
 export interface RunStatusConstructor {
@@ -228,6 +234,8 @@ export interface RunExports {
     nameLen: number,
     hasShown: number,
     shown: number,
+    hasKeys: number,
+    keysLen: number,
   ): number;
   ob_status_findings(id: number): number;
   ob_status_rejected(id: number): number;
@@ -512,7 +520,8 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
     readonly name: string;
 
     constructor(options: RunStatusOptions = {}) {
-      const { name = "-", maxLine = null, digest = 0, steps, check = false, maxFindings } = options;
+      const { name = "-", maxLine = null, digest = 0, steps, check = false, maxFindings, keys } = options;
+      if (keys !== undefined && typeof keys !== "string") throw new TypeError(`keys is a comma-separated list of globs, not ${String(keys)}`);
       const [hasMax, max] = bound(maxLine);
       if (!Number.isInteger(digest) || digest < 0 || digest > 0xffff_ffff) {
         throw new TypeError(`digest is a count of buckets, a whole number from 0, not ${String(digest)}`);
@@ -529,9 +538,17 @@ export function bindRun(ex: RunExports, io: Io): RunApi {
       }
       this.name = name;
       const [hasShown, shown] = shownOf(maxFindings, true);
-      const nameLen = check ? io.put(name) : 0;
+      // the input: the name (for the check), then the globs
+      const nameBytes = check ? encoder.encode(name) : new Uint8Array(0);
+      const keysBytes = encoder.encode(keys ?? "");
+      const input = new Uint8Array(nameBytes.length + keysBytes.length);
+      input.set(nameBytes);
+      input.set(keysBytes, nameBytes.length);
+      io.put(input);
       const raw = name.endsWith(".gz") ? 0 : 1;
-      this.#id = ex.ob_status_new(raw, hasMax, max, digest, steps === undefined ? 0 : 1, range[0], range[1], check ? 1 : 0, nameLen, hasShown, shown);
+      const ranged = steps === undefined ? 0 : 1;
+      const picked = keys === undefined ? 0 : 1;
+      this.#id = ex.ob_status_new(raw, hasMax, max, digest, ranged, range[0], range[1], check ? 1 : 0, nameBytes.length, hasShown, shown, picked, keysBytes.length);
       registry.register(this, this.#id, this);
     }
 

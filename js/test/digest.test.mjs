@@ -120,6 +120,23 @@ describe("a Status's digests", () => {
     }
   });
 
+  it("digests the keys its globs pick, and lists every key", () => {
+    const text = encode(run(2_000, { spike: 1_234, nan: 500, gap: 600 }));
+    const every = new Status({ name: "run", digest: 16 });
+    every.feed(text);
+    for (const [keys, picked] of [["loss", ["loss"]], ["a*, nothing", ["acc"]], ["", []], ["l*,acc", ["loss", "acc"]]]) {
+      const status = new Status({ name: "run", digest: 16, keys });
+      status.feed(text.subarray(0, 777));
+      status.feed(text.subarray(777));
+      assert.deepEqual(status.digestKeys(), ["loss", "acc"], keys);
+      assert.deepEqual(Object.keys(status.digests()).sort(), [...picked].sort(), keys);
+      assert.deepEqual(status.digests(["loss", "acc"]), every.digests(picked), keys);
+      status.close();
+    }
+    assert.throws(() => new Status({ name: "run", digest: 16, keys: ["loss"] }), /comma-separated list of globs/);
+    every.close();
+  });
+
   it("is empty without digest, and refuses a digest that is no count", () => {
     const status = new Status({ name: "run" });
     status.feed(encode(run(5, { spike: 0, nan: 0, gap: 0 })));

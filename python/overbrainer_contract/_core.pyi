@@ -324,10 +324,13 @@ class StatusScan:
         max_line: int | None = None,
         digest: int | None = None,
         steps: tuple[int, int] | None = None,
+        keys: str | None = None,
     ) -> None:
         """`digest`: each log's metric keys also digested for a plot, in at most that many
         buckets a key; `steps`: `(first, last)`, the logs digested only where their step is
-        from `first` to `last` (a plot zoomed in to them)."""
+        from `first` to `last` (a plot zoomed in to them); `keys`: the series digested only of
+        the keys these comma-separated globs pick (`"loss,rewards/*"`), every other key's
+        left out of `digests()`."""
     def feed(self, chunk: bytes) -> None:
         """The lines `chunk` completes, folded in."""
     def finish(self) -> None:

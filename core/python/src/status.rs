@@ -4,6 +4,7 @@
 //! `StatusReport`, written by serde as the JSON of `schema/status-report.schema.json`; the
 //! time left and whether it is stale by the same rule for `watch` (`estimate`).
 
+use overbrainer_core::names::patterns_of;
 use overbrainer_core::notable::Notables;
 use overbrainer_core::reports::SnapshotState;
 use overbrainer_core::scan::{Options, Scan};
@@ -26,8 +27,13 @@ pub struct StatusScan {
 #[pymethods]
 impl StatusScan {
     #[new]
-    #[args(max_line = "None", digest = "None", steps = "None")]
-    fn new(max_line: Option<usize>, digest: Option<usize>, steps: Option<(u64, u64)>) -> Self {
+    #[args(max_line = "None", digest = "None", steps = "None", keys = "None")]
+    fn new(
+        max_line: Option<usize>,
+        digest: Option<usize>,
+        steps: Option<(u64, u64)>,
+        keys: Option<&str>,
+    ) -> Self {
         let options = Options {
             max_line,
             // a complete line rejected is counted: its words are no part of the state
@@ -36,9 +42,13 @@ impl StatusScan {
             digest,
             digest_steps: steps,
         };
+        let mut state = RunState::new();
+        if let Some(keys) = keys {
+            state.digest_only(&patterns_of(keys));
+        }
         Self {
             scan: Scan::new(options, Notables::of(options)),
-            state: RunState::new(),
+            state,
         }
     }
 

@@ -546,6 +546,18 @@ impl Digests {
         }
     }
 
+    /// [`Self::then`] for the keys `wanted` keeps; every other key of `later` listed (in
+    /// [`Self::keys`], in the order the keys came) with no point: a key no plot shows is
+    /// kept by its name alone.
+    pub fn then_only(&mut self, later: Self, mut wanted: impl FnMut(&str) -> bool) {
+        for (key, digest) in later.keys {
+            let kept = self.of(&key);
+            if wanted(&key) {
+                kept.then(digest);
+            }
+        }
+    }
+
     /// Whether no log gave a point yet.
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -558,7 +570,8 @@ impl Digests {
         self.most
     }
 
-    /// Each key and its digest, in the order the keys first came.
+    /// Each key and its digest, in the order the keys first came (a key kept by its name
+    /// alone, `then_only`, with no point: its `count()` is 0).
     pub fn keys(&self) -> impl Iterator<Item = (&str, &Digest)> {
         self.keys.iter().map(|(key, digest)| (key.as_str(), digest))
     }
@@ -579,6 +592,9 @@ impl Digests {
     pub fn json(&self, keys: Option<&[String]>) -> serde_json::Value {
         let mut out = serde_json::Map::new();
         let mut put = |key: &str, digest: &Digest| {
+            if digest.count() == 0 {
+                return; // a key kept by its name alone (`then_only`): no series
+            }
             let points: Vec<serde_json::Value> = digest
                 .drawn()
                 .into_iter()

@@ -18,6 +18,8 @@
 //! the pace (its ETA over the steps left), the floor alone without one. A run that ended is
 //! never stale and has no time left.
 
+use std::collections::HashMap;
+
 use crate::alerts::{self, Alerts};
 use crate::check::BOM;
 use crate::digest::Digests;
@@ -25,6 +27,7 @@ use crate::error::is_cut;
 use crate::generated::{JobStage, MetricLine, TrainMetric};
 use crate::notable::{Notable, Notables};
 use crate::pace::Pace;
+use crate::pattern::Pattern;
 use crate::reports::{stale, Evaluation, Phase, SnapshotState, StatusReport, StepValue};
 use crate::scalars::{Scalars, Stats};
 use crate::scan::{Options, Scan};
@@ -68,6 +71,29 @@ pub struct RunState {
     first_invalid: Option<(u64, u64)>,
     /// Its logs' series digested for a plot, when the scan digests them (`Options::digest`).
     digests: Option<Digests>,
+    /// The keys whose series are digested, when not every key's (`digest_only`).
+    digest_only: Option<KeyFilter>,
+}
+
+/// The keys a plot shows: those a glob of `globs` matches (the core's glob, against the whole
+/// key, as [`crate::names::pick_keys`] picks them), each key decided once.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct KeyFilter {
+    globs: Vec<String>,
+    decided: HashMap<String, bool>,
+}
+
+impl KeyFilter {
+    fn wants(&mut self, key: &str) -> bool {
+        if let Some(wanted) = self.decided.get(key) {
+            return *wanted;
+        }
+        let wanted = self.globs.iter().any(|glob| {
+            Pattern::glob(glob).map_or(false, |pattern| pattern.is_match(key.as_bytes()))
+        });
+        self.decided.insert(key.to_owned(), wanted);
+        wanted
+    }
 }
 
 impl RunState {
@@ -86,6 +112,16 @@ impl RunState {
             self.first = false;
             self.bom = bytes.starts_with(&BOM);
         }
+    }
+
+    /// Only the series of the keys `globs` pick are digested from here on (the core's globs,
+    /// `plot --metric`'s: a plot that shows those keys); every other key is listed by its
+    /// name alone, with no point. An empty list digests no key's series.
+    pub fn digest_only<S: AsRef<str>>(&mut self, globs: &[S]) {
+        self.digest_only = Some(KeyFilter {
+            globs: globs.iter().map(|glob| glob.as_ref().to_owned()).collect(),
+            decided: HashMap::new(),
+        });
     }
 
     /// The input was a gzip stream cut short: the lines read are those before the cut.
@@ -139,10 +175,13 @@ impl RunState {
             Notable::Refused { line } | Notable::Over { line, .. } => self.invalid_line(line),
             Notable::Scalars(stats) => self.scalars.then(stats),
             Notable::Alerts(segment) => self.alerts.then(segment),
-            Notable::Digests(digests) => match &mut self.digests {
-                Some(joined) => joined.then(digests),
-                None => self.digests = Some(digests),
-            },
+            Notable::Digests(digests) => {
+                let joined = self.digests.get_or_insert_with(|| digests.emptied());
+                match &mut self.digest_only {
+                    Some(only) => joined.then_only(digests, |key| only.wants(key)),
+                    None => joined.then(digests),
+                }
+            }
         }
     }
 

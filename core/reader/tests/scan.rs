@@ -194,6 +194,52 @@ fn both_hold_what_the_check_and_the_status_hold_each_alone() {
     }
 }
 
+/// A state that digests only the keys some globs pick holds, of those keys, the digests of a
+/// state that digests every key; every other key by its name alone, in the order they came.
+#[test]
+fn a_state_digests_the_keys_its_globs_pick_and_lists_the_rest() {
+    let globs = ["loss", "rewards/*", "eval_*"];
+    let wanted =
+        |key: &str| key == "loss" || key.starts_with("rewards/") || key.starts_with("eval_");
+    let mut draw = Draw(0x6a09_e667_f3bc_c908);
+    for _ in 0..300 {
+        let count = draw.below(60);
+        let data = file(&mut draw, count);
+        let options = Options {
+            terse: true,
+            digest: Some(1 + draw.below(6)),
+            ..options(&mut draw)
+        };
+        let (mut every, lines) = scanned(&data, options, Notables::of(options), &mut draw);
+        let mut all = RunState::new();
+        all.take_kept(&mut every, lines, |_| {});
+        let (mut picked, lines) = scanned(&data, options, Notables::of(options), &mut draw);
+        let mut only = RunState::new();
+        only.digest_only(&globs);
+        only.take_kept(&mut picked, lines, |_| {});
+        let text = String::from_utf8_lossy(&data);
+        let (all, only) = match (all.digests(), only.digests()) {
+            (Some(all), Some(only)) => (all, only),
+            (all, only) => {
+                assert!(all.is_none() && only.is_none(), "{text}");
+                continue;
+            }
+        };
+        let names = |digests: &overbrainer_core::digest::Digests| -> Vec<String> {
+            digests.keys().map(|(key, _)| key.to_owned()).collect()
+        };
+        assert_eq!(names(only), names(all), "{text}");
+        let shown: Vec<String> = names(all).into_iter().filter(|key| wanted(key)).collect();
+        assert_eq!(only.json(None), all.json(Some(&shown)), "{text}");
+        for (key, digest) in only.keys() {
+            assert!(
+                wanted(key) || digest.count() == 0,
+                "{key} kept points: {text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn columns_do_not_depend_on_the_cuts() {
     let mut draw = Draw(0x2545_f491_4f6c_dd1d);

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 
 use overbrainer_core::both::Both;
 use overbrainer_core::check::{FileCheck, Shown, GZIP_MAGIC, PIECE_LINES, SHOWN_DEFAULT};
+use overbrainer_core::names::patterns_of;
 use overbrainer_core::notable::{Notable, Notables};
 use overbrainer_core::order::Order;
 use overbrainer_core::reports::{CheckReport, SnapshotState};
@@ -381,7 +382,10 @@ pub extern "C" fn ob_check_free(id: u32) {
 /// none); with `has_steps`, of the logs whose step is from `first` to `last` only (a plot
 /// zoomed in). With `check`, the file's check in the same pass, as `ob_check_new` makes it
 /// of the file named by the first `name_len` bytes of the input, its findings of each
-/// severity `has_shown`/`shown` (`ob_status_findings`). Its handle.
+/// severity `has_shown`/`shown` (`ob_status_findings`). With `has_keys`, only the series of
+/// the keys picked by the globs of the `keys_len` bytes after the name (comma-separated, as
+/// `plot --metric` takes them) are digested, every other key listed by its name alone. Its
+/// handle.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn ob_status_new(
@@ -396,6 +400,8 @@ pub extern "C" fn ob_status_new(
     name_len: usize,
     has_shown: u32,
     shown: f64,
+    has_keys: u32,
+    keys_len: usize,
 ) -> u32 {
     let mut options = Options {
         max_line: bound(has_max, max_line),
@@ -417,9 +423,17 @@ pub extern "C" fn ob_status_new(
             findings: Vec::new(),
         }
     };
+    let mut state = RunState::new();
+    if has_keys != 0 {
+        let keys = with_state(|state| {
+            let end = name_len.saturating_add(keys_len);
+            String::from_utf8_lossy(state.input.get(name_len..end).unwrap_or(&[])).into_owned()
+        });
+        state.digest_only(&patterns_of(&keys));
+    }
     let telling = Telling {
         lines,
-        state: RunState::new(),
+        state,
         raw: raw != 0,
         started: false,
         rejected: Vec::new(),

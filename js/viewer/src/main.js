@@ -46,12 +46,13 @@ import { RunTable } from "./table.js";
  * for a run served, until it is read whole), the core's Status of it and its latest record,
  * its plotted series, its findings, the excerpts of its bad lines (by line number), its
  * style, its card, its side files as the core's status takes them (read once, null before);
- * a run served, how it is followed.
+ * a run served, how it is followed; the metric patterns its Status digests the keys of, and
+ * the Status reading it again for more keys, while one does.
  * @typedef {{
  *   name: string, unit: import("overbrainer-contract/core").Unit, path: string, files: { metrics: File | null }, side: Side | null, status: RunStatus,
  *   record: StatusReport | null, series: Series, findings: Findings, excerpts: Map<number, string | null>,
  *   lines: number, colour: string, done: boolean, sideFiles: import("overbrainer-contract/core").SideFiles | null, view: RunView, following?: Following,
- *   zoomed?: Zoomed | null,
+ *   zoomed?: Zoomed | null, digested: string, again?: RunStatus | null,
  * }} Run */
 /** A run's logs of the steps the panels are zoomed in to, read again from its bytes: a Status
  * made with `steps` (the core's digest of those steps alone, at its full resolution), its
@@ -70,6 +71,12 @@ const SHOWN = 240;
  * first, least, greatest and last point, and its markers); a panel wider than 512 columns
  * draws a bucket across two or three of them. */
 const DIGEST = 512;
+/** The metric patterns whose keys' series the runs' Statuses digest: the patterns the metrics
+ * field asked for so far (a key no panel shows is kept by its name alone, with no point).
+ * Widened when a pattern asks for a key outside them: every run is read again for it. */
+let digestPatterns = "";
+/** Runs being read again for the keys of `digestPatterns` now. */
+let readingAgain = 0;
 
 const METRICS_FILE = contractFiles.metrics;
 /** A run folder's metrics file, gzip-compressed: read when there is no metrics.jsonl. */
@@ -202,7 +209,7 @@ function scheduleDraw() {
     drawAgain = true;
     return;
   }
-  const wait = loading || reading > 0 || live ? Math.max(250, drawCost * 4) - (performance.now() - drawnAt) : 0;
+  const wait = loading || reading > 0 || readingAgain > 0 || live ? Math.max(250, drawCost * 4) - (performance.now() - drawnAt) : 0;
   if (wait > 0) {
     // the redraw put off, not dropped: the last change is drawn once the wait is over
     drawLater ??= setTimeout(() => {
@@ -222,8 +229,9 @@ function scheduleDraw() {
         scheduleDraw();
         return;
       }
-      // the panels show the page as it is now (for tests: `data-drawn` counts such redraws)
-      $("panels").dataset.drawn = String(Number($("panels").dataset.drawn || 0) + 1);
+      // the panels show the page as it is now (for tests: `data-drawn` counts such redraws);
+      // not while runs are read again for keys asked for, whose points are still to come
+      if (readingAgain === 0) $("panels").dataset.drawn = String(Number($("panels").dataset.drawn || 0) + 1);
     });
   });
 }
@@ -417,6 +425,7 @@ function redraw() {
     for (const key of run.series.keys) found.add(key);
   }
   const picked = core.pickKeys(core.patternsOf($of("metrics", HTMLInputElement).value), found);
+  widenDigests(picked);
   // the points of the keys shown only, from each run's digest, or, zoomed in, from its digest
   // of those steps once it is read (the whole run's meanwhile: its spikes and markers are
   // there too, at a coarser width)
@@ -572,6 +581,97 @@ $("x-axis").addEventListener("change", () => zoomTo(null));
 
 /** The steps the panels are zoomed in to, `[first, last]` (on a time axis, the times), or
  * null: every step. */
+/** A run's Status: its state, its check, and its series digested for the panels, of the keys
+ * `digestPatterns` picks.
+ * @param {string} path */
+function statusOf(path) {
+  return new core.Status({ name: path, digest: DIGEST, check: true, keys: digestPatterns });
+}
+
+/** The keys `picked` for the panels digested: when one is outside `digestPatterns`, the metrics
+ * field's patterns join them, and every run is read again for their series (the panels show
+ * the keys digested meanwhile).
+ * @param {string[]} picked */
+function widenDigests(picked) {
+  const digested = core.patternsOf(digestPatterns);
+  if (picked.every((key) => core.pickKeys(digested, [key]).length > 0)) return;
+  const asked = core.patternsOf($of("metrics", HTMLInputElement).value);
+  digestPatterns = [...new Set([...digested, ...asked])].join(",");
+  for (const run of runs) void readAgain(run);
+  if (zoom !== null) zoomTo(zoom);
+}
+
+/** A run read again from its bytes for the keys of `digestPatterns`, into a new Status that
+ * takes the place of its Status once it has read what that one read: a file opened, once it
+ * is read whole; a run served, from its start to where its reading is (its next bytes then
+ * go to the new Status). A run not read yet is only given a new Status; a run whose file the
+ * server no longer has, and a fault, leave the run as it was.
+ * @param {Run} run */
+async function readAgain(run) {
+  if (run.digested === digestPatterns) return;
+  const following = run.following;
+  const started = following === undefined ? run.done || queue.indexOf(run) === -1 : following.id !== null;
+  if (!started) {
+    run.status.close();
+    run.status = statusOf(run.path);
+    run.digested = digestPatterns;
+    return;
+  }
+  if (following === undefined && !run.done) return; // being read: read again once it is (readRun)
+  // a file removed from the server: the run is kept as last read, with the keys it had
+  if (following !== undefined && (following.removed || following.entry.metrics === null)) return;
+  run.again?.close();
+  const again = statusOf(run.path);
+  const digested = digestPatterns;
+  run.again = again;
+  readingAgain += 1;
+  try {
+    const file = run.files.metrics;
+    if (file !== null && (following === undefined || following.ended)) {
+      const raw = fileChunks(file, () => {});
+      const cut = { short: false };
+      const chunks = file.name.endsWith(".gz") ? gunzipped(run.path, raw, cut) : raw;
+      let read = 0;
+      for await (const chunk of chunks) {
+        if (run.again !== again) return;
+        again.feed(chunk);
+        read += chunk.length;
+        await yieldToPage();
+      }
+      if (cut.short) again.gzipCut(read);
+      again.end();
+    } else if (following !== undefined && server !== null) {
+      for (let offset = 0; offset < following.offset; ) {
+        const id = following.id;
+        if (id === null) break;
+        const read = await server.read(id, offset);
+        if (run.again !== again || read.kind !== "bytes") return;
+        const data = read.data.subarray(0, Math.max(0, following.offset - offset));
+        again.feed(data);
+        offset += data.length;
+        await yieldToPage();
+      }
+    }
+    if (run.again !== again) return;
+    // what the run's reading took of these already: its findings and rejected lines
+    again.findings();
+    again.rejected();
+    run.status.close();
+    run.status = again;
+    run.again = null;
+    run.digested = digested;
+    run.series = new Series();
+  } catch {
+    if (run.again === again) {
+      again.close();
+      run.again = null;
+    }
+  } finally {
+    readingAgain -= 1;
+    scheduleDraw();
+  }
+}
+
 /** @type {[number, number] | null} */
 let zoom = null;
 
@@ -617,7 +717,7 @@ async function zoomEach(range) {
  * @param {[number, number]} range */
 async function readZoomed(run, range) {
   /** @type {Zoomed} */
-  const zoomed = { range, status: new core.Status({ name: run.path, digest: DIGEST, steps: range }), series: new Series(), fed: 0, done: false };
+  const zoomed = { range, status: new core.Status({ name: run.path, digest: DIGEST, steps: range, keys: digestPatterns }), series: new Series(), fed: 0, done: false };
   dropZoomed(run);
   run.zoomed = zoomed;
   const feed = (/** @type {Uint8Array} */ chunk) => {
@@ -1192,6 +1292,7 @@ async function readRun(run) {
   } finally {
     run.done = true;
   }
+  if (run.digested !== digestPatterns) void readAgain(run); // keys asked for while it was read
 }
 
 async function loadQueued() {
@@ -1252,7 +1353,8 @@ function newRun(name, unit, path, metrics, side, colour) {
     path,
     files: { metrics },
     side,
-    status: new core.Status({ name: path, digest: DIGEST, check: true }),
+    status: statusOf(path),
+    digested: digestPatterns,
     record: null,
     series: new Series(),
     findings: { listed: [], more: 0, summary: null },
@@ -1518,7 +1620,10 @@ function restart(run, following) {
   following.reading = null;
   following.offset = 0;
   run.status.close();
-  run.status = new core.Status({ name: run.path, digest: DIGEST, check: true });
+  run.again?.close();
+  run.again = null;
+  run.status = statusOf(run.path);
+  run.digested = digestPatterns;
   run.series = new Series();
   run.excerpts = new Map();
   run.findings = { listed: [], more: 0, summary: null };
@@ -1727,6 +1832,7 @@ setInterval(() => {
   for (const run of runs) if (run.done || (run.following && !run.following.busy)) renderStatus(run);
 }, 10_000);
 $of("metrics", HTMLInputElement).value = core.DEFAULT_PATTERNS;
+digestPatterns = core.DEFAULT_PATTERNS;
 $("core-version").textContent = `contract ${contractVersion}; the reader core: overbrainer's reference, compiled to WebAssembly`;
 const server = servedBy();
 if (server !== null) follow(server);

@@ -275,4 +275,40 @@ describe("the viewer served by overbrainer-contract serve", () => {
     assert.notEqual(await page.title(), "run");
     assert.deepEqual(problems, []);
   });
+
+  it("reads the runs again from the server for a key asked for outside the metrics patterns", async () => {
+    // a run whose logs hold a scalar no default pattern picks: its name listed, no point kept
+    const folder = join(sweep, "lr9", "seed1");
+    mkdirSync(folder, { recursive: true });
+    const logs = [1, 2, 3, 4, 5].map((step) => line({ event: "log", step, time: NOW - 500 + step, loss: 2 - step / 10, scalars: { acc: step / 8 } }));
+    writeFileSync(join(folder, "metrics.jsonl"), begin(5) + logs.join(""));
+    await untilStep(page, "lr9/seed1", 5);
+    await page.waitForSelector('#metric-keys button[data-key="acc"]');
+    await page.fill("#metrics", "loss,acc");
+    const drawn = await page.waitForFunction(
+      (name) => {
+        const acc = globalThis.overbrainerViewer.panels.get("acc");
+        const line = acc?.lines.find((each) => each.label === name);
+        if (line === undefined) return null;
+        return { steps: [...line.points.steps.subarray(0, line.points.length)], values: [...line.points.values.subarray(0, line.points.length)] };
+      },
+      "lr9/seed1",
+      { timeout: 30_000, polling: 50 },
+    );
+    assert.deepEqual(await drawn.jsonValue(), { steps: [1, 2, 3, 4, 5], values: [1, 2, 3, 4, 5].map((step) => step / 8) });
+    // every run read again is the same run: its row and the loss it draws as before
+    const record = statusOf(folder);
+    assert.equal((await rowOf(page, "lr9/seed1")).step, `${thousands(record.step)}/${thousands(record.max_steps)}`);
+    const loss = await page.evaluate(() => globalThis.overbrainerViewer.panels.get("loss").lines.map((each) => [each.label, [...each.points.values.subarray(0, each.points.length)]]));
+    assert.deepEqual(loss.find(([label]) => label === "lr9/seed1"), ["lr9/seed1", [1, 2, 3, 4, 5].map((step) => 2 - step / 10)]);
+    // and a line appended after it goes on to the new digest
+    appendFileSync(join(folder, "metrics.jsonl"), line({ event: "log", step: 6, time: NOW - 494, scalars: { acc: 0.75 } }));
+    await page.waitForFunction(
+      (name) => globalThis.overbrainerViewer.panels.get("acc")?.lines.find((each) => each.label === name)?.points.length === 6,
+      "lr9/seed1",
+      { timeout: 30_000, polling: 50 },
+    );
+    await page.fill("#metrics", core.DEFAULT_PATTERNS);
+    assert.deepEqual(problems, []);
+  });
 });
