@@ -319,14 +319,7 @@ impl Digest {
         match self.buckets.last_mut() {
             Some(last) if last.span == span => last.add(at, step, time, sample),
             _ => {
-                // grown by doubling, never past the one bucket over `most` that `fit` merges
-                if self.buckets.len() == self.buckets.capacity() {
-                    let room = (2 * self.buckets.len())
-                        .max(4)
-                        .min(self.most.saturating_add(1));
-                    self.buckets
-                        .reserve_exact(room.saturating_sub(self.buckets.len()).max(1));
-                }
+                self.room_for_one();
                 self.buckets.push(Bucket::new(span, at, step, time, sample));
             }
         }
@@ -361,8 +354,24 @@ impl Digest {
         for bucket in buckets {
             match self.buckets.last_mut() {
                 Some(last) if last.span == bucket.span => last.absorb(bucket),
-                _ => self.buckets.push(bucket),
+                _ => {
+                    self.room_for_one();
+                    self.buckets.push(bucket);
+                }
             }
+        }
+    }
+
+    /// Room for one bucket more. The buckets grow by an eighth (a few at least), never past
+    /// the one bucket over `most` that `fit` merges: a page holds a digest of every run of a
+    /// sweep, and a vector grown by doubling holds up to twice the buckets it has.
+    fn room_for_one(&mut self) {
+        let len = self.buckets.len();
+        if len == self.buckets.capacity() {
+            let room = (len + len / 8)
+                .max(len + 4)
+                .min(self.most.saturating_add(1));
+            self.buckets.reserve_exact(room.saturating_sub(len).max(1));
         }
     }
 
@@ -393,6 +402,9 @@ impl Digest {
             }
         }
         self.buckets.truncate(kept);
+        // about half as many buckets: the room they held given back, an eighth kept
+        self.buckets
+            .shrink_to((kept + kept / 8).min(self.most.saturating_add(1)));
     }
 
     /// The buckets, in the series' order.
@@ -671,6 +683,12 @@ mod tests {
     /// Every bucket checked against the points it covers, computed plainly.
     fn check(points: &Plain, digest: &Digest, most: usize) {
         assert!(digest.buckets().len() <= most.max(1));
+        // room for an eighth more buckets at most (a few at least), and never past `most` + 1
+        let (len, room) = (digest.buckets.len(), digest.buckets.capacity());
+        assert!(
+            room <= (len + (len / 8).max(4)).min(most.max(1) + 1),
+            "{room} for {len}"
+        );
         assert_eq!(digest.count(), points.len() as u64);
         assert_eq!(digest.shift(), least_shift(points, most.max(1)));
         let mut next = 0_u64;
