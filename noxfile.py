@@ -969,7 +969,8 @@ def js(session: nox.Session) -> None:
     # for wasm32-unknown-unknown, named by OVERBRAINER_WASM_CARGO, the glue and its
     # declarations by tsc); build.mjs's choice of a Rust on fake toolchains
     # (test/find-cargo.test.mjs); `check()`'s bounded findings, a gzip of millions of blank lines
-    # checked in a 64 MiB heap (test/check-bound.test.mjs); the tarball's exact files, its
+    # checked in a 64 MiB heap (test/check-bound.test.mjs); the module's memory grown by an
+    # eighth, not page by page (test/memory.test.mjs); the tarball's exact files, its
     # exports, the licence and the .wasm stripped (test/pack.test.mjs); the .wasm's size as
     # js/README.md states it (test/sizes.test.mjs, within 10 %); `npm publish
     # --dry-run` (its prepack build
@@ -1000,6 +1001,7 @@ def js(session: nox.Session) -> None:
             "test/check-bound.test.mjs",
             "test/digest.test.mjs",
             "test/find-cargo.test.mjs",
+            "test/memory.test.mjs",
             "test/pack.test.mjs",
             "test/pattern.test.mjs",
             "test/side.test.mjs",

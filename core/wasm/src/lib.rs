@@ -39,8 +39,14 @@ use std::cell::RefCell;
 mod names;
 mod pattern;
 mod reports;
+#[cfg(target_arch = "wasm32")]
+mod room;
 mod side;
 mod view;
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: room::Roomy = room::Roomy;
 
 use overbrainer_core::generated::{EXTRAS, FIELDS, NAMES, TAGS, TAG_FIELD};
 use overbrainer_core::scan::{answer, Answer, Consumer, Options, Part, Scan};
