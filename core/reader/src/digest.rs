@@ -17,6 +17,12 @@
 //! - a point costs `O(1)` (amortised: each doubling at least halves the buckets of steps in
 //!   order; there are at most 64), and a digest holds at most `most` buckets.
 //!
+//! While every point is a bucket of its own (at most `most` points, no two in a row at one
+//! step), the digest holds the points as they came, 24 bytes each, not as buckets (a bucket
+//! is 168 bytes whatever it holds): the runs of a sweep of thousands are mostly short, and a
+//! page holds every run's digests. The form is the series' own (the same however it is cut),
+//! and the buckets a point of it makes are those the points would make as buckets.
+//!
 //! Steps that go back (a run resumed from a checkpoint) begin a new bucket: a bucket is a run
 //! of consecutive points, never points gathered from far apart in the stream.
 //!
@@ -24,6 +30,7 @@
 //! (when the scan's [`crate::scan::Options::digest`] asks for them) and joined by the run's
 //! state ([`crate::status::RunState::digests`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::generated::TrainMetric;
@@ -279,15 +286,85 @@ impl Bucket {
     }
 }
 
+/// A point of a digest whose every point is a bucket of its own: its step, its line's time
+/// and its sample (a finite value, or a non-finite value's or a gap's bits, `LONE_GAP` for a
+/// gap: the bits compare exactly, as a bucket's marks do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lone {
+    step: u64,
+    time: u64,
+    sample: u64,
+}
+
+/// A gap's bits among a lone point's samples: a NaN that no NaN the core reads has (its
+/// `"NaN"` is the one `f64::NAN`), never computed with, only compared.
+const LONE_GAP: u64 = 0x7ff4_0000_0000_0001;
+
+impl Lone {
+    fn new(step: u64, time: f64, sample: Sample) -> Self {
+        let sample = match sample {
+            Sample::Number(value) => value.to_bits(),
+            Sample::NaN => f64::NAN.to_bits(),
+            Sample::Infinity => f64::INFINITY.to_bits(),
+            Sample::NegInfinity => f64::NEG_INFINITY.to_bits(),
+            Sample::Gap => LONE_GAP,
+        };
+        Self {
+            step,
+            time: time.to_bits(),
+            sample,
+        }
+    }
+
+    fn sample(self) -> Sample {
+        let value = f64::from_bits(self.sample);
+        if value.is_finite() {
+            Sample::Number(value)
+        } else if self.sample == LONE_GAP {
+            Sample::Gap
+        } else if value.is_nan() {
+            Sample::NaN
+        } else if value > 0.0 {
+            Sample::Infinity
+        } else {
+            Sample::NegInfinity
+        }
+    }
+
+    fn time(self) -> f64 {
+        f64::from_bits(self.time)
+    }
+
+    /// The bucket it is, at place `at` of the series (at width 1: its span is its step).
+    fn bucket(self, at: u64) -> Bucket {
+        Bucket::new(self.step, at, self.step, self.time(), self.sample())
+    }
+}
+
 /// A series digested: at most `most` buckets of `2^shift` steps each.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Digest {
     most: usize,
     /// The width's power of two (64: every step in one span).
     shift: u32,
+    /// The points as they came, while each is a bucket of its own (at width 1); the buckets
+    /// after (`bucketed`).
+    lone: Vec<Lone>,
     buckets: Vec<Bucket>,
+    bucketed: bool,
     /// Points folded.
     count: u64,
+}
+
+/// The room a vector of `len` items grows to for one more: an eighth more (a few at least),
+/// never past `most` + 1 (a page holds a digest of every run of a sweep, and a vector grown
+/// by doubling holds up to twice what it has).
+fn room_for_one<T>(items: &mut Vec<T>, most: usize) {
+    let len = items.len();
+    if len == items.capacity() {
+        let room = (len + len / 8).max(len + 4).min(most.saturating_add(1));
+        items.reserve_exact(room.saturating_sub(len).max(1));
+    }
 }
 
 /// The span of `step` at a width of `2^shift` steps.
@@ -306,7 +383,9 @@ impl Digest {
         Self {
             most: most.max(1),
             shift: 0,
+            lone: Vec::new(),
             buckets: Vec::new(),
+            bucketed: false,
             count: 0,
         }
     }
@@ -315,12 +394,23 @@ impl Digest {
     pub fn push(&mut self, step: u64, time: f64, sample: Sample) {
         let at = self.count;
         self.count += 1;
+        let points = &mut self.lone;
+        if !self.bucketed
+            && points.len() < self.most
+            && points.last().map_or(true, |last| last.step != step)
+        {
+            room_for_one(points, self.most);
+            points.push(Lone::new(step, time, sample));
+            return;
+        }
+        let most = self.most;
         let span = span_of(step, self.shift);
-        match self.buckets.last_mut() {
+        let buckets = self.buckets_mut();
+        match buckets.last_mut() {
             Some(last) if last.span == span => last.add(at, step, time, sample),
             _ => {
-                self.room_for_one();
-                self.buckets.push(Bucket::new(span, at, step, time, sample));
+                room_for_one(buckets, most);
+                buckets.push(Bucket::new(span, at, step, time, sample));
             }
         }
         self.fit();
@@ -328,50 +418,72 @@ impl Digest {
 
     /// The points after this digest's, digested apart (from their own place 0): joined.
     pub fn then(&mut self, later: Self) {
+        if !self.bucketed && !later.bucketed {
+            let (points, more) = (&mut self.lone, &later.lone);
+            let apart = match (points.last(), more.first()) {
+                (Some(last), Some(first)) => last.step != first.step,
+                _ => true,
+            };
+            if apart && points.len() + more.len() <= self.most {
+                points.reserve_exact(more.len());
+                points.extend_from_slice(more);
+                self.count += later.count;
+                return;
+            }
+        }
         let before = self.count;
         self.count += later.count;
         let shift = self.shift.max(later.shift);
         self.coarsen(shift);
+        let (later_shift, later_count) = (later.shift, later.count);
         let buckets = later
-            .buckets
+            .into_buckets()
             .into_iter()
             .map(|bucket| bucket.shifted(before))
             .collect();
         let mut later = Self {
             most: self.most,
-            shift: later.shift,
+            shift: later_shift,
+            lone: Vec::new(),
             buckets,
-            count: later.count,
+            bucketed: true,
+            count: later_count,
         };
         later.coarsen(shift);
-        self.join(later.buckets);
+        self.join(later.into_buckets());
         self.fit();
+    }
+
+    /// The buckets, made of the lone points if they are held so.
+    fn buckets_mut(&mut self) -> &mut Vec<Bucket> {
+        if !self.bucketed {
+            let points = std::mem::take(&mut self.lone);
+            let len = points.len();
+            self.buckets = Vec::with_capacity((len + (len / 8).max(4)).min(self.most + 1));
+            self.buckets
+                .extend((0..).zip(points).map(|(at, point)| point.bucket(at)));
+            self.bucketed = true;
+        }
+        &mut self.buckets
+    }
+
+    fn into_buckets(mut self) -> Vec<Bucket> {
+        std::mem::take(self.buckets_mut())
     }
 
     /// The buckets after these, at the same width: the first joined to the last of these
     /// when they share a span.
-    fn join(&mut self, buckets: Vec<Bucket>) {
-        for bucket in buckets {
-            match self.buckets.last_mut() {
+    fn join(&mut self, later: Vec<Bucket>) {
+        let most = self.most;
+        let buckets = self.buckets_mut();
+        for bucket in later {
+            match buckets.last_mut() {
                 Some(last) if last.span == bucket.span => last.absorb(bucket),
                 _ => {
-                    self.room_for_one();
-                    self.buckets.push(bucket);
+                    room_for_one(buckets, most);
+                    buckets.push(bucket);
                 }
             }
-        }
-    }
-
-    /// Room for one bucket more. The buckets grow by an eighth (a few at least), never past
-    /// the one bucket over `most` that `fit` merges: a page holds a digest of every run of a
-    /// sweep, and a vector grown by doubling holds up to twice the buckets it has.
-    fn room_for_one(&mut self) {
-        let len = self.buckets.len();
-        if len == self.buckets.capacity() {
-            let room = (len + len / 8)
-                .max(len + 4)
-                .min(self.most.saturating_add(1));
-            self.buckets.reserve_exact(room.saturating_sub(len).max(1));
         }
     }
 
@@ -389,28 +501,35 @@ impl Digest {
             return;
         }
         self.shift = shift;
+        let most = self.most;
+        let buckets = self.buckets_mut();
         let mut kept = 0;
-        for read in 0..self.buckets.len() {
-            let span = span_of(bucket_step(&self.buckets[read]), shift);
-            if kept > 0 && self.buckets[kept - 1].span == span {
-                let bucket = std::mem::replace(&mut self.buckets[read], Bucket::EMPTY);
-                self.buckets[kept - 1].absorb(bucket);
+        for read in 0..buckets.len() {
+            let span = span_of(bucket_step(&buckets[read]), shift);
+            if kept > 0 && buckets[kept - 1].span == span {
+                let bucket = std::mem::replace(&mut buckets[read], Bucket::EMPTY);
+                buckets[kept - 1].absorb(bucket);
             } else {
-                self.buckets[read].span = span;
-                self.buckets.swap(kept, read);
+                buckets[read].span = span;
+                buckets.swap(kept, read);
                 kept += 1;
             }
         }
-        self.buckets.truncate(kept);
+        buckets.truncate(kept);
         // about half as many buckets: the room they held given back, an eighth kept
-        self.buckets
-            .shrink_to((kept + kept / 8).min(self.most.saturating_add(1)));
+        buckets.shrink_to((kept + kept / 8).min(most.saturating_add(1)));
     }
 
-    /// The buckets, in the series' order.
+    /// The buckets, in the series' order (made of the points, when each is its own).
     #[must_use]
-    pub fn buckets(&self) -> &[Bucket] {
-        &self.buckets
+    pub fn buckets(&self) -> Cow<'_, [Bucket]> {
+        if self.bucketed {
+            return Cow::Borrowed(&self.buckets);
+        }
+        (0..)
+            .zip(self.lone.iter())
+            .map(|(at, point)| point.bucket(at))
+            .collect()
     }
 
     /// The width of a bucket's span, as a power of two (64: one span).
@@ -428,7 +547,28 @@ impl Digest {
     /// Every point drawn, in the series' order.
     #[must_use]
     pub fn drawn(&self) -> Vec<(Point, Sample)> {
-        self.buckets.iter().flat_map(Bucket::drawn).collect()
+        if self.bucketed {
+            return self.buckets.iter().flat_map(Bucket::drawn).collect();
+        }
+        (0..)
+            .zip(self.lone.iter())
+            .map(|(at, point)| {
+                let sample = point.sample();
+                let value = match sample {
+                    Sample::Number(value) => value,
+                    Sample::Infinity => f64::INFINITY,
+                    Sample::NegInfinity => f64::NEG_INFINITY,
+                    Sample::NaN | Sample::Gap => f64::NAN,
+                };
+                let point = Point {
+                    at,
+                    step: point.step,
+                    time: point.time(),
+                    value,
+                };
+                (point, sample)
+            })
+            .collect()
     }
 }
 
@@ -683,16 +823,30 @@ mod tests {
     /// Every bucket checked against the points it covers, computed plainly.
     fn check(points: &Plain, digest: &Digest, most: usize) {
         assert!(digest.buckets().len() <= most.max(1));
-        // room for an eighth more buckets at most (a few at least), and never past `most` + 1
-        let (len, room) = (digest.buckets.len(), digest.buckets.capacity());
+        // room for an eighth more buckets (or points) at most, a few at least, and never past
+        // `most` + 1
+        let (len, room) = if digest.bucketed {
+            (digest.buckets.len(), digest.buckets.capacity())
+        } else {
+            (digest.lone.len(), digest.lone.capacity())
+        };
         assert!(
             room <= (len + (len / 8).max(4)).min(most.max(1) + 1),
             "{room} for {len}"
         );
+        // the points as they came exactly when each is a bucket of its own
+        let lone = points.len() <= most.max(1) && points.windows(2).all(|two| two[0].0 != two[1].0);
+        assert_eq!(!digest.bucketed, lone);
+        let drawn: Vec<(Point, Sample)> = digest.buckets().iter().flat_map(Bucket::drawn).collect();
+        assert_eq!(
+            format!("{:?}", digest.drawn()),
+            format!("{drawn:?}"),
+            "drawn as its buckets draw"
+        );
         assert_eq!(digest.count(), points.len() as u64);
         assert_eq!(digest.shift(), least_shift(points, most.max(1)));
         let mut next = 0_u64;
-        for bucket in digest.buckets() {
+        for bucket in digest.buckets().iter() {
             assert_eq!(bucket.from, next, "the buckets cover the series in order");
             next = bucket.to + 1;
             let covered: Vec<(u64, u64, Sample)> = (bucket.from..=bucket.to)
@@ -809,7 +963,7 @@ mod tests {
                         other => (*step, *other),
                     })
                     .collect();
-                for most in [1, 2, 7, 64, 300] {
+                for most in [1, 2, 7, 64, 300, 5000] {
                     check(&points, &digest(&points, most), most);
                     check(&levels, &digest(&levels, most), most);
                 }
@@ -820,8 +974,11 @@ mod tests {
     #[test]
     fn the_same_digest_however_the_series_is_cut() {
         let points = series(7, 3000, 2, true);
-        for most in [5, 64, 256] {
+        // the last two: every point a bucket of its own, held as they came
+        for most in [5, 64, 256, 3000, 4096] {
             let whole = digest(&points, most);
+            check(&points, &whole, most);
+            assert_eq!(!whole.bucketed, most >= 3000);
             for size in [1, 2, 17, 500, 2999] {
                 let mut joined = Digest::new(most);
                 for part in points.chunks(size) {
