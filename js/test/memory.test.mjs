@@ -12,7 +12,6 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const WASM = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "overbrainer_core.wasm");
-const PAGE = 64 * 1024;
 
 test("the module's memory grows by an eighth, not a page at a time, past 16 MiB", async () => {
   const { instance } = await WebAssembly.instantiate(await readFile(WASM), {});

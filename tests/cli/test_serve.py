@@ -181,8 +181,75 @@ def test_one_answer_holds_at_most_a_block(server: Server, sweep: Path) -> None:
     assert headers["content-range"] == f"bytes 0-{BLOCK - 1}/{size}"
 
 
+def _parts(body: bytes) -> list[tuple[dict[str, object], bytes]]:
+    """An `/api/parts` answer read as the page reads it: each header line and its bytes."""
+    parts = []
+    at = 0
+    while at < len(body):
+        end = body.index(b"\n", at)
+        head = json.loads(body[at:end])
+        length = int(head.get("length", 0))
+        parts.append((head, body[end + 1 : end + 1 + length]))
+        at = end + 1 + length
+    return parts
+
+
+def test_several_files_parts_in_one_answer(server: Server, sweep: Path) -> None:
+    a, b = _file_id(server, "a"), _file_id(server, "b")
+    data = (sweep / "a" / "metrics.jsonl").read_bytes()
+    asked = f"/api/parts?at={a}:10&at={b}:0&at={a}:{len(data)}&at=f999999:0"
+    status, headers, body = server.ask(asked)
+    assert status == 200, body
+    assert headers["content-type"] == "application/octet-stream"
+    assert _parts(body) == [
+        ({"id": a, "kind": "bytes", "size": len(data), "length": len(data) - 10}, data[10:]),
+        ({"id": b, "kind": "bytes", "size": len(data), "length": len(data)}, data),
+        ({"id": a, "kind": "end", "size": len(data)}, b""),
+        ({"id": "f999999", "kind": "gone"}, b""),
+    ]
+    # removed since the listing: gone, as a file's own answer says it (404)
+    (sweep / "b" / "metrics.jsonl").unlink()
+    assert _parts(server.ask(f"/api/parts?at={b}:0")[2]) == [({"id": b, "kind": "gone"}, b"")]
+
+
+def test_the_parts_of_one_answer_hold_at_most_a_block(server: Server, sweep: Path) -> None:
+    big = sweep / "a" / "metrics.jsonl"
+    body = "".join(LINE % step for step in range(1, 80_000))
+    big.write_text(body)  # about 4.8 MiB: more than one block
+    a = _file_id(server, "a")
+    status, _, answer = server.ask(f"/api/parts?at={a}:0&at={a}:0")
+    assert status == 200
+    (first, data), (second, rest) = _parts(answer)
+    assert first == {"id": a, "kind": "bytes", "size": len(body), "length": 4 << 20}
+    assert data == body.encode()[: 4 << 20]
+    assert (second, rest) == ({"id": a, "kind": "later"}, b"")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "?at=",
+        "?at=f1",
+        "?at=f1:-1",
+        "?at=f1:1e3",
+        "?at=../../secret.txt:0",
+        "?at=f1:0&path=/etc/passwd",
+        "?at=F1:0",
+        "?at=f1:0%00",
+        "?" + "&".join(["at=f1:0"] * 65),
+    ],
+)
+def test_parts_asked_otherwise_are_refused(server: Server, query: str) -> None:
+    status, _, body = server.ask(f"/api/parts{query}")
+    assert status == 400
+    assert b"?at=ID:OFFSET" in body
+    assert SECRET.encode() not in body
+
+
 def test_the_token_is_needed_everywhere(server: Server) -> None:
-    for target in ("/", "/api/runs", f"/api/files/{_file_id(server, 'a')}"):
+    parts = f"/api/parts?at={_file_id(server, 'a')}:0"
+    for target in ("/", "/api/runs", f"/api/files/{_file_id(server, 'a')}", parts):
         status, _, body = server.ask(target, token=False)
         assert (status, body) == (403, b"a token is needed: open the address that serve printed\n")
         wrong = {"Authorization": "Bearer " + "x" * len(server.token)}

@@ -226,7 +226,8 @@ def _rss(pid: int) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
-def test_slow_readers_hold_a_bounded_memory(tmp_path: Path) -> None:
+@pytest.mark.parametrize("route", ["files", "parts"])
+def test_slow_readers_hold_a_bounded_memory(tmp_path: Path, route: str) -> None:
     from overbrainer_contract.serve.files import BLOCK
 
     sweep = _sweep(tmp_path)
@@ -239,8 +240,12 @@ def test_slow_readers_hold_a_bounded_memory(tmp_path: Path) -> None:
         file_id = next(iter(e["metrics"]["id"] for e in server.runs() if e["name"] == "a"))  # type: ignore[index]
         server.ask(f"/api/files/{file_id}", headers={"Range": "bytes=0-"})  # warm up
         before = _rss(server.process.pid)
+        # a file's own answer, or the same file's part (twice: the second is asked again)
+        target = f"/api/files/{file_id}" if route == "files" else f"/api/parts?at={file_id}:0"
+        if route == "parts":
+            target += f"&at={file_id}:0"
         request = (
-            f"GET /api/files/{file_id} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             f"Authorization: Bearer {server.token}\r\nRange: bytes=0-\r\n\r\n"
         ).encode()
         for _ in range(readers):

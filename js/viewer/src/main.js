@@ -1567,8 +1567,9 @@ $("clear").addEventListener("click", () => {
  * listing that changed, and look again at least every IDLE_WAIT ms. */
 const LISTING_EVERY = 500;
 const IDLE_WAIT = 1000;
-/** Runs served read at the same time (requests in flight). */
-const READERS = 4;
+/** Runs served read at the same time: their reads go to the server together (served.js), a
+ * request for many runs. */
+const READERS = 32;
 
 /** What a followed run's card says of its file: the latest change, in `watch`'s words.
  * @param {Run} run

@@ -1,8 +1,14 @@
 // The page served by `overbrainer-contract serve`: what it asks the server, and nothing of what
 // the runs mean. The server hands out bytes only: a listing of the runs (each file an id, its
-// size and when it was written) and a file's bytes from an offset, by `Range: bytes=N-` (at
-// most 4 MiB an answer). Every request carries the token of the page's address. What the
+// size and when it was written) and files' bytes from offsets, several files in one answer
+// (`/api/parts`, at most 4 MiB an answer): the reads asked for while a request is under way
+// go together in the next one, so that a sweep of thousands of runs costs a few hundred
+// requests, not one a run. Every request carries the token of the page's address. What the
 // bytes say is read by the core, as for a file opened from disk (main.js).
+
+/** The most files one request asks for (the server's `MANY`), and the requests under way. */
+const MANY = 64;
+const SENDING = 2;
 
 /** A file of the listing: its id (bound by the server to that very file), name, size now and
  * when it was written (ms since the epoch).
@@ -31,9 +37,35 @@ export function servedBy() {
   return new Server(new URL(meta.content, location.href), token);
 }
 
+/** A read asked for and not answered yet.
+ * @typedef {{ id: string, offset: number, resolve: (read: Read) => void, reject: (error: unknown) => void }} Asked */
+
+const decoder = new TextDecoder();
+
+/** The parts of an `/api/parts` answer: each a header line of JSON (`{id, kind, size,
+ * length}`), then the `length` bytes it announces.
+ * @param {Uint8Array<ArrayBuffer>} body
+ * @returns {{ head: { id: string, kind: string, size?: number, length?: number }, data: Uint8Array<ArrayBuffer> }[]} */
+function partsOf(body) {
+  const parts = [];
+  for (let at = 0; at < body.length; ) {
+    const end = body.indexOf(10, at);
+    if (end < 0) throw new Error("the server's answer ends inside a part's header");
+    const head = JSON.parse(decoder.decode(body.subarray(at, end)));
+    const length = Number(head.length ?? 0);
+    if (end + 1 + length > body.length) throw new Error("the server's answer ends inside a part's bytes");
+    parts.push({ head, data: body.subarray(end + 1, end + 1 + length) });
+    at = end + 1 + length;
+  }
+  return parts;
+}
+
 export class Server {
   /** @type {string | null} the listing's ETag: an unchanged listing is answered 304 */
   #etag = null;
+  /** @type {Asked[]} the reads to ask for in the next request */
+  #asked = [];
+  #sending = 0;
 
   /** @param {URL} base @param {string} token */
   constructor(base, token) {
@@ -60,18 +92,45 @@ export class Server {
     return /** @type {Listing} */ (await answer.json());
   }
 
-  /** A file's bytes from `offset` (at most what one answer holds).
+  /** A file's bytes from `offset` (at most what one answer holds): asked for with the other
+   * reads asked meanwhile, in one request.
    * @param {string} id
    * @param {number} offset
    * @returns {Promise<Read>} */
-  async read(id, offset) {
-    const answer = await this.#ask(`files/${encodeURIComponent(id)}`, { Range: `bytes=${offset}-` });
-    const range = answer.headers.get("Content-Range") ?? "";
-    const size = Number(range.slice(range.lastIndexOf("/") + 1));
-    if (answer.status === 404) return { kind: "gone" };
-    if (answer.status === 416) return { kind: "end", size };
-    if (answer.status !== 206) throw new Error(`a file of the server: ${answer.status} ${(await answer.text()).trim()}`);
-    return { kind: "bytes", data: new Uint8Array(await answer.arrayBuffer()), size };
+  read(id, offset) {
+    return new Promise((resolve, reject) => {
+      this.#asked.push({ id, offset, resolve, reject });
+      if (this.#sending < SENDING) {
+        this.#sending += 1;
+        // the reads asked in this turn of the page go in one request
+        setTimeout(() => void this.#send(), 0);
+      }
+    });
+  }
+
+  async #send() {
+    while (this.#asked.length > 0) {
+      const batch = this.#asked.splice(0, MANY);
+      const query = batch.map(({ id, offset }) => `at=${encodeURIComponent(id)}:${offset}`).join("&");
+      try {
+        const answer = await this.#ask(`parts?${query}`);
+        if (!answer.ok) throw new Error(`the server's files: ${answer.status} ${(await answer.text()).trim()}`);
+        const parts = partsOf(new Uint8Array(await answer.arrayBuffer()));
+        if (parts.length !== batch.length || parts.some(({ head }, at) => head.id !== batch[at].id)) {
+          throw new Error("the server's answer is not of the files asked for");
+        }
+        parts.forEach(({ head, data }, at) => {
+          const asked = batch[at];
+          if (head.kind === "bytes") asked.resolve({ kind: "bytes", data, size: Number(head.size) });
+          else if (head.kind === "end") asked.resolve({ kind: "end", size: Number(head.size) });
+          else if (head.kind === "gone") asked.resolve({ kind: "gone" });
+          else this.#asked.push(asked); // the answer was full: asked for again
+        });
+      } catch (error) {
+        for (const asked of batch) asked.reject(error);
+      }
+    }
+    this.#sending -= 1;
   }
 
   /** A side file (`snapshot.json`, `snapshot.request`) as a File: its bytes, its name, when it

@@ -12,9 +12,11 @@ Who may ask:
   IP address, this machine's own names and those given with `--allow-host`.
 
 What may be asked: GET and HEAD (405 for any other method, before anything else is
-looked at) of `/` (the page), `/api/runs` (the listing) and `/api/files/<id>` (a file
-found, by the id the listing gave, from an offset: `Range: bytes=N-`). No path is taken
-from a request, no folder is listed: any other path is 404.
+looked at) of `/` (the page), `/api/runs` (the listing), `/api/files/<id>` (a file
+found, by the id the listing gave, from an offset: `Range: bytes=N-`) and
+`/api/parts?at=<id>:<offset>&at=...` (several files from their offsets in one answer, for a
+page following thousands of runs: a request each would cost more than the bytes). No path
+is taken from a request, no folder is listed: any other path is 404.
 
 Every answer is `no-store`, `nosniff` and `no-referrer` (the token is in the page's
 address); the page's Content-Security-Policy is its own (the one in its `<meta>`), which
@@ -27,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import ipaddress
+import json
 import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable
@@ -36,7 +39,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from .door import Door
-from .files import CHUNK, Gone, Opened
+from .files import BLOCK, CHUNK, Gone, Opened
 from .listing import Listing
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -53,6 +56,13 @@ LOOPBACK_NAMES = frozenset({"localhost"})
 _RANGE = re.compile(r"bytes=(?:([0-9]+)-([0-9]*)|-([0-9]+))\Z", re.ASCII)
 """The one range of bytes served: `bytes=N-`, `bytes=N-M` or the last N, `bytes=-N`."""
 ONE_RANGE = "only one range of bytes, as bytes=N-, bytes=N-M or bytes=-N"
+
+MANY = 64
+"""The most files one `/api/parts` answer holds parts of."""
+
+_PART = re.compile(r"(f[0-9]{1,18}):([0-9]{1,16})\Z", re.ASCII)
+"""A part asked for: a file's id and the offset its bytes are read from."""
+PARTS = f"parts are asked as ?at=ID:OFFSET (a listing's file id, a byte offset), 1 to {MANY}"
 
 
 def is_loopback(host: str) -> bool:
@@ -218,6 +228,18 @@ def make_app(
         finally:
             opened.close()
 
+    async def parts_route(request: web.Request) -> web.StreamResponse:
+        asked = []
+        for value in request.query.getall("at", []):
+            found = _PART.match(value)
+            if found is None:
+                return refusal(400, PARTS)
+            asked.append((found.group(1), int(found.group(2))))
+        others = [key for key in request.query if key not in ("at", "token")]
+        if not asked or len(asked) > MANY or others:
+            return refusal(400, PARTS)
+        return await _parts(request, listing, asked)
+
     async def on_cleanup(_: web.Application) -> None:
         scans.shutdown(wait=False, cancel_futures=True)
 
@@ -227,6 +249,7 @@ def make_app(
     app.router.add_get("/", page_route)
     app.router.add_get("/api/runs", runs_route)
     app.router.add_get(r"/api/files/{id:f[0-9]+}", file_route)
+    app.router.add_get("/api/parts", parts_route)
     return app
 
 
@@ -264,6 +287,66 @@ async def _answer(
         except ConnectionError:  # the asker went away: nothing more to write
             return response
         at += len(data)
+    await response.write_eof()
+    return response
+
+
+async def _parts(
+    request: web.Request, listing: Listing, asked: list[tuple[str, int]]
+) -> web.StreamResponse:
+    """Each file asked for, in order, from its offset: a header line of JSON, then the bytes
+    it announces. The header is `{"id", "kind": "bytes", "size", "length"}` (`length` bytes
+    follow), `{"id", "kind": "end", "size"}` (the offset at or past the end),
+    `{"id", "kind": "gone"}` (no such file at its path now: list the runs again) or
+    `{"id", "kind": "later"}` (the answer full: ask again). The bytes of all the parts are at
+    most `BLOCK`; one file is open at a time, its bytes written `CHUNK` at a time as the asker
+    reads them. A file cut shorter while it is written ends the answer short, its connection
+    closed, as a file's own answer does."""
+    response = web.StreamResponse(status=200)
+    response.content_type = "application/octet-stream"
+    await response.prepare(request)
+    if request.method == "HEAD":
+        return response
+    loop = asyncio.get_running_loop()
+    room = BLOCK
+    for file_id, offset in asked:
+        head: dict[str, object] = {"id": file_id, "kind": "later"}
+        served = listing.served(file_id)
+        opened = None
+        if room > 0:
+            head["kind"] = "gone"
+            if served is not None:
+                try:
+                    opened = await loop.run_in_executor(None, Opened, served)
+                except Gone:
+                    opened = None
+        length = 0
+        try:
+            if opened is not None:
+                start, end = opened.span(offset, offset + room)
+                length = end - start
+                head.update(kind="bytes" if length else "end", size=opened.size)
+                if length:
+                    head["length"] = length
+            await response.write(json.dumps(head).encode() + b"\n")
+            at, stop = offset, offset + length
+            while opened is not None and at < stop:
+                try:
+                    data = await loop.run_in_executor(None, opened.read, at, min(CHUNK, stop - at))
+                except Gone:
+                    data = b""
+                if not data:  # cut shorter meanwhile: the answer ends short
+                    if request.transport is not None:
+                        request.transport.close()
+                    return response
+                await response.write(data)
+                at += len(data)
+            room -= length
+        except ConnectionError:  # the asker went away: nothing more to write
+            return response
+        finally:
+            if opened is not None:
+                opened.close()
     await response.write_eof()
     return response
 
