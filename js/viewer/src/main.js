@@ -1569,7 +1569,7 @@ const LISTING_EVERY = 500;
 const IDLE_WAIT = 1000;
 /** Runs served read at the same time: their reads go to the server together (served.js), a
  * request for many runs. */
-const READERS = 32;
+const READERS = 64;
 
 /** What a followed run's card says of its file: the latest change, in `watch`'s words.
  * @param {Run} run
