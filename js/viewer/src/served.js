@@ -126,11 +126,27 @@ export class Server {
           else if (head.kind === "gone") asked.resolve({ kind: "gone" });
           else this.#asked.push(asked); // the answer was full: asked for again
         });
-      } catch (error) {
-        for (const asked of batch) asked.reject(error);
+      } catch {
+        // one file's trouble (cut shorter while it was written, say) is not the others': each
+        // asked for alone, as its own answer
+        for (const asked of batch) this.#readOne(asked.id, asked.offset).then(asked.resolve, asked.reject);
       }
     }
     this.#sending -= 1;
+  }
+
+  /** A file's bytes from `offset`, in an answer of its own (`Range: bytes=N-`).
+   * @param {string} id
+   * @param {number} offset
+   * @returns {Promise<Read>} */
+  async #readOne(id, offset) {
+    const answer = await this.#ask(`files/${encodeURIComponent(id)}`, { Range: `bytes=${offset}-` });
+    const range = answer.headers.get("Content-Range") ?? "";
+    const size = Number(range.slice(range.lastIndexOf("/") + 1));
+    if (answer.status === 404) return { kind: "gone" };
+    if (answer.status === 416) return { kind: "end", size };
+    if (answer.status !== 206) throw new Error(`a file of the server: ${answer.status} ${(await answer.text()).trim()}`);
+    return { kind: "bytes", data: new Uint8Array(await answer.arrayBuffer()), size };
   }
 
   /** A side file (`snapshot.json`, `snapshot.request`) as a File: its bytes, its name, when it

@@ -195,6 +195,40 @@ describe("the viewer served by overbrainer-contract serve", () => {
     assert.equal(await page.locator('#run-table tr[data-run="lr4/seed1"]').getAttribute("class").then((value) => (value ?? "").split(" ").includes("alerted")), true);
   });
 
+  it("asks file by file when an answer for many files fails", async () => {
+    // every answer for many files broken off, as by a file cut shorter while it was written
+    const asked = [];
+    const broken = (route) => {
+      asked.push(route.request().url());
+      return route.abort("connectionreset");
+    };
+    const alone = [];
+    const seen = (request) => {
+      if (new URL(request.url()).pathname.includes("/api/files/")) alone.push(request.url());
+    };
+    await page.route("**/api/parts?**", broken);
+    page.on("request", seen);
+    try {
+      appendFileSync(join(sweep, "lr2", "seed1", "metrics.jsonl"), log(31));
+      const folder = join(sweep, "lr5", "seed1");
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, "metrics.jsonl"), live(4));
+      await untilStep(page, "lr2/seed1", 31);
+      await untilStep(page, "lr5/seed1", 4);
+      assert.ok(asked.length > 0, "the reads were asked for together first");
+      assert.ok(alone.length >= 2, `each file then asked for alone: ${alone.join(", ")}`);
+      assert.equal((await rowOf(page, "lr5/seed1")).step, `${thousands(statusOf(folder).step)}/100`);
+    } finally {
+      page.off("request", seen);
+      await page.unroute("**/api/parts?**", broken);
+    }
+    // what the browser logs of the answers broken off here: nothing else
+    const reset = "Failed to load resource: net::ERR_CONNECTION_RESET";
+    assert.ok(problems.includes(reset));
+    problems.splice(0, problems.length, ...problems.filter((problem) => problem !== reset));
+    assert.deepEqual(problems, []);
+  });
+
   it("says a file rotated and reads the new one from its start", async () => {
     const folder = join(sweep, "lr1", "seed1");
     const path = join(folder, "metrics.jsonl");
