@@ -222,6 +222,9 @@ function scheduleDraw() {
   requestAnimationFrame(() => {
     drawPending = false;
     redrawing = true;
+    // a redraw begun while runs were read again drew their old points, even when the reading
+    // ended before the redraw did
+    const settled = readingAgain === 0;
     void drawPanels(redraw).finally(() => {
       redrawing = false;
       if (drawAgain) {
@@ -231,7 +234,8 @@ function scheduleDraw() {
       }
       // the panels show the page as it is now (for tests: `data-drawn` counts such redraws);
       // not while runs are read again for keys asked for, whose points are still to come
-      if (readingAgain === 0) $("panels").dataset.drawn = String(Number($("panels").dataset.drawn || 0) + 1);
+      if (settled && readingAgain === 0) $("panels").dataset.drawn = String(Number($("panels").dataset.drawn || 0) + 1);
+      else if (readingAgain === 0) scheduleDraw();
     });
   });
 }

@@ -676,6 +676,8 @@ describe("the viewer's legend, run filter, smoothing and tooltip", () => {
     await page.setInputFiles("#folder", folder);
     await idle(page, 4);
     await redrawn(page, () => page.fill("#metrics", "x"));
+    // `x` is no metric the runs were read for: drawn once each run is read again for it
+    await page.waitForFunction(() => globalThis.overbrainerViewer.panels.get("x")?.lines.length === 4);
     return page;
   }
 
