@@ -225,6 +225,20 @@ def test_the_parts_of_one_answer_hold_at_most_a_block(server: Server, sweep: Pat
     assert (second, rest) == ({"id": a, "kind": "later"}, b"")
 
 
+def test_the_listing_says_how_many_files_one_answer_holds(server: Server) -> None:
+    status, _, body = server.ask("/api/runs")
+    most = json.loads(body)["parts"]
+    assert status == 200
+    assert isinstance(most, int)
+    assert most > 1
+    a = _file_id(server, "a")
+    status, _, answer = server.ask("/api/parts?" + "&".join([f"at={a}:0"] * most))
+    assert status == 200
+    assert [head["id"] for head, _ in _parts(answer)] == [a] * most
+    status, _, _ = server.ask("/api/parts?" + "&".join([f"at={a}:0"] * (most + 1)))
+    assert status == 400
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -225,6 +225,18 @@ def _rss(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+def _files_open(pid: int, folder: Path) -> int:
+    """How many files under `folder` process `pid` holds open (/proc/PID/fd)."""
+    held = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed meanwhile
+            continue
+        held += target.startswith(f"{folder.resolve()}/") and Path(target).is_file()
+    return held
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 @pytest.mark.parametrize("route", ["files", "parts"])
 def test_slow_readers_hold_a_bounded_memory(tmp_path: Path, route: str) -> None:
@@ -237,13 +249,15 @@ def test_slow_readers_hold_a_bounded_memory(tmp_path: Path, route: str) -> None:
     readers = 50
     held: list[socket.socket] = []
     try:
-        file_id = next(iter(e["metrics"]["id"] for e in server.runs() if e["name"] == "a"))  # type: ignore[index]
+        ids = {e["name"]: e["metrics"]["id"] for e in server.runs()}  # type: ignore[index]
+        file_id = ids["a"]
         server.ask(f"/api/files/{file_id}", headers={"Range": "bytes=0-"})  # warm up
         before = _rss(server.process.pid)
-        # a file's own answer, or the same file's part (twice: the second is asked again)
+        # a file's own answer, or that file's part then b's and a's again (the answer is
+        # full after a's: they are to be asked again, and never opened)
         target = f"/api/files/{file_id}" if route == "files" else f"/api/parts?at={file_id}:0"
         if route == "parts":
-            target += f"&at={file_id}:0"
+            target += f"&at={ids['b']}:0&at={file_id}:0"
         request = (
             f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             f"Authorization: Bearer {server.token}\r\nRange: bytes=0-\r\n\r\n"
@@ -264,6 +278,8 @@ def test_slow_readers_hold_a_bounded_memory(tmp_path: Path, route: str) -> None:
         # each answer is written as its reader reads: one chunk read from the file and
         # what the transport holds before it waits (64 KiB each), far under 512 KiB
         assert during - before <= readers * (512 << 10) + (16 << 20), (before, during)
+        # and holds one file open: the one it is writing
+        assert _files_open(server.process.pid, sweep) == readers
         for connection in held:
             connection.close()
         held = []

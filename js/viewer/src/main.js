@@ -233,9 +233,9 @@ function scheduleDraw() {
         return;
       }
       // the panels show the page as it is now (for tests: `data-drawn` counts such redraws);
-      // not while runs are read again for keys asked for, whose points are still to come
+      // not while runs are read again for keys asked for, whose points are still to come (a
+      // reading again that ends asks for a redraw: `drawAgain` above, when it ends meanwhile)
       if (settled && readingAgain === 0) $("panels").dataset.drawn = String(Number($("panels").dataset.drawn || 0) + 1);
-      else if (readingAgain === 0) scheduleDraw();
     });
   });
 }

@@ -6,8 +6,7 @@
 // requests, not one a run. Every request carries the token of the page's address. What the
 // bytes say is read by the core, as for a file opened from disk (main.js).
 
-/** The most files one request asks for (the server's `MANY`), and the requests under way. */
-const MANY = 64;
+/** The requests for files' parts under way at most. */
 const SENDING = 2;
 
 /** A file of the listing: its id (bound by the server to that very file), name, size now and
@@ -20,7 +19,9 @@ const SENDING = 2;
  * @typedef {{ name: string, run: string, path: string, metrics: ServedFile | null,
  *   snapshot: ServedFile | null, request: ServedFile | null, problem: string | null,
  *   side_problem: string | null }} ServedRun */
-/** @typedef {{ contract: string, runs: ServedRun[], refused: { path: string, why: string }[] }} Listing */
+/** The listing: the contract's version, the most files one request for parts may ask for
+ * (`parts`), the runs, and the paths refused (why).
+ * @typedef {{ contract: string, parts: number, runs: ServedRun[], refused: { path: string, why: string }[] }} Listing */
 
 /** What a read of a file gave: its bytes from the offset and its size now; `end` when the
  * offset is at or past its end (`size` then tells whether it was cut shorter); `gone` when
@@ -66,6 +67,8 @@ export class Server {
   /** @type {Asked[]} the reads to ask for in the next request */
   #asked = [];
   #sending = 0;
+  /** the most files one request asks for: the listing says (no read is asked before it) */
+  #many = 1;
 
   /** @param {URL} base @param {string} token */
   constructor(base, token) {
@@ -89,7 +92,9 @@ export class Server {
     if (answer.status === 304) return null;
     if (!answer.ok) throw new Error(`the server's listing: ${answer.status} ${(await answer.text()).trim()}`);
     this.#etag = answer.headers.get("ETag");
-    return /** @type {Listing} */ (await answer.json());
+    const listing = /** @type {Listing} */ (await answer.json());
+    if (Number.isSafeInteger(listing.parts) && listing.parts > 0) this.#many = listing.parts;
+    return listing;
   }
 
   /** A file's bytes from `offset` (at most what one answer holds): asked for with the other
@@ -110,7 +115,7 @@ export class Server {
 
   async #send() {
     while (this.#asked.length > 0) {
-      const batch = this.#asked.splice(0, MANY);
+      const batch = this.#asked.splice(0, this.#many);
       const query = batch.map(({ id, offset }) => `at=${encodeURIComponent(id)}:${offset}`).join("&");
       try {
         const answer = await this.#ask(`parts?${query}`);

@@ -40,7 +40,7 @@ from aiohttp import web
 
 from .door import Door
 from .files import BLOCK, CHUNK, Gone, Opened
-from .listing import Listing
+from .listing import MANY, Listing
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -56,9 +56,6 @@ LOOPBACK_NAMES = frozenset({"localhost"})
 _RANGE = re.compile(r"bytes=(?:([0-9]+)-([0-9]*)|-([0-9]+))\Z", re.ASCII)
 """The one range of bytes served: `bytes=N-`, `bytes=N-M` or the last N, `bytes=-N`."""
 ONE_RANGE = "only one range of bytes, as bytes=N-, bytes=N-M or bytes=-N"
-
-MANY = 64
-"""The most files one `/api/parts` answer holds parts of."""
 
 _PART = re.compile(r"(f[0-9]{1,18}):([0-9]{1,16})\Z", re.ASCII)
 """A part asked for: a file's id and the offset its bytes are read from."""
@@ -271,24 +268,35 @@ async def _answer(
     response.content_type = "application/octet-stream"
     response.content_length = end - start
     await response.prepare(request)
+    if request.method != "HEAD":
+        try:
+            if not await _copy(request, response, opened, start, end):
+                return response
+        except ConnectionError:  # the asker went away: nothing more to write
+            return response
+    await response.write_eof()
+    return response
+
+
+async def _copy(
+    request: web.Request, response: web.StreamResponse, opened: Opened, at: int, end: int
+) -> bool:
+    """Bytes `at` to `end` of an open file written to the answer, `CHUNK` at a time as the
+    asker reads them (each write waits while the connection holds more than it sends). False
+    when the file was cut shorter meanwhile: the answer ends short, its connection closed."""
     loop = asyncio.get_running_loop()
-    at = start
-    while request.method != "HEAD" and at < end:
+    while at < end:
         try:
             data = await loop.run_in_executor(None, opened.read, at, min(CHUNK, end - at))
         except Gone:
             data = b""
-        if not data:  # cut shorter meanwhile: the answer ends short, its connection closed
+        if not data:
             if request.transport is not None:
                 request.transport.close()
-            return response
-        try:
-            await response.write(data)
-        except ConnectionError:  # the asker went away: nothing more to write
-            return response
+            return False
+        await response.write(data)
         at += len(data)
-    await response.write_eof()
-    return response
+    return True
 
 
 async def _parts(
@@ -329,18 +337,10 @@ async def _parts(
                 if length:
                     head["length"] = length
             await response.write(json.dumps(head).encode() + b"\n")
-            at, stop = offset, offset + length
-            while opened is not None and at < stop:
-                try:
-                    data = await loop.run_in_executor(None, opened.read, at, min(CHUNK, stop - at))
-                except Gone:
-                    data = b""
-                if not data:  # cut shorter meanwhile: the answer ends short
-                    if request.transport is not None:
-                        request.transport.close()
-                    return response
-                await response.write(data)
-                at += len(data)
+            if opened is not None and not await _copy(
+                request, response, opened, offset, offset + length
+            ):
+                return response
             room -= length
         except ConnectionError:  # the asker went away: nothing more to write
             return response

@@ -4,8 +4,9 @@
 depth, so a run started later is found at the next scan) and describes each one: its name
 as every command names it, its metrics file as the records name it, and its files —
 `metrics.jsonl` (or `.gz`), `snapshot.json`, `snapshot.request` — each with an id and its
-size now. Every name is text any JSON holds: a byte that was not UTF-8 shown as `\\xff`
-(`text.shown.as_text`), as every command shows it.
+size now; and `parts`, the most files one request for their parts may ask for. Every name
+is text any JSON holds: a byte that was not UTF-8 shown as `\\xff` (`text.shown.as_text`),
+as every command shows it.
 
 **Reached through real folders only.** Each path given is held open from the start (a
 folder given, itself; a file given, its folder: `Roots`), and every file is reached from
@@ -73,6 +74,9 @@ from ..runs.discover import Found, discover, metrics_in
 from ..runs.state import Run
 from ..text.shown import as_text
 
+MANY = 64
+"""The most files one request for their parts (`/api/parts`) asks for: the listing says it
+(`parts`), so the page asks no more."""
 RESCAN_SECONDS = 0.5
 """The least time between two scans of the folders, whoever asks and however often: a
 file grown or a run started is listed within it (a scan of 1,000 runs takes about 0.1 s)."""
@@ -379,6 +383,8 @@ class Listing:
             [
                 b'{"contract":',
                 msgspec.json.encode(VERSION),
+                b',"parts":',
+                msgspec.json.encode(MANY),
                 b',"runs":[',
                 b",".join(fragments),
                 b'],"refused":',
