@@ -51,6 +51,20 @@ pub enum Sample {
     Gap,
 }
 
+impl Sample {
+    /// The value a point of this sample is drawn at: the number, an infinity, or NaN for
+    /// `"NaN"` and for a gap (neither has a place on the value axis).
+    #[must_use]
+    pub fn value(self) -> f64 {
+        match self {
+            Self::Number(value) => value,
+            Self::Infinity => f64::INFINITY,
+            Self::NegInfinity => f64::NEG_INFINITY,
+            Self::NaN | Self::Gap => f64::NAN,
+        }
+    }
+}
+
 /// A finite point: its place in the series (from 0), its step, its line's time (a plot's
 /// x-axis in time) and its value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -263,11 +277,7 @@ impl Bucket {
         if let Some(marks) = &self.marks {
             for (mark, sample) in marks.each() {
                 if let Some(Mark { at, step, time }) = mark {
-                    let value = match sample {
-                        Sample::NaN | Sample::Gap => f64::NAN,
-                        Sample::Infinity => f64::INFINITY,
-                        _ => f64::NEG_INFINITY,
-                    };
+                    let value = sample.value();
                     drawn.push((
                         Point {
                             at,
@@ -303,11 +313,8 @@ const LONE_GAP: u64 = 0x7ff4_0000_0000_0001;
 impl Lone {
     fn new(step: u64, time: f64, sample: Sample) -> Self {
         let sample = match sample {
-            Sample::Number(value) => value.to_bits(),
-            Sample::NaN => f64::NAN.to_bits(),
-            Sample::Infinity => f64::INFINITY.to_bits(),
-            Sample::NegInfinity => f64::NEG_INFINITY.to_bits(),
             Sample::Gap => LONE_GAP,
+            other => other.value().to_bits(),
         };
         Self {
             step,
@@ -561,17 +568,11 @@ impl Digest {
             .zip(self.lone.iter())
             .map(|(at, point)| {
                 let sample = point.sample();
-                let value = match sample {
-                    Sample::Number(value) => value,
-                    Sample::Infinity => f64::INFINITY,
-                    Sample::NegInfinity => f64::NEG_INFINITY,
-                    Sample::NaN | Sample::Gap => f64::NAN,
-                };
                 let point = Point {
                     at,
                     step: point.step,
                     time: point.time(),
-                    value,
+                    value: sample.value(),
                 };
                 (point, sample)
             })
