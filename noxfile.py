@@ -71,6 +71,10 @@ FUZZ_SEED = "20261130"  # the fuzz session's hypothesis seed: every run tries th
 # them visible).
 PYTHON = "3.11"
 PYTHONS = ["3.10", "3.11", "3.12"]
+# The longer test sessions spread their tests over the machine's cores (pytest-xdist, one
+# worker a core): most of their time is child processes (the command line, the reference
+# runner, node) waited for one at a time.
+WORKERS = ("-n", "auto")
 
 # nox's settings.
 nox.options.default_venv_backend = "virtualenv"
@@ -329,7 +333,7 @@ def conformance(session: nox.Session) -> None:
     """The golden suite: every line through the parser, the schemas and Pace."""
     # The manifest and expectation files are checked against their own schemas first.
     install_project(session, "test")
-    session.run("python", "-m", "pytest", "tests/conformance", *session.posargs)
+    session.run("python", "-m", "pytest", "tests/conformance", *WORKERS, *session.posargs)
 
 
 # --- the reader core and the reference ---
@@ -337,10 +341,10 @@ def conformance(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def core(session: nox.Session) -> None:
-    """The reader core (Rust): fmt, clippy, tests under rustup's Rust and Debian's 1.63; wasm32."""
+    """The reader core (Rust): fmt, clippy, tests under rustup's Rust and Debian's 1.63."""
     # cargo fmt and clippy clean; its tests (the golden suite through the core, the serde_json
     # features, the scans however their input is cut) under rustup's Rust and under Debian's
-    # 1.63, which also builds the reader for WebAssembly.
+    # 1.63. Its build for WebAssembly by 1.63 is the npm package's (`nox -s js`).
     # Cargo reads the crates' source from the machine's configuration ($CARGO_HOME): Debian's
     # packaged crates where `.ci/run` (or core/debian-crates.sh) set it up.
     # The tests run optimized but without the release profile's link-time optimization and
@@ -385,21 +389,6 @@ def core(session: nox.Session) -> None:
                 env={**env, **tests_profile},
                 external=True,
             )
-            # the reader (the scans included) and its WebAssembly edge (core/wasm, which
-            # `nox -s js` packs) for WebAssembly: no thread, no I/O in them
-            session.run(
-                str(debian / "cargo"),
-                "build",
-                "-p",
-                "overbrainer-core",
-                "-p",
-                "overbrainer-core-wasm",
-                "--release",
-                "--target",
-                "wasm32-unknown-unknown",
-                env=env,
-                external=True,
-            )
         else:
             session.warn(f"no {DEBIAN_RUST}/rustc: the Rust 1.63 build was not checked")
 
@@ -442,6 +431,7 @@ def fuzz(session: nox.Session) -> None:
         "pytest",
         "tests/reference/test_fuzz.py",
         "tests/reference/test_npm_reports.py",
+        *WORKERS,
         "-p",
         "no:cacheprovider",
         f"--hypothesis-seed={FUZZ_SEED}",
@@ -466,6 +456,7 @@ def tests(session: nox.Session) -> None:
         "-m",
         "pytest",
         "tests",
+        *WORKERS,
         "--ignore=tests/conformance",
         "--ignore=tests/test_schemas.py",
         "--ignore=tests/cli",
@@ -492,7 +483,7 @@ def cli(session: nox.Session) -> None:
     if trainer.exists():
         session.env.setdefault("OVERBRAINER_SWEEP_TRAINER_PYTHON", str(trainer))
     install_project(session, "test", "precommit", "schema-tools", extras="[cli,table,serve]")
-    session.run("python", "-m", "pytest", "tests/cli", *session.posargs)
+    session.run("python", "-m", "pytest", "tests/cli", *WORKERS, *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -502,7 +493,7 @@ def table(session: nox.Session) -> None:
     # real runs queried by DuckDB and polars (docs/table.md's queries). The `table` extra
     # (pyarrow) and the `table-test` group (duckdb, polars: tests only).
     install_project(session, "test", "table-test", extras="[table,cli]")
-    session.run("python", "-m", "pytest", "tests/table", *session.posargs)
+    session.run("python", "-m", "pytest", "tests/table", *WORKERS, *session.posargs)
 
 
 @nox.session(python=PYTHON)
