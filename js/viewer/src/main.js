@@ -47,12 +47,13 @@ import { RunTable } from "./table.js";
  * its plotted series, its findings, the excerpts of its bad lines (by line number), its
  * style, its card, its side files as the core's status takes them (read once, null before);
  * a run served, how it is followed; the metric patterns its Status digests the keys of, and
- * the Status reading it again for more keys, while one does.
+ * the Status reading it again for more keys, while one does; whether its card is behind its
+ * record (told while the cards were not shown: told again when they are).
  * @typedef {{
  *   name: string, unit: import("overbrainer-contract/core").Unit, path: string, files: { metrics: File | null }, side: Side | null, status: RunStatus,
  *   record: StatusReport | null, series: Series, findings: Findings, excerpts: Map<number, string | null>,
  *   lines: number, colour: string, done: boolean, sideFiles: import("overbrainer-contract/core").SideFiles | null, view: RunView, following?: Following,
- *   zoomed?: Zoomed | null, digested: string, again?: RunStatus | null,
+ *   zoomed?: Zoomed | null, digested: string, again?: RunStatus | null, stale?: boolean,
  * }} Run */
 /** A run's logs of the steps the panels are zoomed in to, read again from its bytes: a Status
  * made with `steps` (the core's digest of those steps alone, at its full resolution), its
@@ -321,33 +322,35 @@ function patternAsked(id, names) {
   return asked;
 }
 
-/** A swatch of a line's style (its colour, its dash pattern), drawn on a small canvas.
+const SVG = "http://www.w3.org/2000/svg";
+/** The swatches made, one for each style: each entry of the legend takes a copy.
+ * @type {Map<string, SVGSVGElement>} */
+const swatches = new Map();
+
+/** A swatch of a line's style (its colour, its dash pattern; a band's under it for a group),
+ * a small SVG: a copy of the one made for that style (a legend of 10,000 runs draws a few
+ * dozen styles, not 10,000 canvases).
  * @param {string} colour
  * @param {import("./plot.js").Dash} dash
  * @param {boolean} band
- * @returns {HTMLCanvasElement} */
+ * @returns {Node} */
 function swatch(colour, dash, band) {
-  const canvas = document.createElement("canvas");
-  canvas.width = 28;
-  canvas.height = 12;
-  canvas.className = "swatch";
-  const context = canvas.getContext("2d");
-  if (context !== null) {
-    if (band) {
-      context.globalAlpha = 0.2;
-      context.fillStyle = colour;
-      context.fillRect(0, 1, 28, 10);
-      context.globalAlpha = 1;
-    }
-    context.strokeStyle = colour;
-    context.lineWidth = band ? 2 : 1.5;
-    context.setLineDash(dashPattern(dash));
-    context.beginPath();
-    context.moveTo(0, 6);
-    context.lineTo(28, 6);
-    context.stroke();
+  const key = JSON.stringify([colour, dash, band]);
+  let made = swatches.get(key);
+  if (made === undefined) {
+    made = document.createElementNS(SVG, "svg");
+    const attributes = (/** @type {Element} */ node, /** @type {Record<string, string>} */ values) => {
+      for (const [name, value] of Object.entries(values)) node.setAttribute(name, value);
+      return node;
+    };
+    attributes(made, { class: "swatch", width: "28", height: "12", viewBox: "0 0 28 12", "aria-hidden": "true" });
+    if (band) made.append(attributes(document.createElementNS(SVG, "rect"), { x: "0", y: "1", width: "28", height: "10", fill: colour, "fill-opacity": "0.2" }));
+    const pattern = dashPattern(dash);
+    const line = { x1: "0", y1: "6", x2: "28", y2: "6", stroke: colour, "stroke-width": band ? "2" : "1.5" };
+    made.append(attributes(document.createElementNS(SVG, "line"), pattern.length > 0 ? { ...line, "stroke-dasharray": pattern.join(" ") } : line));
+    swatches.set(key, made);
   }
-  return canvas;
+  return made.cloneNode(true);
 }
 
 /** `parent`'s children made `children`, however many: through a fragment, one at a time (a
@@ -973,7 +976,11 @@ function showView(view) {
   $("runs").hidden = table;
   document.body.dataset.view = table ? "table" : "cards";
   if (table) renderTable();
+  else for (const run of runs) if (run.stale) void renderStatus(run);
 }
+
+/** Whether the runs are shown as cards (else as the table: the cards hidden). */
+const cardsShown = () => document.body.dataset.view !== "table";
 for (const input of document.querySelectorAll("input[name=view]")) {
   input.addEventListener("change", () => {
     if (input instanceof HTMLInputElement && input.checked) showView(input.value);
@@ -1078,15 +1085,20 @@ function exactOf(record, label) {
 const thousands = (count) => core.formatNumber(Number(count), ",");
 
 /** The run's status at this page's now: the core's record, told again at each call, a run
- * folder's with its side files (the snapshot row's words the core's, as `status` says them).
+ * folder's with its side files (the snapshot row's words the core's, as `status` says them);
+ * its card told too, unless `card` is false (the record alone, for the table: the card is
+ * marked behind it, and told when the cards are shown).
  * @param {Run} run
+ * @param {boolean} [card]
  * @returns {Promise<StatusReport>} */
-async function renderStatus(run) {
+async function renderStatus(run, card = true) {
   if (run.side !== null && run.sideFiles === null) run.sideFiles = await sideFiles(run.side);
   const record = run.status.report(Date.now() / 1000, run.name, run.sideFiles ?? undefined);
   run.record = record;
   run.lines = record.lines;
   scheduleTable();
+  run.stale = !card;
+  if (!card) return record;
   const body = element("tbody");
   for (const [label, words] of core.screen(record)) {
     const title = exactOf(record, label);
@@ -1644,7 +1656,8 @@ function servedRun(entry) {
   const run = newRun(entry.name, { unit: entry.name, placed: true }, entry.path, null, { proof: null, request: null }, colour);
   run.following = { entry, id: null, offset: 0, side: "", reading: null, removed: false, busy: false, handled: null, ended: false };
   runs.push(run);
-  renderStatus(run);
+  // its row now; its card once a reader has read it (every turn tells it), or the cards shown
+  renderStatus(run, cardsShown());
   return run;
 }
 
@@ -1746,6 +1759,10 @@ function follow(server) {
   showView("table");
   /** @type {Map<string, Run>} */
   const known = new Map();
+  /** The runs whose entry changed since their last turn, in the order they changed: the
+   * readers take them from here (a look costs the runs due, not every run known).
+   * @type {Set<Run>} */
+  const due = new Set();
   /** The readers waiting for a listing that changed. @type {(() => void)[]} */
   let waiting = [];
   const wake = () => {
@@ -1761,11 +1778,16 @@ function follow(server) {
         for (const entry of listing.runs) {
           const run = known.get(entry.run);
           if (run === undefined) {
-            known.set(entry.run, servedRun(entry));
+            const made = servedRun(entry);
+            known.set(entry.run, made);
+            due.add(made);
             added = true;
           }
           // a run whose entry did not change is not turned again (1,000 runs, one of them growing)
-          else if (run.following && JSON.stringify(run.following.entry) !== JSON.stringify(entry)) run.following.entry = entry;
+          else if (run.following && JSON.stringify(run.following.entry) !== JSON.stringify(entry)) {
+            run.following.entry = entry;
+            due.add(run);
+          }
         }
         // a run dropped from the listing (its folder removed): its file said removed, the run
         // kept as last read, and read again if it is listed again
@@ -1774,6 +1796,7 @@ function follow(server) {
           const entry = run.following?.entry;
           if (run.following && entry && !listed.has(name) && entry.metrics !== null) {
             run.following.entry = { ...entry, metrics: null, snapshot: null, request: null, problem: null, side_problem: null };
+            due.add(run);
           }
         }
         const count = known.size;
@@ -1794,9 +1817,11 @@ function follow(server) {
     setTimeout(list, LISTING_EVERY);
   };
   const next = () => {
-    for (const run of known.values()) {
+    for (const run of due) {
       const following = run.following;
-      if (following && !following.busy && following.handled !== following.entry) return run;
+      if (following?.busy) continue; // due again once its turn is over
+      due.delete(run);
+      if (following && following.handled !== following.entry) return run;
     }
     return null;
   };
@@ -1834,7 +1859,9 @@ window.addEventListener("resize", scheduleDraw);
 // the last line's age and the ETA's count down move with the clock: the core tells the
 // status again at each now
 setInterval(() => {
-  for (const run of runs) if (run.done || (run.following && !run.following.busy)) renderStatus(run);
+  // the table's rows from the records; the cards, hidden behind it, told when shown
+  const cards = cardsShown();
+  for (const run of runs) if (run.done || (run.following && !run.following.busy)) renderStatus(run, cards);
 }, 10_000);
 $of("metrics", HTMLInputElement).value = core.DEFAULT_PATTERNS;
 digestPatterns = core.DEFAULT_PATTERNS;

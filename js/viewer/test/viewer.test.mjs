@@ -585,7 +585,8 @@ describe("the run viewer in headless Chromium", () => {
       pwned: window.__pwned,
       parentPwned: window.parent.__pwned,
       scripts: document.querySelectorAll("script").length,
-      foreign: document.querySelectorAll("img, svg, iframe, b, style:not(head style), body style").length,
+      // the legend's swatches are the page's own SVG (#legend .swatch); any other is foreign
+      foreign: document.querySelectorAll("img, svg:not(#legend svg.swatch), iframe, b, style:not(head style), body style").length,
       styles: document.querySelectorAll("style").length,
       visible: getComputedStyle(document.body).display,
     }));
@@ -598,7 +599,7 @@ describe("the run viewer in headless Chromium", () => {
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     const drawnKey = await page.evaluate(() => ({
       pwned: window.__pwned,
-      foreign: document.querySelectorAll("img, svg, iframe, b").length,
+      foreign: document.querySelectorAll("img, svg:not(#legend svg.swatch), iframe, b").length,
       heading: document.querySelector(".panel-group h3")?.textContent,
       captions: [...document.querySelectorAll("figure.panel figcaption")].map((each) => each.textContent),
       keys: [...document.querySelectorAll("#metric-keys button")].map((each) => each.textContent),
