@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -7,6 +8,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import pytest
 from sweep import Sweep, build_sweep
+
+
+@pytest.fixture(autouse=True)
+def _no_size_from_readline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pytest-xdist worker has GNU readline loaded, which exports the size of a terminal
+    the worker has none of (COLUMNS=80, LINES=24): the commands a test runs, in this process
+    or a child, see no size but one the test sets (a pipe's output as wide as its rows)."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        monkeypatch.delenv("COLUMNS", raising=False)
+        monkeypatch.delenv("LINES", raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -105,10 +105,6 @@ def python_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env.pop("NO_COLOR", None)
-    # a pipe's output is as wide as its rows, whatever the tests' own terminal is (GNU
-    # readline, loaded in a test worker, exports its COLUMNS and LINES)
-    env.pop("COLUMNS", None)
-    env.pop("LINES", None)
     return env
 
 

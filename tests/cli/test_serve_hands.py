@@ -269,17 +269,24 @@ def test_slow_readers_hold_a_bounded_memory(tmp_path: Path, route: str) -> None:
             connection.connect((server.host, server.port))
             connection.sendall(request)
             held.append(connection)
-        waiting = list(held)  # until each answer has begun: its handler has run
+        # until each answer has begun writing a file's bytes: a file's answer opens it before
+        # its headers, an answer of parts before the header line of the part
+        begun = b"\r\n\r\n" if route == "files" else b'"kind": "bytes"'
+        received = dict.fromkeys(held, b"")
+        waiting = list(held)
         while waiting:
             readable, _, _ = select.select(waiting, [], [], 60)
             assert readable, "no answer began within 60 s"
-            waiting = [each for each in waiting if each not in readable]
+            for each in readable:
+                received[each] += each.recv(1024)
+            waiting = [each for each in waiting if begun not in received[each]]
         during = _rss(server.process.pid)
         # each answer is written as its reader reads: one chunk read from the file and
         # what the transport holds before it waits (64 KiB each), far under 512 KiB
         assert during - before <= readers * (512 << 10) + (16 << 20), (before, during)
-        # and holds one file open: the one it is writing
-        assert _files_open(server.process.pid, sweep) == readers
+        # and holds one file open at most: the one it is writing (an answer may have handed
+        # its last bytes to the kernel and closed it meanwhile)
+        assert 0 < _files_open(server.process.pid, sweep) <= readers
         for connection in held:
             connection.close()
         held = []
