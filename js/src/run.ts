@@ -343,21 +343,40 @@ function bound(maxLine: number | null | undefined): [number, number] {
  * step: the core writes every digit). */
 const TOKENS = /"(?:[^"\\]|\\.)*"|(?<![0-9.eE+-])-?[0-9]{16,}(?![.eE0-9])/g;
 const BIG = "\u0000big:";
-const SIXTEEN_DIGITS = /[0-9]{16}/;
+
+/** Whether a value parsed holds a number that is an integer beyond 2^53 - 1 (either sign):
+ * what an integer token past it parses to, and what nothing else exact does. Walked without
+ * recursion, each value once. */
+function beyondSafe(value: unknown): boolean {
+  const left: unknown[] = [value];
+  while (left.length > 0) {
+    const each = left.pop();
+    if (typeof each === "number") {
+      if (Number.isInteger(each) && !Number.isSafeInteger(each)) return true;
+    } else if (Array.isArray(each)) {
+      for (const item of each) left.push(item);
+    } else if (each !== null && typeof each === "object") {
+      for (const item of Object.values(each)) left.push(item);
+    }
+  }
+  return false;
+}
 
 /** The core's JSON as values, every integer exact: a `number` up to 2^53 - 1, a `bigint`
  * beyond (as the package's reader gives a u64). */
 export function parseExact(text: string): unknown {
-  // No run of 16 digits anywhere: no such integer, and no string to step over (a status of
-  // 100,000 scalar keys is 100,000 strings).
-  if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
+  // Parsed as numbers first: where no number is an integer past 2^53 - 1, every integer
+  // token was one up to it, read exactly (a float's many digits are no such token). Only
+  // otherwise is the text read again, its integer tokens past 2^53 - 1 as bigints.
+  const parsed: unknown = JSON.parse(text);
+  if (!beyondSafe(parsed)) return parsed;
   let big = false;
   const marked = text.replace(TOKENS, (token) => {
     if (token.startsWith('"')) return token;
     big = true;
     return `"\\u0000big:${token}"`; // JSON's escape of BIG's first character
   });
-  if (!big) return JSON.parse(text);
+  if (!big) return parsed;
   return JSON.parse(marked, (_, value: unknown) => {
     if (typeof value !== "string" || !value.startsWith(BIG)) return value;
     const exact = BigInt(value.slice(BIG.length));
