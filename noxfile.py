@@ -333,7 +333,7 @@ def conformance(session: nox.Session) -> None:
     """The golden suite: every line through the parser, the schemas and Pace."""
     # The manifest and expectation files are checked against their own schemas first.
     install_project(session, "test")
-    session.run("python", "-m", "pytest", "tests/conformance", *WORKERS, *session.posargs)
+    session.run("python", "-m", "pytest", "tests/conformance", *session.posargs)
 
 
 # --- the reader core and the reference ---
@@ -423,6 +423,16 @@ def fuzz(session: nox.Session) -> None:
     # message, column, value (to the bit), dump, mark or pace fails.
     install_project(session, "test")
     runner = _reference_runner(session)
+    # the npm package built once, here, not by each test worker at once
+    with session.chdir(JS):
+        if not (JS / "node_modules" / "typescript" / "bin" / "tsc").exists():
+            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run(
+            "node",
+            "build.mjs",
+            env={"OVERBRAINER_WASM_CARGO": str(Path(DEBIAN_RUST) / "cargo")},
+            external=True,
+        )
     session.run(
         "timeout",
         "1800",
@@ -438,6 +448,7 @@ def fuzz(session: nox.Session) -> None:
         *session.posargs,
         env={
             "OVERBRAINER_REFERENCE_RUNNER": runner,
+            "OVERBRAINER_JS_BUILT": "1",
             "FUZZ_EXAMPLES": os.environ.get("FUZZ_EXAMPLES", "4000"),
         },
         external=True,
