@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -232,8 +232,12 @@ describe("the viewer served by overbrainer-contract serve", () => {
   it("says a file rotated and reads the new one from its start", async () => {
     const folder = join(sweep, "lr1", "seed1");
     const path = join(folder, "metrics.jsonl");
-    renameSync(path, join(folder, "metrics.jsonl.1"));
-    writeFileSync(path, live(3));
+    // rotated with no moment where the path holds no file (a listing then would rightly say
+    // the file removed, then there again): the old file kept under its new name, the new
+    // one put in its place at once
+    linkSync(path, join(folder, "metrics.jsonl.1"));
+    writeFileSync(join(folder, "metrics.jsonl.new"), live(3));
+    renameSync(join(folder, "metrics.jsonl.new"), path);
     await untilStep(page, "lr1/seed1", 3);
     const said = page.locator('article.run[data-run="lr1/seed1"] p.change');
     assert.equal(await said.textContent(), `${path} was replaced by another file: reading the new file from its start`);
