@@ -148,17 +148,35 @@ VIEWER_PAGE = JS / "viewer" / "dist" / "viewer.html"
 SERVED_PAGE = ROOT / "python" / "overbrainer_contract" / "serve" / "viewer.html"
 
 
+def _wasm_env(session: nox.Session) -> dict[str, str]:
+    """The environment the npm package's WebAssembly is built in: by Debian's Rust 1.63
+    (js/build.mjs takes the cargo that OVERBRAINER_WASM_CARGO names)."""
+    debian_cargo = Path(DEBIAN_RUST) / "cargo"
+    if not debian_cargo.exists():
+        session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
+    return {"OVERBRAINER_WASM_CARGO": str(debian_cargo)}
+
+
+def _build_npm(session: nox.Session, *, fresh: bool) -> dict[str, str]:
+    """The npm package built in js/ (`node build.mjs`: its WebAssembly, its glue and
+    declarations), its node_modules from `npm ci` (again when `fresh`, else only where absent).
+    Returns the WebAssembly's build environment, for the commands that build it again
+    (`npm pack`'s prepack)."""
+    wasm = _wasm_env(session)
+    with session.chdir(JS):
+        if fresh or not (JS / "node_modules" / "typescript" / "bin" / "tsc").exists():
+            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("node", "build.mjs", env=wasm, external=True)
+    return wasm
+
+
 def _build_viewer(session: nox.Session) -> Path:
     """The run viewer built (js/: the package, its WebAssembly by Debian's Rust 1.63; then
     js/viewer/: the one-file page), and put where the wheel takes it for `serve`
     (`overbrainer_contract/serve/viewer.html`, package data, not in git)."""
-    debian_cargo = Path(DEBIAN_RUST) / "cargo"
-    if not debian_cargo.exists():
-        session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
     # js/build-page.mjs, as an install from a checkout builds it (setup.py)
-    wasm = {"OVERBRAINER_WASM_CARGO": str(debian_cargo)}
     page = ("node", str(JS / "build-page.mjs"), "--out", str(SERVED_PAGE))
-    session.run(*page, env=wasm, external=True)
+    session.run(*page, env=_wasm_env(session), external=True)
     return VIEWER_PAGE
 
 
@@ -423,16 +441,7 @@ def fuzz(session: nox.Session) -> None:
     # message, column, value (to the bit), dump, mark or pace fails.
     install_project(session, "test")
     runner = _reference_runner(session)
-    # the npm package built once, here, not by each test worker at once
-    with session.chdir(JS):
-        if not (JS / "node_modules" / "typescript" / "bin" / "tsc").exists():
-            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run(
-            "node",
-            "build.mjs",
-            env={"OVERBRAINER_WASM_CARGO": str(Path(DEBIAN_RUST) / "cargo")},
-            external=True,
-        )
+    _build_npm(session, fresh=False)  # once, here, not by each test worker at once
     session.run(
         "timeout",
         "1800",
@@ -989,14 +998,9 @@ def js(session: nox.Session) -> None:
     # runtime dependency comes with it) and used there with no build step: the consumer run
     # on the example runs, the golden suite run again against the installed package, and the
     # ```js examples of the README, docs/ and js/README.md (js/test/readme.mjs).
-    debian_cargo = Path(DEBIAN_RUST) / "cargo"
-    if not debian_cargo.exists():
-        session.error(f"no {debian_cargo}: the package's WebAssembly is built by Rust 1.63")
     npm: dict[str, Any] = {"external": True}
-    wasm = {"OVERBRAINER_WASM_CARGO": str(debian_cargo)}  # for prepack's build too
+    wasm = _build_npm(session, fresh=True)  # and its environment, for prepack's build too
     with session.chdir(JS):
-        session.run("npm", "ci", "--no-audit", "--no-fund", **npm)
-        session.run("node", "build.mjs", env=wasm, **npm)
         session.run(
             "node",
             "--test",
@@ -1118,9 +1122,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/reference.py", *session.posargs, env=runner, **measured)
     session.run("python", "benchmarks/startup.py", *session.posargs, env=runner, **measured)
     # the npm package's whole-file reader under Node against the reference (js/, built here)
-    with session.chdir(JS):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run("node", "build.mjs", external=True)
+    _build_npm(session, fresh=True)
     session.run("python", "benchmarks/js.py", *session.posargs, env=runner, **measured)
     # `serve` on 1,000 runs of 10,000 lines, the page in headless Chromium (the viewer built)
     _build_viewer(session)

@@ -1583,9 +1583,6 @@ $("clear").addEventListener("click", () => {
  * listing that changed, and look again at least every IDLE_WAIT ms. */
 const LISTING_EVERY = 500;
 const IDLE_WAIT = 1000;
-/** Runs served read at the same time: their reads go to the server together (served.js), a
- * request for many runs. */
-const READERS = 64;
 
 /** What a followed run's card says of its file: the latest change, in `watch`'s words.
  * @param {Run} run
@@ -1750,7 +1747,9 @@ async function followTurn(run, following, server) {
 }
 
 /** The runs of `server`: its listing asked for every LISTING_EVERY ms, each new run a card and
- * a row, and READERS readers reading the runs whose listing changed, in the listing's order.
+ * a row, and readers reading the runs whose listing changed, in the listing's order: as many
+ * readers as the listing says one request may ask for files (`parts`), so that the reads of
+ * the runs read at the same time go to the server together (served.js), in one request.
  * @param {import("./served.js").Server} server */
 function follow(server) {
   live = true;
@@ -1765,6 +1764,8 @@ function follow(server) {
   const due = new Set();
   /** The readers waiting for a listing that changed. @type {(() => void)[]} */
   let waiting = [];
+  /** The readers started: one more each time the listing allows more at once. */
+  let readers = 0;
   const wake = () => {
     const woken = waiting;
     waiting = [];
@@ -1806,6 +1807,10 @@ function follow(server) {
         if (added) {
           scheduleTable();
           scheduleDraw();
+        }
+        while (readers < server.many) {
+          readers += 1;
+          readOn();
         }
         wake();
       }
@@ -1852,7 +1857,6 @@ function follow(server) {
     }
   };
   list();
-  for (let each = 0; each < READERS; each += 1) readOn();
 }
 
 window.addEventListener("resize", scheduleDraw);

@@ -76,6 +76,11 @@ export class Server {
     this.token = token;
   }
 
+  /** The most files one request asks for, as the last listing said (1 before any listing). */
+  get many() {
+    return this.#many;
+  }
+
   /** @param {string} path @param {Record<string, string>} [headers] */
   #ask(path, headers = {}) {
     return fetch(new URL(path, this.base), {

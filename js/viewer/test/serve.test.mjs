@@ -71,6 +71,30 @@ function rowOf(page, name) {
   }, name);
 }
 
+/** `overbrainer-contract status --color never --now NOW` of a run folder: its screen's rows,
+ * words by label. */
+function screenOf(folder, now) {
+  const done = spawnSync(CLI, ["status", "--color", "never", "--now", String(now), folder], { encoding: "utf8" });
+  assert.ok(done.status === 0 || done.status === 1, `status ${folder}: exit ${done.status}: ${done.stderr}`);
+  const rows = {};
+  for (const each of done.stdout.split("\n").filter(Boolean)) {
+    const [, label, text] = /^(\S+(?: \S+)*) {2,}(.*)$/.exec(each);
+    rows[label] = text;
+  }
+  return rows;
+}
+
+/** The status rows of the card of `name` (shown or not): words by label. */
+function cardOf(page, name) {
+  return page.evaluate((wanted) => {
+    const card = [...document.querySelectorAll("article.run")].find((each) => each instanceof HTMLElement && each.dataset.run === wanted);
+    if (!card) return null;
+    const rows = {};
+    for (const row of card.querySelectorAll("table.status tr")) rows[row.querySelector("th")?.textContent ?? ""] = row.querySelector("td")?.textContent ?? "";
+    return rows;
+  }, name);
+}
+
 /** Milliseconds until the row of `name` shows `step` in its step cell. */
 async function untilStep(page, name, step) {
   const start = performance.now();
@@ -152,6 +176,47 @@ describe("the viewer served by overbrainer-contract serve", () => {
       assert.equal(row.step, `${thousands(told.step)}/${thousands(told.max_steps)}`, name);
     }
     assert.deepEqual(problems, []);
+  });
+
+  it("tells the cards what the clock alone changed, when they are shown after the table", async () => {
+    // a page of its own, whose clock moves three days on (the other tests' stays at NOW)
+    const later = NOW + 3 * 86400;
+    const name = "lr1/seed1";
+    const folder = join(sweep, name);
+    const own = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    try {
+      await own.clock.setFixedTime(NOW * 1000);
+      await own.goto(served.address);
+      await own.waitForSelector("body[data-ready=true]");
+      await untilStep(own, "lr2/seed1", 30);
+      const without = (/** @type {Record<string, string>} */ rows) => Object.fromEntries(Object.entries(rows).filter(([label]) => label !== "run" && label !== "snapshot"));
+      const atNow = screenOf(folder, NOW);
+      const atLater = screenOf(folder, later);
+      assert.notEqual(atNow["last line"], atLater["last line"]);
+      await own.waitForFunction(([wanted, text]) => {
+        const card = [...document.querySelectorAll("article.run")].find((each) => each instanceof HTMLElement && each.dataset.run === wanted);
+        return [...(card?.querySelectorAll("table.status tr") ?? [])].some((row) => row.querySelector("th")?.textContent === "last line" && row.querySelector("td")?.textContent === text);
+      }, [name, atNow["last line"]], { timeout: 10_000 });
+      assert.deepEqual(without(await cardOf(own, name)), without(atNow));
+      // the clock moves: the table's row is told again at the page's ten-second tick
+      await own.clock.setFixedTime(later * 1000);
+      const record = await core.status(readFileSync(join(folder, "metrics.jsonl")), { name: join(folder, "metrics.jsonl"), now: later, run: name });
+      const column = [...core.headings()[0], ...core.headings()[1]].indexOf("last line");
+      const cell = core.cells({ ...record, name }, { metrics: [] })[column];
+      await own.waitForFunction(([wanted, text]) => {
+        const row = [...document.querySelectorAll("#run-table tbody tr")].find((each) => each instanceof HTMLElement && each.dataset.run === wanted);
+        return row?.querySelector('td[data-column="last_line"]')?.textContent === text;
+      }, [name, cell], { timeout: 20_000 });
+      // and the cards, shown now, say what the command line says at that clock
+      await own.locator("#view-cards").check();
+      await own.waitForFunction(([wanted, text]) => {
+        const card = [...document.querySelectorAll("article.run")].find((each) => each instanceof HTMLElement && each.dataset.run === wanted);
+        return [...(card?.querySelectorAll("table.status tr") ?? [])].some((row) => row.querySelector("th")?.textContent === "last line" && row.querySelector("td")?.textContent === text);
+      }, [name, atLater["last line"]], { timeout: 5000 });
+      assert.deepEqual(without(await cardOf(own, name)), without(atLater));
+    } finally {
+      await own.close();
+    }
   });
 
   it("shows a line appended to a run within 2 s", async () => {
