@@ -23,6 +23,7 @@ import platform
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import zipfile
@@ -603,9 +604,9 @@ def _manylinux(arch: str) -> str:
 def _zig_env(session: nox.Session, target_dir: Path) -> dict[str, str]:
     """The environment setuptools-rust compiles the core in, linked by zig: cargo is
     tools/release/zigcargo (cargo-zigbuild for the compile), Debian's cargo and rustc first on
-    PATH after the session's tools, zig the `ziglang` package's, one target folder for both
-    architectures (the build scripts and proc-macros, compiled for this machine, once), the
-    release profile stripped of symbols and debug information (a third of the size)."""
+    PATH after the session's tools, zig the `ziglang` package's, cargo's output in
+    `target_dir`, the release profile stripped of symbols and debug information (a third of
+    the size)."""
     find_zig = "import pathlib, ziglang; print(pathlib.Path(ziglang.__file__).parent / 'zig')"
     zig = (session.run("python", "-c", find_zig, silent=True) or "").strip()
     return {
@@ -615,6 +616,33 @@ def _zig_env(session: nox.Session, target_dir: Path) -> dict[str, str]:
         "CARGO_PROFILE_RELEASE_STRIP": "symbols",
         "PATH": os.pathsep.join([str(session.bin), DEBIAN_RUST, os.environ.get("PATH", "")]),
     }
+
+
+def _side_by_side(
+    session: nox.Session, commands: dict[str, tuple[list[str], dict[str, str]]], logs: Path
+) -> None:
+    """Run `commands` (name: command line and environment, the session's tools first on
+    PATH) at the same time; each one's output is kept in `logs`/NAME.log and said whole
+    should it fail, which fails the session once every command has ended."""
+    running = {}
+    for name, (command, env) in commands.items():
+        session.log(f"{name}: {shlex.join(command)} (its output: {logs / name}.log)")
+        with open(logs / f"{name}.log", "wb") as log:
+            running[name] = subprocess.Popen(
+                command,
+                env={**os.environ, **env, "VIRTUAL_ENV": str(Path(str(session.bin)).parent)},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+    failed = []
+    for name, process in running.items():
+        if process.wait() != 0:
+            said = (logs / f"{name}.log").read_text(errors="replace")
+            session.log(f"{name} failed (exit {process.returncode}):\n{said}")
+            failed.append(name)
+    if failed:
+        session.error(f"failed: {', '.join(failed)}")
 
 
 def _path_without_rust() -> str:
@@ -687,24 +715,18 @@ def wheels(session: nox.Session) -> None:
         session.run("python", "-m", "build", "--sdist", "--outdir", str(built), str(ROOT))
         (sdist,) = built.glob("overbrainer_contract-*.tar.gz")
         shutil.copy(sdist, DIST / sdist.name)
-        env = _zig_env(session, Path(tmp) / "target")
+        # `python -m build` of the sdist: each wheel built from the sdist's own files, the
+        # architectures side by side (most of a build is the core's last, serial compile)
+        builds = {}
         for arch in WHEEL_ARCHES:
-            # `python -m build` of the sdist: the wheel built from the sdist's own files
-            out = built / arch
-            build_env = {**env, "CARGO_BUILD_TARGET": f"{arch}-unknown-linux-gnu.{WHEEL_GLIBC}"}
+            env = _zig_env(session, Path(tmp) / f"target-{arch}")
+            env["CARGO_BUILD_TARGET"] = f"{arch}-unknown-linux-gnu.{WHEEL_GLIBC}"
             plat = f"-C--build-option=--plat-name=linux_{arch}"
-            session.run(
-                "python",
-                "-m",
-                "build",
-                "--wheel",
-                plat,
-                "--outdir",
-                str(out),
-                str(sdist),
-                env=build_env,
-            )
-            (plain,) = out.glob("overbrainer_contract-*.whl")
+            command = ["python", "-m", "build", "--wheel", plat, "--outdir", str(built / arch)]
+            builds[arch] = ([*command, str(sdist)], env)
+        _side_by_side(session, builds, Path(tmp))
+        for arch in WHEEL_ARCHES:
+            (plain,) = (built / arch).glob("overbrainer_contract-*.whl")
             session.run("auditwheel", "show", str(plain))
             session.run("auditwheel", "repair", "--wheel-dir", str(DIST), str(plain))
     (sdist,) = DIST.glob("overbrainer_contract-*.tar.gz")

@@ -3,8 +3,11 @@
 // the navigation:
 //   painted  the runs table holding a row for every run of the sweep (a virtual table: its
 //            row count, `aria-rowcount`, the rows in view alone in the page);
-//   read     every run's card showing the run's last step (every byte read);
-// then appends a log line to one run and measures the time until its card shows the new step;
+//   read     no run left to read (the line above the runs, `following N runs of the server`,
+//            counts none `not read yet`), then checked: the table sorted by step, the least
+//            is the runs' last step (every byte read);
+// then appends a log line to one run and measures the time until the table, sorted by step
+// descending, shows that run first at the new step;
 // then the page's memory: the JavaScript heap (the DevTools protocol's JSHeapUsedSize), and the
 // proportional set size of the page's process and of every process of this browser (/proc).
 // One JSON object on stdout.
@@ -64,34 +67,32 @@ try {
     { timeout: 600_000, polling: 50 },
   );
   const painted = performance.now() - start;
-  const lastShown = thousands(last);
   await page.waitForFunction(
-    ([n, text]) => {
-      const cells = document.querySelectorAll('.run td[data-field="step"]');
-      if (cells.length < n) return false;
-      for (const cell of cells) if (!(cell.textContent ?? "").startsWith(text)) return false;
-      return true;
-    },
-    [runs, lastShown],
+    (text) => document.getElementById("served")?.textContent === text,
+    `following ${thousands(runs)} runs of the server`,
     { timeout: 1_800_000, polling: 250 },
   );
   const read = performance.now() - start;
+  /** Until the table's first row is `name`'s (any run when null) and its step begins with `text`. */
+  const firstRow = (name, text, timeout) =>
+    page.waitForFunction(
+      ([wanted, step]) => {
+        const row = document.querySelector("#run-table tbody tr");
+        if (!(row instanceof HTMLElement) || (wanted !== null && row.dataset.run !== wanted)) return false;
+        return (row.querySelector('td[data-column="step"]')?.textContent ?? "").startsWith(`${step}/`);
+      },
+      [name, text],
+      { timeout, polling: 20 },
+    );
+  const stepHeading = page.locator('#run-table th[data-column="step"]');
+  await stepHeading.click(); // ascending: the least step first
+  await firstRow(null, thousands(last), 10_000);
+  await stepHeading.click(); // descending: the run appended to comes first
+  await firstRow(null, thousands(last), 10_000);
   const next = last + 1;
   const appended = performance.now();
   appendFileSync(appendFile, `{"event":"log","step":${next},"time":1733000000.5,"epoch":1.0,"loss":1.25,"learning_rate":1e-05,"grad_norm":0.5}\n`);
-  await page.waitForFunction(
-    ([name, text]) => {
-      for (const card of document.querySelectorAll(".run")) {
-        if (card instanceof HTMLElement && card.dataset.run === name) {
-          const cell = card.querySelector('td[data-field="step"]');
-          return cell !== null && (cell.textContent ?? "").startsWith(text);
-        }
-      }
-      return false;
-    },
-    [appendRun, thousands(next)],
-    { timeout: 120_000, polling: 20 },
-  );
+  await firstRow(appendRun, thousands(next), 120_000);
   const shown = performance.now() - appended;
   const cdp = await browser.newCDPSession(page);
   await cdp.send("Performance.enable");

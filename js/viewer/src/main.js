@@ -976,7 +976,7 @@ function showView(view) {
   $("runs").hidden = table;
   document.body.dataset.view = table ? "table" : "cards";
   if (table) renderTable();
-  else for (const run of runs) if (run.stale) void renderStatus(run);
+  else for (const run of runs) if (run.stale) void renderStatus(run).then((record) => renderFindings(run, record));
 }
 
 /** Whether the runs are shown as cards (else as the table: the cards hidden). */
@@ -1664,6 +1664,15 @@ function sideSignature(entry) {
   return JSON.stringify([entry.snapshot, entry.request, entry.side_problem]);
 }
 
+/** A followed run told after a turn: its record (the table's row), and its card when the
+ * cards are shown (else it is marked, and drawn when they are: showView).
+ * @param {Run} run */
+async function tell(run) {
+  const card = cardsShown();
+  const record = await renderStatus(run, card);
+  if (card) renderFindings(run, record);
+}
+
 /** One turn of a followed run: what its listing entry says of its file said and done (a file
  * removed, back, replaced or cut shorter), its side files read again when they changed, and
  * the bytes appended since the last turn read.
@@ -1690,7 +1699,7 @@ async function followTurn(run, following, server) {
       sayChange(run, core.changeText("removed", entry.path));
       following.removed = true;
     }
-    await renderStatus(run);
+    await tell(run);
     return;
   }
   // a file back after its removal is a new file, even where it has the old one's inode (and
@@ -1724,12 +1733,12 @@ async function followTurn(run, following, server) {
     } catch (error) {
       sayChange(run, messageOf(error));
     }
-    renderFindings(run, await renderStatus(run));
+    await tell(run);
     scheduleDraw();
     return;
   }
   if (file.size <= following.offset) {
-    await renderStatus(run); // the snapshot, or the clock
+    await tell(run); // the snapshot, or the clock
     return;
   }
   following.reading ??= startReading(run);
@@ -1741,7 +1750,7 @@ async function followTurn(run, following, server) {
     if (following.offset >= read.size) break;
     await yieldToPage();
   }
-  renderFindings(run, await renderStatus(run));
+  await tell(run);
   // the plot a frame after the table: the row is painted before a redraw of every point
   requestAnimationFrame(() => scheduleDraw());
 }
@@ -1766,6 +1775,13 @@ function follow(server) {
   let waiting = [];
   /** The readers started: one more each time the listing allows more at once. */
   let readers = 0;
+  /** The runs listed whose first turn has not ended: the line above the runs counts them. */
+  const unread = new Set();
+  const sayFollowing = () => {
+    const count = known.size;
+    const left = unread.size === 0 ? "" : `, ${thousands(unread.size)} not read yet`;
+    $("served").textContent = `following ${thousands(count)} ${count === 1 ? "run" : "runs"} of the server${left}`;
+  };
   const wake = () => {
     const woken = waiting;
     waiting = [];
@@ -1782,6 +1798,7 @@ function follow(server) {
             const made = servedRun(entry);
             known.set(entry.run, made);
             due.add(made);
+            unread.add(made);
             added = true;
           }
           // a run whose entry did not change is not turned again (1,000 runs, one of them growing)
@@ -1800,9 +1817,8 @@ function follow(server) {
             due.add(run);
           }
         }
-        const count = known.size;
         $("served").hidden = false;
-        $("served").textContent = `following ${thousands(count)} ${count === 1 ? "run" : "runs"} of the server`;
+        sayFollowing();
         // a new run's row and line now; a changed run's once its reader has read it
         if (added) {
           scheduleTable();
@@ -1853,6 +1869,7 @@ function follow(server) {
       } finally {
         following.busy = false;
         if (first) reading -= 1;
+        if (unread.delete(run)) sayFollowing();
       }
     }
   };

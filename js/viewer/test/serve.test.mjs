@@ -95,6 +95,22 @@ function cardOf(page, name) {
   }, name);
 }
 
+/** `look`'s answer with the cards shown (a served page opens on the table, and draws the
+ * cards when they are shown), the table shown again after. */
+async function withCards(page, look) {
+  await page.locator("#view-cards").check();
+  try {
+    return await look();
+  } finally {
+    await page.locator("#view-table").check();
+  }
+}
+
+/** Until the line above the runs says `text`. */
+function untilServed(page, text) {
+  return page.waitForFunction((wanted) => document.getElementById("served")?.textContent === wanted, text, { timeout: 10_000, polling: 20 });
+}
+
 /** Milliseconds until the row of `name` shows `step` in its step cell. */
 async function untilStep(page, name, step) {
   const start = performance.now();
@@ -155,7 +171,7 @@ describe("the viewer served by overbrainer-contract serve", () => {
   it("opens on the table of the sweep, each row in the words of status -o json", async () => {
     assert.equal(await page.locator("#view-table").isChecked(), true);
     assert.equal(await page.locator("#open").isHidden(), true);
-    assert.equal(await page.locator("#served").textContent(), "following 3 runs of the server");
+    await untilServed(page, "following 3 runs of the server");
     const names = await page.locator("#run-table tbody tr").evaluateAll((rows) => rows.map((row) => row.dataset.run));
     assert.deepEqual(names, ["lr1/seed1", "lr1/seed2", "lr2/seed1"]);
     for (const name of names) {
@@ -179,7 +195,8 @@ describe("the viewer served by overbrainer-contract serve", () => {
   });
 
   it("tells the cards what the clock alone changed, when they are shown after the table", async () => {
-    // a page of its own, whose clock moves three days on (the other tests' stays at NOW)
+    // a page of its own, whose clock moves three days on (the other tests' stays at NOW); its
+    // cards, hidden behind the table, are drawn when shown, at the page's clock then
     const later = NOW + 3 * 86400;
     const name = "lr1/seed1";
     const folder = join(sweep, name);
@@ -188,21 +205,17 @@ describe("the viewer served by overbrainer-contract serve", () => {
       await own.clock.setFixedTime(NOW * 1000);
       await own.goto(served.address);
       await own.waitForSelector("body[data-ready=true]");
-      await untilStep(own, "lr2/seed1", 30);
+      await untilStep(own, name, 10);
       const without = (/** @type {Record<string, string>} */ rows) => Object.fromEntries(Object.entries(rows).filter(([label]) => label !== "run" && label !== "snapshot"));
-      const atNow = screenOf(folder, NOW);
       const atLater = screenOf(folder, later);
-      assert.notEqual(atNow["last line"], atLater["last line"]);
-      await own.waitForFunction(([wanted, text]) => {
-        const card = [...document.querySelectorAll("article.run")].find((each) => each instanceof HTMLElement && each.dataset.run === wanted);
-        return [...(card?.querySelectorAll("table.status tr") ?? [])].some((row) => row.querySelector("th")?.textContent === "last line" && row.querySelector("td")?.textContent === text);
-      }, [name, atNow["last line"]], { timeout: 10_000 });
-      assert.deepEqual(without(await cardOf(own, name)), without(atNow));
+      const bytes = readFileSync(join(folder, "metrics.jsonl"));
+      const column = [...core.headings()[0], ...core.headings()[1]].indexOf("last line");
+      const cellAt = async (/** @type {number} */ now) => core.cells({ ...(await core.status(bytes, { name: join(folder, "metrics.jsonl"), now, run: name })), name }, { metrics: [] })[column];
+      const [before, cell] = [await cellAt(NOW), await cellAt(later)];
+      assert.notEqual(before, cell);
+      assert.equal((await rowOf(own, name)).last_line, before);
       // the clock moves: the table's row is told again at the page's ten-second tick
       await own.clock.setFixedTime(later * 1000);
-      const record = await core.status(readFileSync(join(folder, "metrics.jsonl")), { name: join(folder, "metrics.jsonl"), now: later, run: name });
-      const column = [...core.headings()[0], ...core.headings()[1]].indexOf("last line");
-      const cell = core.cells({ ...record, name }, { metrics: [] })[column];
       await own.waitForFunction(([wanted, text]) => {
         const row = [...document.querySelectorAll("#run-table tbody tr")].find((each) => each instanceof HTMLElement && each.dataset.run === wanted);
         return row?.querySelector('td[data-column="last_line"]')?.textContent === text;
@@ -236,7 +249,7 @@ describe("the viewer served by overbrainer-contract serve", () => {
     const took = await untilStep(page, "lr2/seed2", 5);
     console.log(`a new run shown in ${took.toFixed(0)} ms`);
     assert.ok(took < SHOWN_WITHIN_MS, `${took} ms`);
-    assert.equal(await page.locator("#served").textContent(), "following 4 runs of the server");
+    await untilServed(page, "following 4 runs of the server");
   });
 
   it("marks a run whose loss is not finite with its alerts, as status -o json tells them", async () => {
@@ -248,11 +261,13 @@ describe("the viewer served by overbrainer-contract serve", () => {
     appendFileSync(join(folder, "metrics.jsonl"), line({ event: "log", step: 7, time: NOW - 493, loss: null, scalars: { loss: "NaN" } }));
     await untilStep(page, "lr4/seed1", 7);
     const card = 'article.run[data-run="lr4/seed1"]';
-    // the page opens on the table: the cards are there, hidden
-    await page.waitForSelector(`${card} .badge[data-kind="nonfinite"]`, { state: "attached", timeout: 5000 });
     const told = statusOf(folder);
     assert.ok(told.alerts.some((alert) => alert.kind === "nonfinite" && alert.step === 7), JSON.stringify(told.alerts));
-    const badges = await page.locator(`${card} .badges .badge`).evaluateAll((each) => each.map((badge) => [badge.textContent, badge.title]));
+    // the page opens on the table: the card's badges are drawn once the cards are shown
+    const badges = await withCards(page, async () => {
+      await page.waitForSelector(`${card} .badge[data-kind="nonfinite"]`, { timeout: 5000 });
+      return page.locator(`${card} .badges .badge`).evaluateAll((each) => each.map((badge) => [badge.textContent, badge.title]));
+    });
     assert.deepEqual(badges, told.alerts.map((alert) => [alert.kind, alert.message]));
     const headings = [...core.headings()[0], ...core.headings()[1]];
     const cell = core.cells({ ...told, name: "lr4/seed1" }, { metrics: [] })[headings.indexOf("alerts")];
@@ -360,12 +375,15 @@ describe("the viewer served by overbrainer-contract serve", () => {
     const why = told.slice(told.indexOf(named) + named.length).split("\n")[0];
     await untilStep(page, "lr3/seed1", 3);
     const cell = page.locator('article.run[data-run="lr3/seed1"] td[data-field="snapshot"]');
-    await page.waitForFunction(
-      (wanted) => document.querySelector('article.run[data-run="lr3/seed1"] td[data-field="snapshot"]')?.textContent === wanted,
-      `snapshot.json: ${why}`,
-      { timeout: 5000, polling: 20 },
-    ).catch(() => {});
-    assert.equal(await cell.textContent(), `snapshot.json: ${why}`);
+    const shown = await withCards(page, async () => {
+      await page.waitForFunction(
+        (wanted) => document.querySelector('article.run[data-run="lr3/seed1"] td[data-field="snapshot"]')?.textContent === wanted,
+        `snapshot.json: ${why}`,
+        { timeout: 5000, polling: 20 },
+      ).catch(() => {});
+      return cell.textContent();
+    });
+    assert.equal(shown, `snapshot.json: ${why}`);
   });
 
   it("shows a run's name that holds markup as text", async () => {
