@@ -12,8 +12,10 @@ started on it, and the page opened in Debian's headless Chromium
 Measured, for each:
 
 - every run's row: the runs table holding a row for every run;
-- every run read: each run's card at its last step, every byte of every run read;
-- a line appended to one run, then shown on its card;
+- every run read: no run left that the page has not read (the line above its runs counts
+  them), checked by the table sorted by step, whose least is the runs' last step;
+- a line appended to one run, then shown in the table (sorted by step, descending: that run
+  first, at its new step);
 - the browser's memory once every run is read and the line shown: the proportional set size
   of all its processes (`/proc`), and the page's process and JavaScript heap (said, no goal);
 - the server's peak resident memory (`VmHWM`).
