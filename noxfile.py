@@ -601,18 +601,16 @@ def _manylinux(arch: str) -> str:
     return f"manylinux_{WHEEL_GLIBC.replace('.', '_')}_{arch}"
 
 
-def _zig_env(session: nox.Session, target_dir: Path) -> dict[str, str]:
+def _zig_env(session: nox.Session) -> dict[str, str]:
     """The environment setuptools-rust compiles the core in, linked by zig: cargo is
     tools/release/zigcargo (cargo-zigbuild for the compile), Debian's cargo and rustc first on
-    PATH after the session's tools, zig the `ziglang` package's, cargo's output in
-    `target_dir`, the release profile stripped of symbols and debug information (a third of
-    the size)."""
+    PATH after the session's tools, zig the `ziglang` package's, the release profile stripped
+    of symbols and debug information (a third of the size)."""
     find_zig = "import pathlib, ziglang; print(pathlib.Path(ziglang.__file__).parent / 'zig')"
     zig = (session.run("python", "-c", find_zig, silent=True) or "").strip()
     return {
         "CARGO": str(TOOLS / "release" / "zigcargo"),
         "CARGO_ZIGBUILD_ZIG_PATH": zig,
-        "CARGO_TARGET_DIR": str(target_dir),
         "CARGO_PROFILE_RELEASE_STRIP": "symbols",
         "PATH": os.pathsep.join([str(session.bin), DEBIAN_RUST, os.environ.get("PATH", "")]),
     }
@@ -717,10 +715,14 @@ def wheels(session: nox.Session) -> None:
         shutil.copy(sdist, DIST / sdist.name)
         # `python -m build` of the sdist: each wheel built from the sdist's own files, the
         # architectures side by side (most of a build is the core's last, serial compile)
+        zig = _zig_env(session)
         builds = {}
         for arch in WHEEL_ARCHES:
-            env = _zig_env(session, Path(tmp) / f"target-{arch}")
-            env["CARGO_BUILD_TARGET"] = f"{arch}-unknown-linux-gnu.{WHEEL_GLIBC}"
+            env = {
+                **zig,
+                "CARGO_TARGET_DIR": str(Path(tmp) / f"target-{arch}"),  # cargo locks its folder
+                "CARGO_BUILD_TARGET": f"{arch}-unknown-linux-gnu.{WHEEL_GLIBC}",
+            }
             plat = f"-C--build-option=--plat-name=linux_{arch}"
             command = ["python", "-m", "build", "--wheel", plat, "--outdir", str(built / arch)]
             builds[arch] = ([*command, str(sdist)], env)

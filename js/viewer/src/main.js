@@ -976,7 +976,7 @@ function showView(view) {
   $("runs").hidden = table;
   document.body.dataset.view = table ? "table" : "cards";
   if (table) renderTable();
-  else for (const run of runs) if (run.stale) void renderStatus(run).then((record) => renderFindings(run, record));
+  else for (const run of runs) if (run.stale) void tell(run);
 }
 
 /** Whether the runs are shown as cards (else as the table: the cards hidden). */
@@ -1664,8 +1664,8 @@ function sideSignature(entry) {
   return JSON.stringify([entry.snapshot, entry.request, entry.side_problem]);
 }
 
-/** A followed run told after a turn: its record (the table's row), and its card when the
- * cards are shown (else it is marked, and drawn when they are: showView).
+/** A run told: its record (the table's row), and its card and bad lines when the cards are
+ * shown (else the card is marked, and drawn when they are: showView).
  * @param {Run} run */
 async function tell(run) {
   const card = cardsShown();
@@ -1773,7 +1773,7 @@ function follow(server) {
   const due = new Set();
   /** The readers waiting for a listing that changed. @type {(() => void)[]} */
   let waiting = [];
-  /** The readers started: one more each time the listing allows more at once. */
+  /** The readers started: as many as the last listing allows at once (`server.many`). */
   let readers = 0;
   /** The runs listed whose first turn has not ended: the line above the runs counts them. */
   const unread = new Set();

@@ -18,10 +18,10 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import * as core from "../../dist/index.js";
+import { CLI, screenOf } from "./cli.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PAGE = resolve(HERE, "..", "dist", "viewer.html");
-const CLI = process.env.OVERBRAINER_CONTRACT || "overbrainer-contract";
 const BROWSER = process.env.CHROMIUM || "/usr/bin/chromium";
 /** The page's clock, fixed (seconds since the epoch): its status is told at this now. */
 const NOW = 1_733_000_600;
@@ -69,19 +69,6 @@ function rowOf(page, name) {
     }
     return null;
   }, name);
-}
-
-/** `overbrainer-contract status --color never --now NOW` of a run folder: its screen's rows,
- * words by label. */
-function screenOf(folder, now) {
-  const done = spawnSync(CLI, ["status", "--color", "never", "--now", String(now), folder], { encoding: "utf8" });
-  assert.ok(done.status === 0 || done.status === 1, `status ${folder}: exit ${done.status}: ${done.stderr}`);
-  const rows = {};
-  for (const each of done.stdout.split("\n").filter(Boolean)) {
-    const [, label, text] = /^(\S+(?: \S+)*) {2,}(.*)$/.exec(each);
-    rows[label] = text;
-  }
-  return rows;
 }
 
 /** The status rows of the card of `name` (shown or not): words by label. */
@@ -216,16 +203,11 @@ describe("the viewer served by overbrainer-contract serve", () => {
       assert.equal((await rowOf(own, name)).last_line, before);
       // the clock moves: the table's row is told again at the page's ten-second tick
       await own.clock.setFixedTime(later * 1000);
-      await own.waitForFunction(([wanted, text]) => {
-        const row = [...document.querySelectorAll("#run-table tbody tr")].find((each) => each instanceof HTMLElement && each.dataset.run === wanted);
-        return row?.querySelector('td[data-column="last_line"]')?.textContent === text;
-      }, [name, cell], { timeout: 20_000 });
+      const shows = ([selector, text]) => document.querySelector(selector)?.textContent === text;
+      await own.waitForFunction(shows, [`#run-table tr[data-run="${name}"] td[data-column="last_line"]`, cell], { timeout: 20_000 });
       // and the cards, shown now, say what the command line says at that clock
       await own.locator("#view-cards").check();
-      await own.waitForFunction(([wanted, text]) => {
-        const card = [...document.querySelectorAll("article.run")].find((each) => each instanceof HTMLElement && each.dataset.run === wanted);
-        return [...(card?.querySelectorAll("table.status tr") ?? [])].some((row) => row.querySelector("th")?.textContent === "last line" && row.querySelector("td")?.textContent === text);
-      }, [name, atLater["last line"]], { timeout: 5000 });
+      await own.waitForFunction(shows, [`article.run[data-run="${name}"] td[data-field="last_line"]`, atLater["last line"]], { timeout: 5000 });
       assert.deepEqual(without(await cardOf(own, name)), without(atLater));
     } finally {
       await own.close();

@@ -15,7 +15,7 @@
 // go (default js/viewer/test-output/).
 
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -25,6 +25,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import * as core from "../../dist/index.js";
+import { screenOf } from "./cli.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const VIEWER = resolve(HERE, "..");
@@ -33,7 +34,6 @@ const EXAMPLES = join(ROOT, "examples");
 const RUNNER =
   process.env.OVERBRAINER_REFERENCE_RUNNER ||
   join(ROOT, "conformance", "rust", "target", "release", "overbrainer-reference-runner");
-const CLI = process.env.OVERBRAINER_CONTRACT || "overbrainer-contract";
 const BROWSER = process.env.CHROMIUM || "/usr/bin/chromium";
 const CONTRACT = JSON.parse(readFileSync(join(ROOT, "schema", "contract.json"), "utf8"));
 /** The most bytes `snapshot.request` and `snapshot.json` may hold: the contract's. */
@@ -70,20 +70,6 @@ function cells({ line, category, message, column, path }) {
 function listedError(finding) {
   const { line, category, message, column, path } = finding;
   return { line, category, message, column: column === null ? "" : String(column), path: path ?? "" };
-}
-
-/** The rows of the command line's screen of `path` at `now` (`overbrainer-contract status
- * --now`), label → text: each row its label, padded, then its text. */
-function screenOf(path, now) {
-  const done = spawnSync(CLI, ["status", "--color", "never", "--now", String(now), path], { encoding: "utf8" });
-  if (done.error) throw new Error(`${CLI}: ${done.error.message} (OVERBRAINER_CONTRACT names the console script)`);
-  assert.ok(done.status === 0 || done.status === 1, `status ${path}: exit ${done.status}: ${done.stderr}`);
-  const rows = {};
-  for (const line of done.stdout.split("\n").filter(Boolean)) {
-    const [, label, text] = /^(\S+(?: \S+)*) {2,}(.*)$/.exec(line);
-    rows[label] = text;
-  }
-  return rows;
 }
 
 let browser;
