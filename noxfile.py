@@ -77,6 +77,15 @@ PYTHONS = ["3.10", "3.11", "3.12"]
 # runner, node) waited for one at a time.
 WORKERS = ("-n", "auto")
 
+# Every session's packages are installed without compiling their bytecode (pip's
+# --no-compile): Python compiles the modules a test imports when it first imports them, where
+# pip compiled every module of every package (most of installing torch, transformers and
+# axolotl into a fresh venv). The installs a user makes (`clone`, `pages`) stay pip's default.
+# Python writes what it compiles (`__pycache__`, ignored by git) whatever the machine says:
+# with PYTHONDONTWRITEBYTECODE every test's child process would compile torch again.
+NO_COMPILE = "--no-compile"
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 # nox's settings.
 nox.options.default_venv_backend = "virtualenv"
 nox.options.error_on_missing_interpreters = False
@@ -133,7 +142,7 @@ def install_project(session: nox.Session, *groups: str, extras: str = "") -> Non
     args: list[str] = []
     for group in groups:
         args += ["--group", group]
-    session.install(f"{project_wheel(session)}{extras}", *args)
+    session.install(NO_COMPILE, f"{project_wheel(session)}{extras}", *args)
 
 
 def _reference_runner(session: nox.Session) -> str:
@@ -252,7 +261,7 @@ def lint(session: nox.Session) -> None:
     # conformance/rust/, ESLint of js/ (`npm ci` of js/lint's lock first). The hooks' ruff
     # must be the `lint` group's.
     _ruff_pins_agree(session)
-    session.install("--group", "precommit")
+    session.install(NO_COMPILE, "--group", "precommit")
     with session.chdir(ESLINT):
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     session.run("pre-commit", "run", "--all-files", "--show-diff-on-failure", *session.posargs)
@@ -261,7 +270,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on python/, tools/ and tests/."""
-    session.install(str(project_wheel(session)), "--group", "typecheck")
+    session.install(NO_COMPILE, str(project_wheel(session)), "--group", "typecheck")
     session.run(
         "mypy",
         "--strict",
@@ -293,7 +302,7 @@ def generate(session: nox.Session) -> None:
     # One command for every generator: datamodel-code-generator and tools/codegen/ (Python),
     # js/generate-types.mjs (json-schema-to-typescript, the npm package's own pin: node).
     # With `-- --check` it fails where they differ instead, as the generated session does.
-    session.install("--group", "generate")
+    session.install(NO_COMPILE, "--group", "generate")
     check = "--check" in session.posargs
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "models"
@@ -328,7 +337,7 @@ def generated(session: nox.Session) -> None:
     # What `generate -- --check` checks but the TypeScript types (the js session checks
     # those, with the npm package's own install): the models, core/reader/src/generated.rs,
     # reports.rs and the docs' tables; a failure names the command that fixes it.
-    session.install("--group", "generate")
+    session.install(NO_COMPILE, "--group", "generate")
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "models"
         _generate(session, fresh)
@@ -522,8 +531,8 @@ def plugin(session: nox.Session) -> None:
     """The Axolotl plugin with transformers alone, in a real Trainer and under torchrun."""
     # Scripted callback events, faults, stage lines in bash and dash, a real Trainer on a
     # tiny Llama (snapshot from a thread) and two ranks under torchrun (gloo, CPU).
-    session.install(TORCH)
-    session.install("transformers", "accelerate", "tokenizers", "duckdb", "pyarrow")
+    session.install(NO_COMPILE, TORCH)
+    session.install(NO_COMPILE, "transformers", "accelerate", "tokenizers", "duckdb", "pyarrow")
     install_project(session, "test")
     session.run("python", "-m", "pytest", "tests/plugin", *session.posargs)
 
@@ -533,8 +542,8 @@ def axolotl(session: nox.Session) -> None:
     """A real `axolotl train` with the plugin and a snapshot request."""
     # pip gives axolotl 0.19 on Python 3.11; the metrics are validated, the checkpoint and
     # the proof must be there.
-    session.install(TORCH)
-    session.install("axolotl")
+    session.install(NO_COMPILE, TORCH)
+    session.install(NO_COMPILE, "axolotl")
     install_project(session, "test")
     session.run("python", "-m", "pytest", "tests/axolotl", *session.posargs)
 
@@ -701,7 +710,7 @@ def wheels(session: nox.Session) -> None:
     # (PyPI's wheels for the dependencies) and runs the README's first commands and `serve`;
     # the aarch64 wheel is installed for an aarch64 CPython (Debian's, run by qemu-user),
     # which runs `check` and `status` on it.
-    session.install("--group", "release")
+    session.install(NO_COMPILE, "--group", "release")
     if not shutil.which("qemu-aarch64-static"):
         session.error("no qemu-aarch64-static: .ci/run installs Debian's qemu-user-static")
     _build_viewer(session)  # the page `serve` serves, package data of the wheel
@@ -1153,8 +1162,8 @@ def bench(session: nox.Session) -> None:
     serve = ("--command", str(Path(session.bin) / "overbrainer-contract"))
     session.run("python", "benchmarks/serve.py", *serve, **measured)
     # The plugin's callback against a no-op callback (its own script: it needs transformers).
-    session.install(TORCH)
-    session.install("transformers")
+    session.install(NO_COMPILE, TORCH)
+    session.install(NO_COMPILE, "transformers")
     session.run("python", "benchmarks/plugin_callback.py")
 
 

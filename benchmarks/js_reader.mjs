@@ -11,14 +11,14 @@
 // parallelism for a file of 16 MiB and more); PACKAGE: the package's main module (default:
 // js/dist/index.js beside this).
 
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const [file, threads, entry] = process.argv.slice(2);
 const where = entry ? pathToFileURL(entry).href : new URL("../js/dist/index.js", import.meta.url).href;
 const { readLines } = await import(where);
 
-const data = await readFile(file);
+const data = readFileSync(file);
 let ok = 0;
 let errors = 0;
 const options = threads && threads !== "default" ? { threads: Number(threads) } : {};

@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 import json
 import math
+import re
 import sys
 import tempfile
 from decimal import Decimal
@@ -154,11 +155,16 @@ LEFT: list[tuple[Any, str]] = [
 ]
 
 
+def case_id(value: Any) -> str:
+    """A case's id: its repr, without an address (the same in every pytest-xdist worker)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))[:40]
+
+
 def raw_lines(path: Path) -> list[str]:
     return path.read_text().splitlines()
 
 
-@pytest.mark.parametrize(("value", "expected"), KEPT, ids=[repr(v)[:40] for v, _ in KEPT])
+@pytest.mark.parametrize(("value", "expected"), KEPT, ids=[case_id(v) for v, _ in KEPT])
 def test_a_number_is_kept_in_scalars(
     om: ModuleType, run: SimpleNamespace, value: Any, expected: Any
 ) -> None:
@@ -173,7 +179,7 @@ def test_a_number_is_kept_in_scalars(
         assert math.copysign(1.0, got) == math.copysign(1.0, expected)
 
 
-@pytest.mark.parametrize(("value", "kind"), LEFT, ids=[repr(v)[:40] for v, _ in LEFT])
+@pytest.mark.parametrize(("value", "kind"), LEFT, ids=[case_id(v) for v, _ in LEFT])
 def test_what_is_not_a_number_is_left_out_and_named(
     om: ModuleType,
     run: SimpleNamespace,
