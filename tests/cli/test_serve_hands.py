@@ -23,11 +23,15 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from test_serve import LINE, PAGE, SECRET, Server, _start, _stop
 
 pytest.importorskip("aiohttp")
+
+if TYPE_CHECKING:
+    from overbrainer_contract.serve.listing import Listing
 
 
 def _sweep(tmp_path: Path, names: tuple[str, ...] = ("a", "b")) -> Path:
@@ -389,7 +393,8 @@ def test_a_rescan_describes_only_the_runs_that_changed(tmp_path: Path) -> None:
 
     sweep = _sweep(tmp_path, tuple(f"run{n}" for n in range(30)))
     (sweep / "later" / "group").mkdir(parents=True)  # no run below it, yet
-    listing = Listing([str(sweep)], rescan=0, idle=0)
+    # the folders looked at, not watched (the watched sweep: the test below)
+    listing = Listing([str(sweep)], rescan=0, idle=0, watch=False)
     listing.scan()
     assert (listing.described, listing.discovered) == (30, 1)
     body, etag = listing.current()
@@ -408,6 +413,87 @@ def test_a_rescan_describes_only_the_runs_that_changed(tmp_path: Path) -> None:
     names = [entry["name"] for entry in json.loads(listing.current()[0])["runs"]]
     assert "later/group/new" in names  # a run started in a folder that held none
     assert (listing.described, listing.discovered) == (33, 3)
+
+
+def _until_listed(listing: Listing, etag: str) -> tuple[bytes, str]:
+    """The listing once it is no longer `etag` (the watch tells a change within a few tens of
+    milliseconds; the guard is for a hang)."""
+    for _ in range(3000):
+        body, now = listing.current()
+        if now != etag:
+            return body, now
+        threading.Event().wait(0.01)
+    raise AssertionError("the change was never listed")
+
+
+def test_a_watched_sweep_describes_the_runs_the_kernel_told_changed(tmp_path: Path) -> None:
+    from overbrainer_contract.serve.listing import Listing
+
+    sweep = _sweep(tmp_path, tuple(f"run{n}" for n in range(30)))
+    (sweep / "later" / "group").mkdir(parents=True)  # no run below it, yet
+    (tmp_path / "elsewhere").mkdir()
+    (sweep / "run3" / "linked").symlink_to(tmp_path / "elsewhere")
+    listing = Listing([str(sweep)], rescan=0, idle=0)
+    try:
+        if not listing.watched.available:
+            pytest.skip("watchfiles is not installed: the folders are looked at, not watched")
+        listing.scan()
+        assert listing.watched.failure is None
+        assert (listing.described, listing.discovered) == (30, 1)
+        body, etag = listing.current()
+        looked = listing.looked
+        with (sweep / "run7" / "metrics.jsonl").open("a") as grown:
+            grown.write(LINE % 4)
+        body, etag = _until_listed(listing, etag)
+        # run7 alone looked at again: no other run, no folder walked, no discovery
+        assert (listing.looked - looked, listing.described, listing.discovered) == (1, 31, 1)
+        assert [e["metrics"]["size"] for e in json.loads(body)["runs"] if e["name"] == "run7"] == [
+            (sweep / "run7" / "metrics.jsonl").stat().st_size
+        ]
+        (sweep / "run9" / "snapshot.request").write_text("eval\n")
+        body, etag = _until_listed(listing, etag)
+        assert (listing.described, listing.discovered) == (32, 1)  # a file made in a run's folder
+        # a write below a link in a run's folder is not watched: no folder there is named
+        (tmp_path / "elsewhere" / "metrics.jsonl").write_text(LINE % 1)
+        (sweep / "later" / "group" / "new").mkdir()
+        (sweep / "later" / "group" / "new" / "metrics.jsonl").write_text(LINE % 1)
+        body, etag = _until_listed(listing, etag)
+        # a folder that is not a run's changed: every run looked at, the runs discovered again
+        assert "later/group/new" in [entry["name"] for entry in json.loads(body)["runs"]]
+        assert listing.discovered == 2
+        described = listing.described
+        with (sweep / "later" / "group" / "new" / "metrics.jsonl").open("a") as grown:
+            grown.write(LINE % 2)  # the new run's folder is watched too
+        _until_listed(listing, etag)
+        assert (listing.described, listing.discovered) == (described + 1, 2)
+    finally:
+        listing.close()
+
+
+def test_a_folder_named_in_bytes_that_are_not_utf8_is_looked_at_every_scan(
+    tmp_path: Path,
+) -> None:
+    from overbrainer_contract.serve.listing import Listing
+
+    sweep = _sweep(tmp_path, ("a",))
+    odd = os.fsdecode(bytes(sweep) + b"/r\xff")
+    os.mkdir(odd)
+    with open(os.path.join(odd, "metrics.jsonl"), "w") as made:
+        made.write(LINE % 1)
+    listing = Listing([str(sweep)], rescan=0, idle=0)
+    try:
+        listing.scan()
+        if listing.watched.available:  # the watcher cannot name it: nothing is watched
+            assert listing.watched.failure is not None
+        body, _ = listing.current()
+        assert sorted(entry["name"] for entry in json.loads(body)["runs"]) == ["a", "r\\xff"]
+        with open(os.path.join(odd, "metrics.jsonl"), "a") as grown:
+            grown.write(LINE % 2)
+        body, _ = listing.current()  # looked at again at once: every run, every scan
+        sizes = {entry["name"]: entry["metrics"]["size"] for entry in json.loads(body)["runs"]}
+        assert sizes["r\\xff"] == os.stat(os.path.join(odd, "metrics.jsonl")).st_size
+    finally:
+        listing.close()
 
 
 # -- 5. runs removed, side files refused --------------------------------------------------

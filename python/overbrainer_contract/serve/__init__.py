@@ -11,6 +11,8 @@ Read top-down:
   did not change is not described again); each file reached from the folders given, held
   open, through real folders only, and given an id bound to its device and inode there, so
   nothing but a file found can be read, and a file rotated at its path is another file;
+- `watched`: the runs' folders watched by the kernel (watchfiles), each by itself, so that a
+  scan looks again only at the runs whose folders it told changed;
 - `files`: a file's bytes from an offset, reached again the same way and opened without
   following a link, refused when it is no longer the file the id was given for, handed out
   a chunk at a time as the asker reads them;

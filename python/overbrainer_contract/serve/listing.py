@@ -27,9 +27,14 @@ the run says why, in the words every command uses (`problem` for its metrics fil
 **Incremental.** The runs are discovered again only when a folder that discovery looks
 at changed since (`Folders`: a run or a folder made, removed or renamed), and at least every
 `FULL_EVERY` scans; otherwise a scan takes the last discovery's runs (`discovered` counts
-the discoveries). A run whose files look as they did at the last scan (their kind, device,
-inode, size and time written) is not described again: its part of the listing is the one
-encoded then (`described` counts the runs described). The listing's
+the discoveries). Where the kernel watches the folders (`watched`: every run's folder and
+every folder above one, each by itself), a scan looks only at the runs whose folders it told
+changed, and discovers again when a folder that is not a run's changed: a line appended to
+one run of 10,000 is listed without a look at the 9,999 others; a look at every run and a
+discovery at least every `FULL_SECONDS` still. A run whose files look as they did at the
+last scan (their kind, device, inode, size and time written) is not described again: its
+part of the listing is the one encoded then (`described` counts the runs described, `looked`
+the looks at a run's files). The listing's
 `etag` changes only when the listing does, so a page polling it twice a second is answered
 `304 Not Modified` while nothing moved.
 
@@ -43,8 +48,8 @@ exist, however many were created and removed while the server ran.
 listing's request alone: `app`), so neither the event loop nor the threads reading files
 wait for it; the ids of the last scan are read without waiting for the next one
 (`served`). Scans follow each other at most every `RESCAN_SECONDS`, and never closer than
-`IDLE_SHARE` times the last one took, so a page polling a sweep of any size costs the
-server at most a fixed share of a core.
+`IDLE_SHARE` times what they took of late (`COST_WEIGHT`), so a page polling a sweep of any
+size costs the server at most a fixed share of a core.
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ from ..files.sidefile import SYMLINK, what_it_is
 from ..runs.discover import Found, discover, metrics_in
 from ..runs.state import Run
 from ..text.shown import as_text
+from .watched import Watched
 
 MANY = 64
 """The most files one request for their parts (`/api/parts`) asks for: the listing says it
@@ -86,7 +92,15 @@ IDLE_SHARE = 3.0
 a scan takes at most a quarter of a core, whatever the runs' number."""
 
 FULL_EVERY = 20
-"""A discovery at least every this many scans, whatever the folders look like."""
+"""A discovery at least every this many scans, whatever the folders look like (their
+folders not watched: `watched`)."""
+
+FULL_SECONDS = 60.0
+"""Where the folders are watched, a look at every run and a discovery at least this often,
+whatever the watch told (a change the kernel dropped is seen then)."""
+
+COST_WEIGHT = 0.25
+"""The weight of the last scan's time in the scans' average cost, which sets the wait."""
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
@@ -307,13 +321,19 @@ class Listing:
     the last scan's time); thread-safe."""
 
     def __init__(
-        self, paths: Sequence[str], *, rescan: float = RESCAN_SECONDS, idle: float = IDLE_SHARE
+        self,
+        paths: Sequence[str],
+        *,
+        rescan: float = RESCAN_SECONDS,
+        idle: float = IDLE_SHARE,
+        watch: bool = True,
     ) -> None:
         self.paths = list(paths)
         self.rescan = rescan
         self.idle = idle
         self.roots = Roots(self.paths)
         self.folders = Folders(self.paths)
+        self.watched = Watched() if watch else Watched.never()
         self._found: Found | None = None
         self._scans = 0
         self.discovered = 0
@@ -322,16 +342,22 @@ class Listing:
         self._count = itertools.count(1)
         self._next_scan = -float("inf")
         self._seen: dict[str, Run] = {}
+        self._by_folder: dict[str, list[Run]] = {}
         self._described: dict[str, _Described] = {}
         self._files: dict[str, Served] = {}
         self._ids: dict[tuple[int, tuple[str, ...], str, int, int], str] = {}
         self._nonce = secrets.token_hex(6)
         self._generation = 0
+        self._full_at = 0.0
+        self._cost = 0.0
+        self._refused = b"[]"
         self.body = b""
         self.etag = ""
         self.runs = 0
         self.described = 0
         """How many runs were described (not taken as they were) by all the scans."""
+        self.looked = 0
+        """How many times a run's files were looked at, by all the scans."""
 
     def current(self) -> tuple[bytes, str]:
         """The listing's JSON and its ETag, scanned again when it is time to."""
@@ -340,7 +366,10 @@ class Listing:
                 started = time.monotonic()
                 self._scan()
                 ended = time.monotonic()
-                self._next_scan = ended + max(self.rescan, self.idle * (ended - started))
+                # the scans' cost, averaged: a full look now and then among the cheap scans of
+                # a watched sweep does not leave it unlooked at for `idle` times its own length
+                self._cost += COST_WEIGHT * (ended - started - self._cost)
+                self._next_scan = ended + max(self.rescan, self.idle * self._cost)
             return self.body, self.etag
 
     def served(self, file_id: str) -> Served | None:
@@ -355,30 +384,66 @@ class Listing:
             self._next_scan = time.monotonic() + self.rescan
 
     def close(self) -> None:
+        self.watched.close()
         self.roots.close()
 
     def _scan(self) -> None:
+        touched = self.watched.taken()
+        self._scans += 1
+        if touched is None:
+            due = (self._scans - 1) % FULL_EVERY == 0
+        else:
+            due = time.monotonic() >= self._full_at
+            if self._found is not None and not due and self._rescan(touched):
+                return
         changed = self.folders.changed()  # before discovering: a change meanwhile is seen next
-        if self._found is None or changed or self._scans % FULL_EVERY == 0:
+        if self._found is None or changed or due:
             self._found = discover(self.paths)
             self.discovered += 1
-        self._scans += 1
+        self._full_at = time.monotonic() + FULL_SECONDS
         found = self._found
         now = {run.name: run for run in found.runs}
-        kept = [run for name, run in self._seen.items() if name not in now]
-        files: dict[str, Served] = {}
+        runs = [*found.runs, *(run for name, run in self._seen.items() if name not in now)]
+        # watched from here on: a change while the runs are looked at is told to the next scan
+        folders = {name for name, (_, run, _) in self.folders.known.items() if not run}
+        self.watched.follow(folders | {str(_folder_of_run(run)) for run in runs})
         described: dict[str, _Described] = {}
         seen: dict[str, Run] = {}
-        fragments = []
-        for run in [*found.runs, *kept]:
+        for run in runs:
             entry = self._describe(run)
             if entry is None:
                 continue  # its folder is gone, or not reached through real folders
             seen[run.name] = run
             described[run.name] = entry
+        self._refused = msgspec.json.encode(
+            [Refused(as_text(path), as_text(why)) for path, why in found.refused]
+        )
+        self._publish(seen, described)
+
+    def _rescan(self, touched: set[str]) -> bool:
+        """The runs whose folders the watch saw changed described again, the others taken
+        as the last scan described them; False (nothing done) where a folder that is not a
+        run's changed (a run may have come or gone) or a run's folder is no longer reached."""
+        if not touched:
+            return True
+        by_folder = self._by_folder
+        if any(folder not in by_folder for folder in touched):
+            return False
+        described = dict(self._described)
+        for folder in touched:
+            for run in by_folder[folder]:
+                entry = self._describe(run)
+                if entry is None:
+                    return False
+                described[run.name] = entry
+        self._publish(self._seen, described)
+        return True
+
+    def _publish(self, seen: dict[str, Run], described: dict[str, _Described]) -> None:
+        """The listing of the runs `described` (in their order), their files' ids served."""
+        files: dict[str, Served] = {}
+        for entry in described.values():
             files.update(entry.files)
-            fragments.append(entry.fragment)
-        refused = [Refused(as_text(path), as_text(why)) for path, why in found.refused]
         body = b"".join(
             [
                 b'{"contract":',
@@ -386,12 +451,16 @@ class Listing:
                 b',"parts":',
                 msgspec.json.encode(MANY),
                 b',"runs":[',
-                b",".join(fragments),
+                b",".join(entry.fragment for entry in described.values()),
                 b'],"refused":',
-                msgspec.json.encode(refused),
+                self._refused,
                 b"}",
             ]
         )
+        if seen is not self._seen:
+            self._by_folder = {}
+            for run in seen.values():
+                self._by_folder.setdefault(str(_folder_of_run(run)), []).append(run)
         self._seen = seen
         self._described = described
         self._ids = {
@@ -403,12 +472,13 @@ class Listing:
             self._generation += 1
             self.body = body
             self.etag = f'"{self._nonce}-{self._generation}"'
-        self.runs = len(fragments)
+        self.runs = len(described)
 
     def _describe(self, run: Run) -> _Described | None:
         """The run's part of the listing: the one of the last scan when its folder and
         files look the same; None when its folder is not reached through real folders."""
         assert run.metrics is not None, "serve is given no standard input"
+        self.looked += 1
         placed = self.roots.place(run.metrics.parent)
         if placed is None:
             return None
@@ -474,6 +544,12 @@ class Listing:
             file_id = f"f{next(self._count)}"
         files[file_id] = Served(root, folders, name, device, inode, limit)
         return FileEntry(file_id, as_text(name), size, written / 1e6), None
+
+
+def _folder_of_run(run: Run) -> Path:
+    """The folder a run's files are in (a run given as a file: the file's folder)."""
+    assert run.metrics is not None, "serve is given no standard input"
+    return run.metrics.parent
 
 
 def _look(folder: int, name: str) -> Look:
