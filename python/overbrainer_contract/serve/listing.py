@@ -24,19 +24,19 @@ id is refused. A symlink in a file's place, a FIFO, a socket or a folder is not 
 the run says why, in the words every command uses (`problem` for its metrics file,
 `side_problem` for `snapshot.json` and `snapshot.request`, each named by its file's name).
 
-**Incremental.** The runs are discovered again only when a folder that discovery looks
-at changed since (`Folders`: a run or a folder made, removed or renamed), and at least every
+**Incremental.** The runs are discovered again only when a folder that discovery looks at
+changed since (`Folders`: a run or a folder made, removed or renamed), and at least every
 `FULL_EVERY` scans; otherwise a scan takes the last discovery's runs (`discovered` counts
 the discoveries). Where the kernel watches the folders (`watched`: every run's folder and
 every folder above one, each by itself), a scan looks only at the runs whose folders it told
 changed, and discovers again when a folder that is not a run's changed: a line appended to
-one run of 10,000 is listed without a look at the 9,999 others; a look at every run and a
-discovery at least every `FULL_SECONDS` still. A run whose files look as they did at the
-last scan (their kind, device, inode, size and time written) is not described again: its
-part of the listing is the one encoded then (`described` counts the runs described, `looked`
-the looks at a run's files). The listing's
-`etag` changes only when the listing does, so a page polling it twice a second is answered
-`304 Not Modified` while nothing moved.
+one run of 10,000 is listed without a look at the 9,999 others; a look at every run at least
+every `FULL_SECONDS` still, and a discovery every `DISCOVER_SECONDS`. A run whose files look
+as they did at the last scan (their kind, device, inode, size and time written) is not
+described again: its part of the listing is the one encoded then (`described` counts the
+runs described, `looked` the looks at a run's files). The listing's `etag` changes only when
+the listing does, so a page polling it twice a second is answered `304 Not Modified` while
+nothing moved.
 
 **Runs removed.** A run that is no longer found stays listed while its folder is still
 there (its metrics file removed, or rotated away and not yet written again: its `metrics`
@@ -96,8 +96,11 @@ FULL_EVERY = 20
 folders not watched: `watched`)."""
 
 FULL_SECONDS = 60.0
-"""Where the folders are watched, a look at every run and a discovery at least this often,
-whatever the watch told (a change the kernel dropped is seen then)."""
+"""Where the folders are watched, a look at every run at least this often, whatever the
+watch told (a change the kernel dropped is seen then)..."""
+DISCOVER_SECONDS = 300.0
+"""... and a discovery at least this often (10,000 runs: seconds of a core), whatever the
+folders look like."""
 
 COST_WEIGHT = 0.25
 """The weight of the last scan's time in the scans' average cost, which sets the wait."""
@@ -348,7 +351,7 @@ class Listing:
         self._ids: dict[tuple[int, tuple[str, ...], str, int, int], str] = {}
         self._nonce = secrets.token_hex(6)
         self._generation = 0
-        self._full_at = 0.0
+        self._full_at = self._discover_at = 0.0
         self._cost = 0.0
         self._refused = b"[]"
         self.body = b""
@@ -390,17 +393,19 @@ class Listing:
     def _scan(self) -> None:
         touched = self.watched.taken()
         self._scans += 1
+        now = time.monotonic()
         if touched is None:
-            due = (self._scans - 1) % FULL_EVERY == 0
+            due = discover_due = (self._scans - 1) % FULL_EVERY == 0
         else:
-            due = time.monotonic() >= self._full_at
+            due, discover_due = now >= self._full_at, now >= self._discover_at
             if self._found is not None and not due and self._rescan(touched):
                 return
         changed = self.folders.changed()  # before discovering: a change meanwhile is seen next
-        if self._found is None or changed or due:
+        if self._found is None or changed or discover_due:
             self._found = discover(self.paths)
             self.discovered += 1
-        self._full_at = time.monotonic() + FULL_SECONDS
+            self._discover_at = now + DISCOVER_SECONDS
+        self._full_at = now + FULL_SECONDS
         found = self._found
         now = {run.name: run for run in found.runs}
         runs = [*found.runs, *(run for name, run in self._seen.items() if name not in now)]
