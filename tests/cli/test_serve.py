@@ -14,6 +14,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -393,6 +394,54 @@ def test_new_runs_appear_and_the_listing_is_cached(server: Server, sweep: Path) 
     assert status == 200
     assert headers["etag"] != etag
     assert [entry["name"] for entry in json.loads(body)["runs"]] == ["a", "b", "c"]
+
+
+def _until_changed(server: Server, target: str, etag: str) -> tuple[dict[str, Any], str]:
+    """The answer to `target` once the listing is no longer `etag` (a hang guard only)."""
+    for _ in range(300):
+        status, headers, body = server.ask(target, headers={"If-None-Match": etag})
+        if status == 200:
+            return json.loads(body), headers["etag"]
+        assert status == 304
+        time.sleep(0.1)
+    raise AssertionError(f"{target}: the listing never changed")
+
+
+def test_a_listing_since_an_earlier_one_holds_what_changed(server: Server, sweep: Path) -> None:
+    status, headers, body = server.ask("/api/runs")
+    first = headers["etag"]
+    assert (json.loads(body)["since"], json.loads(body)["removed"]) == (None, [])
+    since = f"/api/runs?since={first.strip(chr(34))}"
+    with (sweep / "b" / "metrics.jsonl").open("a") as grown:
+        grown.write(LINE % 4)
+    changed, second = _until_changed(server, since, first)
+    # b alone, grown to its size now; nothing removed
+    assert changed["since"] == first.strip('"')
+    assert [(e["name"], e["metrics"]["size"]) for e in changed["runs"]] == [
+        ("b", (sweep / "b" / "metrics.jsonl").stat().st_size)
+    ]
+    assert changed["removed"] == []
+    shutil.rmtree(sweep / "a")
+    (sweep / "c").mkdir()
+    (sweep / "c" / "metrics.jsonl").write_text(LINE % 1)
+    changed, _ = _until_changed(server, f"/api/runs?since={second.strip(chr(34))}", second)
+    for _ in range(300):  # the removal and the new run may be told by two scans
+        if changed["removed"] and changed["runs"]:
+            break
+        time.sleep(0.1)
+        changed = json.loads(server.ask(f"/api/runs?since={second.strip(chr(34))}")[2])
+    assert [entry["name"] for entry in changed["runs"]] == ["c"]
+    assert [Path(name).name for name in changed["removed"]] == ["a"]
+    # since the first: b and c changed, a removed
+    changed = json.loads(server.ask(since)[2])
+    assert sorted(entry["name"] for entry in changed["runs"]) == ["b", "c"]
+    assert [Path(name).name for name in changed["removed"]] == ["a"]
+    # a listing this server never gave, or garbage: every run
+    for other in ("000000000000-1", "x", "-" * 5000, "%00", "1-%C2%B2"):
+        status, _, body = server.ask(f"/api/runs?since={other}")
+        assert status == 200, other
+        whole = json.loads(body)
+        assert (whole["since"], sorted(e["name"] for e in whole["runs"])) == (None, ["b", "c"])
 
 
 def test_another_interface_needs_the_token(sweep: Path) -> None:

@@ -1808,13 +1808,23 @@ function follow(server) {
           }
         }
         // a run dropped from the listing (its folder removed): its file said removed, the run
-        // kept as last read, and read again if it is listed again
-        const listed = new Set(listing.runs.map((entry) => entry.run));
-        for (const [name, run] of known) {
+        // kept as last read, and read again if it is listed again. A listing of every run
+        // drops those it does not list; one of the changes since the last, those it names.
+        /** @param {Run} run */
+        const dropped = (run) => {
           const entry = run.following?.entry;
-          if (run.following && entry && !listed.has(name) && entry.metrics !== null) {
+          if (run.following && entry && entry.metrics !== null) {
             run.following.entry = { ...entry, metrics: null, snapshot: null, request: null, problem: null, side_problem: null };
             due.add(run);
+          }
+        };
+        if (listing.since === null) {
+          const listed = new Set(listing.runs.map((entry) => entry.run));
+          for (const [name, run] of known) if (!listed.has(name)) dropped(run);
+        } else {
+          for (const name of listing.removed) {
+            const run = known.get(name);
+            if (run !== undefined) dropped(run);
           }
         }
         $("served").hidden = false;

@@ -20,8 +20,12 @@ const SENDING = 2;
  *   snapshot: ServedFile | null, request: ServedFile | null, problem: string | null,
  *   side_problem: string | null }} ServedRun */
 /** The listing: the contract's version, the most files one request for parts may ask for
- * (`parts`), the runs, and the paths refused (why).
- * @typedef {{ contract: string, parts: number, runs: ServedRun[], refused: { path: string, why: string }[] }} Listing */
+ * (`parts`), the runs, and the paths refused (why). Asked since an earlier listing (`since`:
+ * its ETag), the runs changed since that one and the names (`run`) of the runs removed since;
+ * `since` null: every run (the first listing, or one asked since a listing the server no
+ * longer answers from: another server's, or older than the removals it keeps).
+ * @typedef {{ contract: string, parts: number, since: string | null, runs: ServedRun[],
+ *   removed: string[], refused: { path: string, why: string }[] }} Listing */
 
 /** What a read of a file gave: its bytes from the offset and its size now; `end` when the
  * offset is at or past its end (`size` then tells whether it was cut shorter); `gone` when
@@ -90,10 +94,13 @@ export class Server {
     });
   }
 
-  /** The listing when it changed since the last one asked for; null when it did not.
+  /** The listing when it changed since the last one asked for (the runs changed since it);
+   * null when it did not.
    * @returns {Promise<Listing | null>} */
   async listing() {
-    const answer = await this.#ask("runs", this.#etag === null ? {} : { "If-None-Match": this.#etag });
+    const etag = this.#etag;
+    const since = etag === null ? "runs" : `runs?since=${encodeURIComponent(etag.replace(/^"|"$/g, ""))}`;
+    const answer = await this.#ask(since, etag === null ? {} : { "If-None-Match": etag });
     if (answer.status === 304) return null;
     if (!answer.ok) throw new Error(`the server's listing: ${answer.status} ${(await answer.text()).trim()}`);
     this.#etag = answer.headers.get("ETag");

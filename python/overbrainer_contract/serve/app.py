@@ -12,7 +12,8 @@ Who may ask:
   IP address, this machine's own names and those given with `--allow-host`.
 
 What may be asked: GET and HEAD (405 for any other method, before anything else is
-looked at) of `/` (the page), `/api/runs` (the listing), `/api/files/<id>` (a file
+looked at) of `/` (the page), `/api/runs` (the listing; `?since=<ETag>`: the runs changed
+since that listing and the names of those removed), `/api/files/<id>` (a file
 found, by the id the listing gave, from an offset: `Range: bytes=N-`) and
 `/api/parts?at=<id>:<offset>&at=...` (several files from their offsets in one answer, for a
 page following thousands of runs: a request each would cost more than the bytes). No path
@@ -202,7 +203,8 @@ def make_app(
 
     async def runs_route(request: web.Request) -> web.StreamResponse:
         loop = asyncio.get_running_loop()
-        body, etag = await loop.run_in_executor(scans, listing.current)
+        since = request.query.get("since")
+        body, etag = await loop.run_in_executor(scans, listing.current, since)
         if etag in _tags(request.headers.get("If-None-Match", "")):
             return web.Response(status=304, headers={"ETag": etag})
         return web.Response(body=body, content_type="application/json", headers={"ETag": etag})

@@ -102,6 +102,10 @@ DISCOVER_SECONDS = 300.0
 """... and a discovery at least this often (10,000 runs: seconds of a core), whatever the
 folders look like."""
 
+KEPT_GONE = 1024
+"""How many more runs gone than runs listed are remembered as gone, for the listings asked
+since an earlier one (`since`)."""
+
 COST_WEIGHT = 0.25
 """The weight of the last scan's time in the scans' average cost, which sets the wait."""
 
@@ -352,6 +356,12 @@ class Listing:
         self._nonce = secrets.token_hex(6)
         self._generation = 0
         self._full_at = self._discover_at = 0.0
+        self._head = b"".join(
+            [b'{"contract":', msgspec.json.encode(VERSION), b',"parts":', msgspec.json.encode(MANY)]
+        )
+        self._changed_at: dict[str, int] = {}
+        self._removed_at: dict[str, int] = {}
+        self._floor = 0
         self._cost = 0.0
         self._refused = b"[]"
         self.body = b""
@@ -362,18 +372,54 @@ class Listing:
         self.looked = 0
         """How many times a run's files were looked at, by all the scans."""
 
-    def current(self) -> tuple[bytes, str]:
-        """The listing's JSON and its ETag, scanned again when it is time to."""
+    def current(self, since: str | None = None) -> tuple[bytes, str]:
+        """The listing's JSON and its ETag, scanned again when it is time to: every run, or,
+        `since` an ETag this listing gave (its text between the quotes), the runs changed
+        since and the names of those removed since (`since` says which); every run
+        (`since` null) where `since` is another's, or older than the changes kept."""
         with self._lock:
-            if time.monotonic() >= self._next_scan:
-                started = time.monotonic()
-                self._scan()
-                ended = time.monotonic()
-                # the scans' cost, averaged: a full look now and then among the cheap scans of
-                # a watched sweep does not leave it unlooked at for `idle` times its own length
-                self._cost += COST_WEIGHT * (ended - started - self._cost)
-                self._next_scan = ended + max(self.rescan, self.idle * self._cost)
-            return self.body, self.etag
+            self._scan_if_due()
+            delta = self._delta(since) if since is not None else None
+            return (self.body if delta is None else delta), self.etag
+
+    def _scan_if_due(self) -> None:
+        if time.monotonic() >= self._next_scan:
+            started = time.monotonic()
+            self._scan()
+            ended = time.monotonic()
+            # the scans' cost, averaged: a full look now and then among the cheap scans of a
+            # watched sweep does not leave it unlooked at for `idle` times its own length
+            self._cost += COST_WEIGHT * (ended - started - self._cost)
+            self._next_scan = ended + max(self.rescan, self.idle * self._cost)
+
+    def _delta(self, since: str) -> bytes | None:
+        nonce, _, told = since.partition("-")
+        if nonce != self._nonce or not (told.isascii() and told.isdigit()) or len(told) > 18:
+            return None
+        generation = int(told)
+        if not self._floor <= generation <= self._generation:
+            return None
+        changed = self._changed_at
+        fragments = [
+            entry.fragment
+            for name, entry in self._described.items()
+            if changed.get(name, 0) > generation
+        ]
+        removed = [as_text(name) for name, at in self._removed_at.items() if at > generation]
+        return b"".join(
+            [
+                self._head,
+                b',"since":',
+                msgspec.json.encode(since),
+                b',"runs":[',
+                b",".join(fragments),
+                b'],"removed":',
+                msgspec.json.encode(removed),
+                b',"refused":',
+                self._refused,
+                b"}",
+            ]
+        )
 
     def served(self, file_id: str) -> Served | None:
         """The file `file_id` was given for by the last scan, or None: an id never given,
@@ -407,8 +453,8 @@ class Listing:
             self._discover_at = now + DISCOVER_SECONDS
         self._full_at = now + FULL_SECONDS
         found = self._found
-        now = {run.name: run for run in found.runs}
-        runs = [*found.runs, *(run for name, run in self._seen.items() if name not in now)]
+        named = {run.name: run for run in found.runs}
+        runs = [*found.runs, *(run for name, run in self._seen.items() if name not in named)]
         # watched from here on: a change while the runs are looked at is told to the next scan
         folders = {name for name, (_, run, _) in self.folders.known.items() if not run}
         self.watched.follow(folders | {str(_folder_of_run(run)) for run in runs})
@@ -451,17 +497,19 @@ class Listing:
             files.update(entry.files)
         body = b"".join(
             [
-                b'{"contract":',
-                msgspec.json.encode(VERSION),
-                b',"parts":',
-                msgspec.json.encode(MANY),
-                b',"runs":[',
+                self._head,
+                b',"since":null,"runs":[',
                 b",".join(entry.fragment for entry in described.values()),
-                b'],"refused":',
+                b'],"removed":[],"refused":',
                 self._refused,
                 b"}",
             ]
         )
+        if body != self.body:
+            self._generation += 1
+            self._changes(described)
+            self.body = body
+            self.etag = f'"{self._nonce}-{self._generation}"'
         if seen is not self._seen:
             self._by_folder = {}
             for run in seen.values():
@@ -473,11 +521,25 @@ class Listing:
             for file_id, each in files.items()
         }
         self._files = files  # one assignment: `served` sees this scan's ids or the last's
-        if body != self.body:
-            self._generation += 1
-            self.body = body
-            self.etag = f'"{self._nonce}-{self._generation}"'
         self.runs = len(described)
+
+    def _changes(self, described: dict[str, _Described]) -> None:
+        """The runs described anew and the runs gone, marked with the generation now; the
+        oldest of the runs gone forgotten past `KEPT_GONE` more than the runs listed (a
+        listing asked since before them is then answered whole)."""
+        generation, last = self._generation, self._described
+        for name, entry in described.items():
+            if last.get(name) is not entry:
+                self._changed_at[name] = generation
+                self._removed_at.pop(name, None)
+        for name in last.keys() - described.keys():
+            self._removed_at[name] = generation
+            self._changed_at.pop(name, None)
+        if len(self._removed_at) > len(described) + KEPT_GONE:
+            kept = sorted(self._removed_at.items(), key=lambda item: item[1])
+            forgotten = kept[: len(kept) // 2]
+            self._floor = forgotten[-1][1]
+            self._removed_at = dict(kept[len(kept) // 2 :])
 
     def _describe(self, run: Run) -> _Described | None:
         """The run's part of the listing: the one of the last scan when its folder and
