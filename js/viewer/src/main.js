@@ -1581,7 +1581,7 @@ $("clear").addEventListener("click", () => {
 /** How often the listing is asked for, in ms (the server scans at most as often): a line
  * appended shows within this, the server's scan and one reading. The readers wait for a
  * listing that changed, and look again at least every IDLE_WAIT ms. */
-const LISTING_EVERY = 500;
+const LISTING_EVERY = 250;
 const IDLE_WAIT = 1000;
 
 /** What a followed run's card says of its file: the latest change, in `watch`'s words.

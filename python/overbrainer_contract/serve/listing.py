@@ -35,8 +35,8 @@ every `FULL_SECONDS` still, and a discovery every `DISCOVER_SECONDS`. A run whos
 as they did at the last scan (their kind, device, inode, size and time written) is not
 described again: its part of the listing is the one encoded then (`described` counts the
 runs described, `looked` the looks at a run's files). The listing's `etag` changes only when
-the listing does, so a page polling it twice a second is answered `304 Not Modified` while
-nothing moved.
+the listing does, so a page polling it four times a second is answered `304 Not Modified`
+while nothing moved.
 
 **Runs removed.** A run that is no longer found stays listed while its folder is still
 there (its metrics file removed, or rotated away and not yet written again: its `metrics`
@@ -83,9 +83,10 @@ from .watched import Watched
 MANY = 64
 """The most files one request for their parts (`/api/parts`) asks for: the listing says it
 (`parts`), so the page asks no more."""
-RESCAN_SECONDS = 0.5
+RESCAN_SECONDS = 0.25
 """The least time between two scans of the folders, whoever asks and however often: a
-file grown or a run started is listed within it (a scan of 1,000 runs takes about 0.1 s)."""
+file grown or a run started is listed within it (a scan of 1,000 runs takes about 0.1 s;
+of one run the watch told changed, among 10,000, about 0.02 s)."""
 
 IDLE_SHARE = 3.0
 """After a scan, the server waits at least this many times what it took before the next:
