@@ -202,15 +202,17 @@ const SLICE_MS = 30;
 
 /** A redraw on the next frame. While a file is read, and on a page following runs served
  * (a sweep's runs each growing), the plot is redrawn at most every quarter of a second, and
- * never more than a fifth of the time: a redraw costs a pass over every point of every run
- * and their rasterising, and reading, the table and the page's input go on meanwhile. */
+ * never more than a fifth of the time; while runs served are read a first time, a tenth: a
+ * redraw costs a pass over every point of every run and their rasterising, and reading, the
+ * table and the page's input go on meanwhile. */
 function scheduleDraw() {
   if (drawPending) return;
   if (redrawing) {
     drawAgain = true;
     return;
   }
-  const wait = loading || reading > 0 || readingAgain > 0 || live ? Math.max(250, drawCost * 4) - (performance.now() - drawnAt) : 0;
+  const share = live && reading > 0 ? 9 : 4;
+  const wait = loading || reading > 0 || readingAgain > 0 || live ? Math.max(250, drawCost * share) - (performance.now() - drawnAt) : 0;
   if (wait > 0) {
     // the redraw put off, not dropped: the last change is drawn once the wait is over
     drawLater ??= setTimeout(() => {
